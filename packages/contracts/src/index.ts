@@ -1,0 +1,4 @@
+export * from './ajv';
+export * from './error.schema';
+export * from './login.schema';
+export * from './common.schema';
