@@ -1,0 +1,5 @@
+export * from './types';
+export * from './migrate';
+export * from './open';
+export { openPglite } from './pglite';
+export { openPostgres } from './postgres';

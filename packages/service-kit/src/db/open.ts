@@ -1,0 +1,61 @@
+// Chooses the engine: `DATABASE_URL` → a PostgreSQL server; otherwise PGlite under the data directory.
+import { randomBytes } from 'node:crypto';
+import { openPglite } from './pglite';
+import { openPostgres } from './postgres';
+import type { Db } from './types';
+
+export interface OpenDatabaseOptions {
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
+  applicationName?: string;
+  poolSize?: number;
+  pgliteExtensions?: Record<string, unknown>;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
+  if (options.databaseUrl) {
+    const db = openPostgres({
+      connectionString: options.databaseUrl,
+      ...(options.applicationName ? { applicationName: options.applicationName } : {}),
+      ...(options.poolSize ? { max: options.poolSize } : {}),
+    });
+    await db.query('SELECT 1');
+    return db;
+  }
+  return openPglite({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.pgliteExtensions ? { extensions: options.pgliteExtensions } : {}),
+  });
+}
+
+export interface TestDatabase extends Db {
+  /** The connection string of the throw-away database (PostgreSQL only). */
+  readonly url?: string;
+}
+
+/**
+ * A fresh, empty database for one test file: a new database on the server named by `TEST_DATABASE_URL`
+ * (dropped on close), or an in-memory PGlite when that is unset.
+ */
+export async function createTestDatabase(
+  options: Pick<OpenDatabaseOptions, 'pgliteExtensions'> = {},
+): Promise<TestDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) return openPglite(options.pgliteExtensions ? { extensions: options.pgliteExtensions } : {});
+  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = openPostgres({ connectionString: adminUrl, max: 1 });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = openPostgres({ connectionString: url.toString(), max: 10 });
+  return {
+    ...db,
+    kind: 'postgres',
+    url: url.toString(),
+    async close() {
+      await db.close();
+      await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// A real PostgreSQL server through node-postgres' pool.
+import pg from 'pg';
+import type { Db, QueryResult, Queryable } from './types';
+
+// Keep BIGINT and NUMERIC as strings (never floats), and COUNT-style int8 readable: callers cast to int
+// in SQL where they want numbers. DATE stays a string so no time zone shifts a calendar day.
+pg.types.setTypeParser(1082, (v) => v);
+
+export interface PostgresOptions {
+  connectionString: string;
+  max?: number;
+  applicationName?: string;
+}
+
+function wrap(client: pg.PoolClient | pg.Pool): Queryable {
+  return {
+    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+      const r = await client.query(sql, params as unknown[]);
+      return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  };
+}
+
+export function openPostgres(options: PostgresOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const base = wrap(pool);
+  return {
+    kind: 'postgres',
+    query: base.query,
+    exec: base.exec,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,20 @@
+// The database seen by the services: the same SQL runs on a real PostgreSQL server (`pg`) and on the
+// embedded PGlite default. Inside a transaction use only the `tx` handed to the callback: PGlite has one
+// session, so waiting on the outer handle while a transaction is open would deadlock.
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+  /** Runs several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,121 @@
+// The one error type of the services and its single mapping to HTTP. Below 500 the message is shown to
+// the client; at 500 and above the body says only `internal_error` and the details stay in the log.
+import type { ErrorBody, ErrorDetail } from '@cr/contracts';
+
+export type AppErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'invalid_credentials'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'too_many_requests'
+  | 'upstream_error'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export const STATUS_BY_CODE: Readonly<Record<AppErrorCode, number>> = {
+  bad_request: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  too_many_requests: 429,
+  upstream_error: 502,
+  service_unavailable: 503,
+  internal_error: 500,
+};
+
+export interface AppErrorOptions {
+  status?: number;
+  cause?: unknown;
+  details?: ErrorDetail[];
+  /** Extra response headers, e.g. `Retry-After` or `WWW-Authenticate`. */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: AppErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = options.status ?? STATUS_BY_CODE[code];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  /** Whether the message may be shown to the client. */
+  get expose(): boolean {
+    return this.status < 500;
+  }
+}
+
+export interface HttpErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+/** Body-parser and similar middleware errors carry `status`/`type`; they are client errors. */
+interface ParserError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  limit?: number;
+}
+
+function fromParserError(err: ParserError): AppError | undefined {
+  const status = err.status ?? err.statusCode;
+  if (typeof status !== 'number' || status >= 500) return undefined;
+  if (err.type === 'entity.too.large') {
+    return new AppError(
+      'bad_request',
+      `request body exceeds the limit of ${err.limit ?? 'the configured'} bytes`,
+    );
+  }
+  if (err.type === 'entity.parse.failed')
+    return new AppError('bad_request', 'request body is not valid JSON');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
+    return new AppError('bad_request', 'request body encoding is not supported');
+  }
+  return new AppError('bad_request', 'request body could not be read');
+}
+
+/** Pure mapping of any thrown value onto the HTTP response; unknown errors hide their details. */
+export function toHttpResponse(err: unknown, requestId?: string): HttpErrorResponse {
+  const appError =
+    err instanceof AppError
+      ? err
+      : typeof err === 'object' && err
+        ? fromParserError(err as ParserError)
+        : undefined;
+  if (!appError?.expose) {
+    return {
+      status: appError?.status ?? 500,
+      body: {
+        error: appError?.code ?? 'internal_error',
+        message: appError?.code && appError.code !== 'internal_error' ? appError.message : 'internal error',
+        ...(requestId ? { requestId } : {}),
+      },
+      headers: appError?.headers ?? {},
+    };
+  }
+  return {
+    status: appError.status,
+    body: {
+      error: appError.code,
+      message: appError.message,
+      ...(requestId ? { requestId } : {}),
+      ...(appError.details?.length ? { details: appError.details } : {}),
+    },
+    headers: appError.headers ?? {},
+  };
+}

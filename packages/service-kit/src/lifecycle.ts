@@ -1,0 +1,62 @@
+// Listening and graceful shutdown: on SIGINT/SIGTERM stop accepting, drain in-flight requests, then run the
+// service's own closers (job workers, database) in order, with a deadline so a stuck close cannot hang.
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from './logger';
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.keepAliveTimeout = 65_000;
+    server.once('error', reject);
+    server.once('listening', () => {
+      const address = server.address();
+      const actual = typeof address === 'object' && address ? address.port : port;
+      resolve({
+        server,
+        port: actual,
+        url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${actual}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
+
+export function onShutdown(
+  logger: Logger,
+  closers: Array<() => Promise<void> | void>,
+  deadlineMs = 10_000,
+): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    const timer = setTimeout(() => {
+      logger.error('shutdown deadline passed; exiting');
+      process.exit(1);
+    }, deadlineMs);
+    timer.unref();
+    for (const close of closers) {
+      try {
+        await close();
+      } catch (err) {
+        logger.error('error while shutting down', { err });
+      }
+    }
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}

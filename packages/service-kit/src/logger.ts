@@ -1,0 +1,54 @@
+// winston JSON logger shared by the services: one line per event, secrets redacted before formatting, a
+// `service` field, and request ids added by the HTTP plumbing through child loggers.
+import winston from 'winston';
+import Transport from 'winston-transport';
+import { redact } from './redact';
+
+export type Logger = winston.Logger;
+
+export interface LoggerOptions {
+  service: string;
+  level?: string;
+  /** Extra transports (tests pass a `MemoryTransport` to capture output). */
+  transports?: Transport[];
+}
+
+const redactFormat = winston.format((info) => {
+  const cleaned = redact({ ...info }) as Record<string | symbol, unknown>;
+  for (const key of Object.keys(info)) delete (info as Record<string, unknown>)[key];
+  Object.assign(info, cleaned);
+  return info;
+});
+
+export function createLogger(options: LoggerOptions): Logger {
+  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
+  const silent = level === 'silent';
+  const transports: Transport[] = options.transports ?? [];
+  if (!options.transports) transports.push(new winston.transports.Console({ silent }));
+  return winston.createLogger({
+    level: silent ? 'error' : level,
+    defaultMeta: { service: options.service },
+    format: winston.format.combine(
+      winston.format.errors({ stack: true }),
+      redactFormat(),
+      winston.format.timestamp(),
+      winston.format.json(),
+    ),
+    transports,
+  });
+}
+
+/** Keeps every formatted line in memory; tests assert on what would have been logged. */
+export class MemoryTransport extends Transport {
+  readonly lines: string[] = [];
+
+  override log(info: Record<string | symbol, unknown>, next: () => void): void {
+    const line = info[Symbol.for('message')];
+    this.lines.push(typeof line === 'string' ? line : JSON.stringify(info));
+    next();
+  }
+
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}

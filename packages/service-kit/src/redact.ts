@@ -1,0 +1,50 @@
+// Secrets never reach the logs: values under secret-looking keys are replaced, and bearer tokens, JWTs,
+// PEM blocks and long base64 blobs are masked wherever they appear inside strings.
+
+const SECRET_KEY =
+  /pass(word)?|pwd|secret|token|authorization|cookie|^pin$|pincertificado|clavehacienda|certificado|p12|pkcs|private|apikey|api_key|credential|refresh/i;
+
+const PATTERNS: Array<[RegExp, string]> = [
+  [/Bearer\s+[A-Za-z0-9\-._~+/]+=*/gi, 'Bearer [REDACTED]'],
+  [/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[REDACTED_JWT]'],
+  [/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g, '[REDACTED_PEM]'],
+  [
+    /\b(password|passwd|pwd|pin|secret|token|clave_?hacienda|api[_-]?key)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/gi,
+    '$1$2[REDACTED]',
+  ],
+  [/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[REDACTED]'],
+  [/[A-Za-z0-9+/]{200,}={0,2}/g, '[REDACTED_BLOB]'],
+];
+
+export const REDACTED = '[REDACTED]';
+
+export function redactString(value: string): string {
+  let out = value;
+  for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
+  return out;
+}
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+/** Deep copy with secrets masked; safe on cycles and on class instances like Error. */
+export function redact(value: unknown, seen = new WeakSet<object>(), depth = 0): unknown {
+  if (typeof value === 'string') return redactString(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8) return '[DEPTH]';
+  if (seen.has(value)) return '[CIRCULAR]';
+  seen.add(value);
+  if (Buffer.isBuffer(value)) return REDACTED;
+  if (Array.isArray(value)) return value.map((v) => redact(v, seen, depth + 1));
+  const out: Record<string, unknown> = {};
+  if (value instanceof Error) {
+    out.name = value.name;
+    out.message = redactString(value.message);
+    if (value.stack) out.stack = redactString(value.stack);
+  }
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = isSecretKey(k) ? REDACTED : redact(v, seen, depth + 1);
+  }
+  return out;
+}

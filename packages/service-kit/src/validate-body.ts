@@ -1,0 +1,12 @@
+// Validates a request body against a contract schema and turns failures into one 400 naming every field.
+import { describeIssues, validate } from '@cr/contracts';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { AppError } from './errors';
+
+export function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
+  const result = validate(schema, body === undefined ? null : body);
+  if (!result.ok) {
+    throw new AppError('bad_request', describeIssues(result.issues), { details: result.issues });
+  }
+  return result.value;
+}

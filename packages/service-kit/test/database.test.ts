@@ -1,0 +1,52 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestDatabase, createTestDatabase, migrate, readMigrations } from '../src';
+
+describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('when migrations run twice, then each is applied once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mig-'));
+    writeFileSync(
+      join(dir, '0001_items.sql'),
+      'CREATE TABLE items (id int PRIMARY KEY, amount numeric(18,5));',
+    );
+    writeFileSync(
+      join(dir, '0002_more.sql'),
+      'ALTER TABLE items ADD COLUMN name text; CREATE INDEX ON items (name);',
+    );
+    writeFileSync(join(dir, 'README.md'), 'ignored');
+    expect(await migrate(db, readMigrations(dir))).toEqual(['0001_items', '0002_more']);
+    expect(await migrate(db, readMigrations(dir))).toEqual([]);
+  });
+
+  it('when a transaction fails, then nothing it wrote remains', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (id, amount, name) VALUES ($1, $2, $3)', [1, '10.50000', 'a']);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect((await db.query('SELECT count(*)::int AS n FROM items')).rows[0]).toEqual({ n: 0 });
+  });
+
+  it('when a transaction commits, then numeric values come back as exact strings', async () => {
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO items (id, amount, name) VALUES ($1, $2, $3)', [
+        2,
+        '1234567890.12345',
+        'b',
+      ]);
+    });
+    const r = await db.query<{ amount: string }>('SELECT amount FROM items WHERE id = $1', [2]);
+    expect(r.rows[0]?.amount).toBe('1234567890.12345');
+    expect(r.rowCount).toBe(1);
+  });
+});

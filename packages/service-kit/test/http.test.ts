@@ -1,0 +1,75 @@
+import request from 'supertest';
+import { AppError, MemoryTransport, createHttpApp, createLogger } from '../src';
+
+function makeApp(mem = new MemoryTransport()) {
+  const logger = createLogger({ service: 't', level: 'debug', transports: [mem] });
+  return createHttpApp({
+    logger,
+    bodyLimit: 64,
+    readiness: { db: () => undefined, keys: () => 'no signing key' },
+    routes(app) {
+      app.post('/echo', (req, res) => {
+        res.json({ body: req.body });
+      });
+      app.get('/boom', () => {
+        throw new Error('secret internals password=x');
+      });
+      app.get('/async-boom', async () => {
+        await Promise.resolve();
+        throw new AppError('conflict', 'already exists');
+      });
+    },
+  });
+}
+
+describe('http plumbing', () => {
+  it('when a route is unknown, then a JSON 404 is returned', async () => {
+    const r = await request(makeApp()).get('/nope');
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ error: 'not_found' });
+    expect(r.body.requestId).toMatch(/^req_/);
+  });
+
+  it('when the body is not JSON or too large, then 400 bad_request', async () => {
+    const bad = await request(makeApp()).post('/echo').set('content-type', 'application/json').send('{nope');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('bad_request');
+    const big = await request(makeApp())
+      .post('/echo')
+      .send({ x: 'a'.repeat(200) });
+    expect(big.status).toBe(400);
+    expect(big.body.error).toBe('bad_request');
+  });
+
+  it('when a handler throws an unknown error, then the body hides it and the log has it', async () => {
+    const mem = new MemoryTransport();
+    const r = await request(makeApp(mem)).get('/boom');
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({
+      error: 'internal_error',
+      message: 'internal error',
+      requestId: expect.any(String),
+    });
+    expect(mem.text).toContain('secret internals');
+    expect(mem.text).not.toContain('password=x');
+  });
+
+  it('when an async handler rejects with an AppError, then it is mapped', async () => {
+    const r = await request(makeApp()).get('/async-boom');
+    expect(r.status).toBe(409);
+    expect(r.body.message).toBe('already exists');
+  });
+
+  it('when a safe request id is sent, then it is echoed', async () => {
+    const r = await request(makeApp()).get('/health/live').set('x-request-id', 'gateway-123456');
+    expect(r.headers['x-request-id']).toBe('gateway-123456');
+    expect(r.body).toEqual({ status: 'ok' });
+  });
+
+  it('when a readiness check fails, then /health/ready is 503 naming it', async () => {
+    const r = await request(makeApp()).get('/health/ready');
+    expect(r.status).toBe(503);
+    expect(r.body.checks).toEqual({ db: 'ok', keys: 'no signing key' });
+    expect((await request(makeApp()).get('/health')).status).toBe(503);
+  });
+});

@@ -1,0 +1,121 @@
+// Test helpers. Apps never import each other, so a test that needs another app (a real auth-server for
+// tokens, the Hacienda sandbox) starts it as its own process from the repository, exactly as `pnpm start` does.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(__dirname, '../../..');
+export const SHARED_DIR = resolve(REPO_ROOT, '..', 'shared');
+
+export function xsdDir(): string {
+  return process.env.HACIENDA_XSD_DIR ?? join(SHARED_DIR, 'hacienda', 'xsd');
+}
+
+export function haciendaDataDir(): string {
+  return process.env.HACIENDA_DATA_DIR ?? join(SHARED_DIR, 'hacienda', 'cabys');
+}
+
+export function samplesDir(): string {
+  return process.env.HACIENDA_SAMPLES_DIR ?? join(SHARED_DIR, 'hacienda', 'samples');
+}
+
+/**
+ * Whether an outside resource a test needs is present. Outside CI a missing one skips the test with a
+ * message; under CI=true it is a failure, so CI can never pass by skipping.
+ */
+export function requireResource(what: string, present: boolean): boolean {
+  if (present) return true;
+  if (process.env.CI === 'true') throw new Error(`${what} is required under CI=true but is missing`);
+  process.stderr.write(`skipping: ${what} is not available\n`);
+  return false;
+}
+
+export function hasFile(path: string): boolean {
+  return existsSync(path);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface AppProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartAppOptions {
+  /** Directory name under apps/, e.g. 'auth-server'. */
+  app: string;
+  /** Name of the port setting the app reads, e.g. 'AUTH_PORT'. */
+  portVar: string;
+  env?: Record<string, string | undefined>;
+  /** Path polled until it answers 200. */
+  readyPath?: string;
+  timeoutMs?: number;
+}
+
+/** Starts `apps/<app>/src/main.ts` with tsx on a free port and waits until it is ready. */
+export async function startApp(options: StartAppOptions): Promise<AppProcess> {
+  const port = await freePort();
+  const main = join(REPO_ROOT, 'apps', options.app, 'src', 'main.ts');
+  if (!existsSync(main)) throw new Error(`no app at ${main}`);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...options.env })) if (v !== undefined) env[k] = v;
+  env[options.portVar] = String(port);
+  env.NODE_OPTIONS = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    cwd: join(REPO_ROOT, 'apps', options.app),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const readyPath = options.readyPath ?? '/health/ready';
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.app} exited with ${child.exitCode}:\n${out}`);
+    try {
+      const r = await fetch(url + readyPath);
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.app} did not become ready in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    port,
+    child,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
