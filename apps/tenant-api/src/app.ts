@@ -1,0 +1,41 @@
+// The tenant API's HTTP app: health → tenant from the host (refused before the body is read) → JSON body
+// (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
+// error handler. createApp never listens; main.ts and the tests do.
+import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
+import { type Express, Router } from 'express';
+import { requireAuth } from './auth/require-auth';
+import type { IssuerDeps } from './emisor/issuer-deps';
+import { mountEmisorRoutes } from './routes/emisor';
+import { resolveTenant } from './tenancy/resolve-tenant';
+
+export interface AppDeps extends IssuerDeps {
+  logger: Logger;
+  /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
+  verifier: Pick<import('./auth/token-verifier').TokenVerifier, 'verify'>;
+  baseDomain: string;
+  trustProxy: boolean;
+  bodyLimit?: string | number;
+  readiness?: Record<string, HealthCheck>;
+}
+
+export function createApp(deps: AppDeps): Express {
+  return createHttpApp({
+    logger: deps.logger,
+    bodyLimit: deps.bodyLimit ?? '256kb',
+    trustProxy: deps.trustProxy,
+    readiness: {
+      database: async () => {
+        await deps.db.query('SELECT 1');
+        return undefined;
+      },
+      ...deps.readiness,
+    },
+    beforeBody: [resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy })],
+    routes(app) {
+      const api = Router();
+      api.use(requireAuth(deps.verifier));
+      mountEmisorRoutes(api, deps);
+      app.use('/api', api);
+    },
+  });
+}

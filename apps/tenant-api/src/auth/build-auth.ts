@@ -1,0 +1,60 @@
+// Builds the process's token verification from the settings: one JWKS key source (or the local PEM), the
+// background revocation list, and readiness (JWKS reachable or a key cached, or the PEM present).
+import type { HealthCheck, Logger } from '@cr/service-kit';
+import { type TenantConfig, revocationsUrlFor } from '../config';
+import { JwksKeySource, type KeySource, PemKeySource } from './key-source';
+import { RevocationList, type RevocationSource, noRevocations } from './revocation-list';
+import { TokenVerifier } from './token-verifier';
+
+export interface Auth {
+  verifier: TokenVerifier;
+  keys: KeySource;
+  revocations: RevocationSource & { start?(): void; stop?(): void };
+  readiness: Record<string, HealthCheck>;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export function buildAuth(config: TenantConfig, logger: Logger): Auth {
+  let keys: KeySource;
+  if (config.AUTH_PUBLIC_KEY_PATH) keys = PemKeySource.fromFile(config.AUTH_PUBLIC_KEY_PATH);
+  else if (config.AUTH_JWKS_URL) keys = new JwksKeySource({ jwksUri: config.AUTH_JWKS_URL, logger });
+  else throw new Error('AUTH_JWKS_URL or AUTH_PUBLIC_KEY_PATH: one is required');
+  const revocationsUrl = revocationsUrlFor(config);
+  const revocationList = revocationsUrl
+    ? new RevocationList({
+        url: revocationsUrl,
+        logger,
+        intervalMs: config.AUTH_REVOCATIONS_INTERVAL_SECONDS * 1000,
+      })
+    : undefined;
+  if (!revocationList)
+    logger.warn('no revocation list is configured: revoked tokens stay valid until they expire');
+  const verifier = new TokenVerifier({
+    keys,
+    revocations: revocationList ?? noRevocations,
+    issuer: config.AUTH_ISSUER,
+    audience: config.AUTH_AUDIENCE,
+    clockToleranceSeconds: config.AUTH_CLOCK_TOLERANCE_SECONDS,
+  });
+  return {
+    verifier,
+    keys,
+    revocations: revocationList ?? noRevocations,
+    readiness: {
+      tokenKeys: async () => {
+        if (keys.hasKey()) return undefined;
+        return (await keys.refresh())
+          ? undefined
+          : 'no token verification key (JWKS unreachable, none cached)';
+      },
+    },
+    async start() {
+      if (!(await keys.refresh())) logger.warn('token keys are not available yet; retrying on demand');
+      revocationList?.start();
+    },
+    stop() {
+      revocationList?.stop();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// The tenant-api's settings, validated at start; every one can be overridden by the environment.
+import { resolve } from 'node:path';
+import { loadConfig } from '@cr/service-kit';
+import { type Static, Type } from '@sinclair/typebox';
+
+export const TenantConfigSchema = Type.Object({
+  TENANT_PORT: Type.Integer({ default: 4001, minimum: 0, maximum: 65535 }),
+  TENANT_HOST: Type.String({ default: '0.0.0.0' }),
+  TENANT_BASE_DOMAIN: Type.String({ default: 'localhost', pattern: '^[a-z0-9.-]+$' }),
+  /** Honour X-Forwarded-Host (and X-Forwarded-For) only behind a gateway that sets them. */
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  AUTH_ISSUER: Type.String({ default: 'http://localhost:4000', minLength: 1 }),
+  AUTH_AUDIENCE: Type.String({ default: 'tenant-api', minLength: 1 }),
+  AUTH_JWKS_URL: Type.Optional(Type.String({ format: 'uri' })),
+  AUTH_PUBLIC_KEY_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  /** Revoked jtis; default `<origin of AUTH_JWKS_URL>/revocations`. */
+  AUTH_REVOCATIONS_URL: Type.Optional(Type.String({ format: 'uri' })),
+  AUTH_REVOCATIONS_INTERVAL_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
+  AUTH_CLOCK_TOLERANCE_SECONDS: Type.Integer({ default: 30, minimum: 0, maximum: 300 }),
+  DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  HACIENDA_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  BODY_LIMIT: Type.String({ default: '256kb' }),
+  CERT_EXPIRY_WARNING_DAYS: Type.Integer({ default: 30, minimum: 1 }),
+  LOG_LEVEL: Type.String({ default: 'info' }),
+});
+export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: string; AUTH_JWKS_URL?: string };
+
+/** Loads and completes the settings; the JWKS URL defaults to the local auth-server's. */
+export function loadTenantConfig(env: NodeJS.ProcessEnv = process.env): TenantConfig {
+  const config = loadConfig(TenantConfigSchema, env);
+  const dataDir = config.DATA_DIR ?? resolve(__dirname, '../../../.data/tenant-api');
+  const jwksUrl =
+    config.AUTH_JWKS_URL ??
+    (config.AUTH_PUBLIC_KEY_PATH
+      ? undefined
+      : `${config.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`);
+  // Development default: the shared Hacienda files beside the repository (never copied into it).
+  const haciendaDataDir = config.HACIENDA_DATA_DIR ?? resolve(__dirname, '../../../../shared/hacienda/cabys');
+  return {
+    ...config,
+    DATA_DIR: dataDir,
+    HACIENDA_DATA_DIR: haciendaDataDir,
+    ...(jwksUrl ? { AUTH_JWKS_URL: jwksUrl } : {}),
+  };
+}
+
+/** `<origin of the JWKS URL>/revocations` unless set explicitly. */
+export function revocationsUrlFor(config: TenantConfig): string | undefined {
+  if (config.AUTH_REVOCATIONS_URL) return config.AUTH_REVOCATIONS_URL;
+  if (!config.AUTH_JWKS_URL) return undefined;
+  return `${new URL(config.AUTH_JWKS_URL).origin}/revocations`;
+}

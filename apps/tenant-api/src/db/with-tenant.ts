@@ -1,0 +1,24 @@
+// The one way tenant data is read or written: a transaction that switches to the non-superuser
+// tenant_api_tenant role and sets app.tenant_id, so PostgreSQL's row-level security hides and refuses every
+// other tenant's rows even if a query forgets its `tenant_id = $1`. Both settings are transaction-local
+// and vanish at COMMIT/ROLLBACK, so a pooled connection never carries one tenant into the next request.
+import { readMigrations } from '@cr/service-kit';
+import type { Db, Migration, Queryable } from '@cr/service-kit';
+import { join } from 'node:path';
+
+export const TENANT_ROLE = 'tenant_api_tenant';
+
+const TENANT_ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  if (!TENANT_ID.test(tenantId)) throw new Error('withTenant: invalid tenant id');
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT set_config('app.tenant_id', $1, true)", [tenantId]);
+    await tx.exec(`SET LOCAL ROLE ${TENANT_ROLE}`);
+    return fn(tx);
+  });
+}
+
+export function tenantApiMigrations(): Migration[] {
+  return readMigrations(join(__dirname, '..', '..', 'migrations'));
+}
