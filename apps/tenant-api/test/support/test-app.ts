@@ -1,0 +1,91 @@
+// A tenant-api on a real test database (PGlite, or PostgreSQL with TEST_DATABASE_URL), verifying tokens
+// against a TokenForge's JWKS, with the official territorial table when it is available.
+import {
+  MemoryTransport,
+  SecretBox,
+  type TestDatabase,
+  createLogger,
+  createTestDatabase,
+  migrate,
+} from '@cr/service-kit';
+import { haciendaDataDir } from '@cr/testkit';
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import { JwksKeySource } from '../../src/auth/key-source';
+import { RevocationList } from '../../src/auth/revocation-list';
+import { TokenVerifier } from '../../src/auth/token-verifier';
+import { tenantApiMigrations } from '../../src/db/with-tenant';
+import type { IssuerDeps } from '../../src/emisor/issuer-deps';
+import { TerritorialTable } from '../../src/territory/territorial-table';
+import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
+
+export interface TestApp {
+  app: Express;
+  db: TestDatabase;
+  forge: TokenForge;
+  secrets: SecretBox;
+  log: MemoryTransport;
+  revocations: RevocationList;
+  keys: JwksKeySource;
+  deps: IssuerDeps;
+  /** Host header of a tenant under the default base domain. */
+  host(tenant: string): string;
+  close(): Promise<void>;
+}
+
+let territory: TerritorialTable | undefined | null = null;
+
+export function testTerritory(): TerritorialTable | undefined {
+  if (territory === null) territory = TerritorialTable.loadFrom(haciendaDataDir());
+  return territory;
+}
+
+export async function startTestApp(
+  options: { now?: () => Date; trustProxy?: boolean } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase();
+  await migrate(db, tenantApiMigrations());
+  const forge = await new TokenForge().start();
+  const log = new MemoryTransport();
+  const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [log] });
+  const keys = new JwksKeySource({ jwksUri: forge.jwksUrl, logger });
+  const revocations = new RevocationList({ url: `${forge.url}/revocations`, logger, intervalMs: 60_000 });
+  const secrets = SecretBox.fromSetting(SecretBox.generateSetting('t1'));
+  const deps: IssuerDeps = {
+    db,
+    secrets,
+    logger,
+    territory: testTerritory(),
+    now: options.now ?? (() => new Date()),
+    certificateWarningDays: 30,
+  };
+  const verifier = new TokenVerifier({
+    keys,
+    revocations,
+    issuer: TEST_ISSUER,
+    audience: TEST_AUDIENCE,
+    clockToleranceSeconds: 30,
+  });
+  const app = createApp({
+    ...deps,
+    verifier,
+    baseDomain: 'localhost',
+    trustProxy: options.trustProxy ?? false,
+    readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
+  });
+  return {
+    app,
+    db,
+    forge,
+    secrets,
+    log,
+    revocations,
+    keys,
+    deps,
+    host: (tenant) => `${tenant}.localhost`,
+    async close() {
+      await forge.stop();
+      await db.close();
+    },
+  };
+}
