@@ -7,7 +7,7 @@ const Base64 = (description: string, maxLength: number) =>
   Type.String({
     minLength: 4,
     maxLength,
-    pattern: '^[A-Za-z0-9+/]+={0,2}$',
+    // Checked by the service (strict alphabet and padding), which names the field with a readable reason.
     description,
   });
 
