@@ -1,0 +1,8 @@
+// @cr/hacienda-xml: the pure Hacienda v4.4 document engine (no network, no database).
+export * from './money';
+export * from './errors';
+export * from './cr-time';
+export * from './identifiers';
+export * from './arithmetic';
+export * from './issuer';
+export * from './document-check';
