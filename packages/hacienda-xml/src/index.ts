@@ -6,3 +6,8 @@ export * from './identifiers';
 export * from './arithmetic';
 export * from './issuer';
 export * from './document-check';
+export * from './xml-text';
+export * from './comprobante-xml';
+export * from './signing-key';
+export * from './xades-sign';
+export * from './build-document';
