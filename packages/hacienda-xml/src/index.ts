@@ -11,3 +11,5 @@ export * from './comprobante-xml';
 export * from './signing-key';
 export * from './xades-sign';
 export * from './build-document';
+export * from './xades-verify';
+export * from './comprobante-parse';
