@@ -13,3 +13,4 @@ export * from './xades-sign';
 export * from './build-document';
 export * from './xades-verify';
 export * from './comprobante-parse';
+export * from './mensaje-hacienda';
