@@ -263,19 +263,15 @@ describe('document rules', () => {
           fc
             .tuple(fc.anything(), fc.string())
             .map(([r, f]) => ({ ...invoice(), receptor: r, fechaEmision: f })),
-          fc
-            .tuple(fc.anything(), fc.anything())
-            .map(([a, b]) => ({
-              ...invoice(),
-              detalleServicio: [{ ...line(1), cantidad: a, precioUnitario: b }],
-            })),
-          fc
-            .string()
-            .map((f) => ({
-              ...invoice(),
-              fechaEmision: f,
-              informacionReferencia: { ...NC_REF, fechaEmision: f },
-            })),
+          fc.tuple(fc.anything(), fc.anything()).map(([a, b]) => ({
+            ...invoice(),
+            detalleServicio: [{ ...line(1), cantidad: a, precioUnitario: b }],
+          })),
+          fc.string().map((f) => ({
+            ...invoice(),
+            fechaEmision: f,
+            informacionReferencia: { ...NC_REF, fechaEmision: f },
+          })),
         ),
         (input) => {
           try {
