@@ -78,6 +78,13 @@ async function main(): Promise<void> {
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
   };
 
+  // The verification alone, in a loop: what one request pays for it.
+  for (let i = 0; i < 200; i++) await real.verify(token, 'acme');
+  const loops = 3000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < loops; i++) await real.verify(token, 'acme');
+  const verifyUs = Number(process.hrtime.bigint() - t0) / 1e3 / loops;
+
   // Warm up both, then alternate so drift on a shared machine hits both alike.
   await run(servers.verified.url);
   await run(servers.bypassed.url);
@@ -101,6 +108,8 @@ async function main(): Promise<void> {
   const v = avg('verified');
   const b = avg('bypassed');
   const cost = (1 - v.rps / b.rps) * 100;
+  const share = (verifyUs / (1e6 / b.rps)) * 100;
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const cpu =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -113,8 +122,10 @@ async function main(): Promise<void> {
     '|---|---|---|---|',
     `| token verified (RS256 by kid, iss, aud, exp, tenant, revocation) | ${fmt(v.rps)} | ${v.p50.toFixed(1)} | ${v.p99.toFixed(1)} |`,
     `| verification bypassed in the harness | ${fmt(b.rps)} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} |`,
+    `| one verification alone (in a loop, same process) | ${fmt(1e6 / verifyUs)} | ${(verifyUs / 1000).toFixed(3)} | |`,
     '',
-    `Verification costs ${cost.toFixed(1)}% of the route's throughput (goal ≤ 15%): ${cost <= 15 ? 'met' : 'NOT met'}. The route itself is a tenant transaction (set_config + SET LOCAL ROLE + one indexed SELECT) on the single-session embedded engine, which dominates; the key is a cached KeyObject, so a verification is one RSA-2048 public-key operation plus claim checks.`,
+    '',
+    `Throughput difference verified vs bypassed: ${cost.toFixed(1)}%; one verification (${verifyUs.toFixed(0)} µs) is ${share.toFixed(1)}% of a bypassed request's time (goal ≤ 15%: ${Math.max(cost, share) <= 15 ? 'met' : 'NOT met'}). Load average during the run: ${load} (the machine is shared, so the HTTP numbers are noisy; the loop figure is the stable one). The route itself is a tenant transaction (set_config + SET LOCAL ROLE + one indexed SELECT) on the single-session embedded engine, which dominates; the key is a cached KeyObject, so a verification is one RSA-2048 public-key operation plus claim checks.`,
     '',
   ].join('\n');
 
