@@ -1,13 +1,15 @@
 // Starts the real nginx gateway for end-to-end tests: the repository's template rendered in its plain-HTTP
 // variant for `<domain>` (e.g. `localtest`), listening on a free loopback port, proxying to apps on loopback.
 // Installs nothing: .ci/run installs Debian's nginx beforehand; elsewhere a missing nginx is a clear error.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '@cr/testkit';
+import { makeGatewayDir, requireNginx, testNginxConfig } from '../../../infra/gateway/nginx-tools';
 import { type GatewayRenderOptions, writeGateway } from '../../../infra/gateway/render';
+
+export { findNginx, requireNginx, testNginxConfig } from '../../../infra/gateway/nginx-tools';
 
 export interface StartGatewayOptions {
   /** Base domain, e.g. 'localtest' → auth.localtest, acme.api.localtest, sandbox.localtest. */
@@ -33,47 +35,6 @@ export interface Gateway {
   /** nginx's error log so far (for failure messages). */
   errorLog(): string;
   stop(): Promise<void>;
-}
-
-/** Path of the nginx binary, or undefined. Looks at PATH, then the Debian locations. */
-export function findNginx(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (dir && existsSync(join(dir, 'nginx'))) return join(dir, 'nginx');
-  }
-  return undefined;
-}
-
-export function requireNginx(): string {
-  const nginx = findNginx();
-  if (!nginx) {
-    throw new Error(
-      'nginx is not installed: the gateway tests run the real gateway. Install it (Debian: `apt-get install -y nginx`); .ci/run does so under CI=true.',
-    );
-  }
-  return nginx;
-}
-
-/** Runs `nginx -t` on a rendered config; returns nginx's output, throws with it when the test fails. */
-export function testNginxConfig(nginx: string, dir: string, confPath: string): string {
-  const result = spawnSync(nginx, ['-t', '-p', dir, '-c', confPath, '-e', join(dir, 'error.log')], {
-    encoding: 'utf8',
-  });
-  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
-  if (result.status !== 0) throw new Error(`nginx -t failed for ${confPath}:\n${output}`);
-  return output;
-}
-
-/** Makes a prefix directory nginx (master as root, workers as nobody) can use. */
-export function makeGatewayDir(label = 'cr-gateway-'): string {
-  const dir = mkdtempSync(join(tmpdir(), label));
-  const temp = join(dir, 'temp');
-  mkdirSync(temp);
-  for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(temp, sub));
-  // Workers drop to an unprivileged user when the master runs as root; they must be able to buffer.
-  for (const d of [dir, temp]) chmodSync(d, 0o755);
-  for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) chmodSync(join(temp, sub), 0o777);
-  return dir;
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<Gateway> {
