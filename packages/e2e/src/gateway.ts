@@ -23,11 +23,15 @@ export interface StartGatewayOptions {
   loginBurst?: GatewayRenderOptions['loginBurst'];
   authBodyLimit?: GatewayRenderOptions['authBodyLimit'];
   tenantBodyLimit?: GatewayRenderOptions['tenantBodyLimit'];
+  /** Terminate TLS with this certificate (PEM paths); httpPort then only redirects to httpsPort. */
+  tls?: { cert: string; key: string };
 }
 
 export interface Gateway {
-  /** Loopback port nginx listens on (plain HTTP). */
+  /** Loopback port nginx listens on (plain HTTP; with TLS it only redirects). */
   httpPort: number;
+  /** Loopback HTTPS port, when started with `tls`. */
+  httpsPort?: number;
   /** Directory holding the rendered config and logs. */
   dir: string;
   /** The access log so far, one JSON object per line. */
@@ -41,12 +45,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const nginx = requireNginx();
   const dir = makeGatewayDir();
   const httpPort = await freePort();
+  const httpsPort = options.tls ? await freePort() : undefined;
   const confPath = writeGateway(
     {
       domain: options.domain,
-      tls: false,
+      tls: options.tls !== undefined,
+      tlsCert: options.tls?.cert,
+      tlsKey: options.tls?.key,
       listen: '127.0.0.1',
       httpPort,
+      httpsPort,
       authUpstream: `127.0.0.1:${options.authPort}`,
       tenantUpstream: `127.0.0.1:${options.tenantPort}`,
       sandboxUpstream: options.sandboxPort === undefined ? undefined : `127.0.0.1:${options.sandboxPort}`,
@@ -86,7 +94,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       throw new Error(`nginx exited with ${child.exitCode}:\n${output}\n${readLog('error.log')}`);
     }
     const up = await gatewayRequest(httpPort, { host: `unknown.${options.domain}`, path: '/' }).then(
-      (r) => r.status === 404,
+      (r) => r.status === (options.tls ? 301 : 404),
       () => false,
     );
     if (up) break;
@@ -99,6 +107,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   return {
     httpPort,
+    httpsPort,
     dir,
     accessLog: () =>
       readLog('access.log')
