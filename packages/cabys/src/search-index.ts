@@ -201,7 +201,7 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
             quality[d] = (quality[d] as number) + score - (bestForWord[d] as number);
             bestForWord[d] = score;
           }
-          if (wi === 0 && score >= PREFIX && firstWord[d] === v) lead[d] = 1;
+          if (wi === 0 && firstWord[d] === v) lead[d] = 1;
         }
       }
     });
