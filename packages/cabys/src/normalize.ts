@@ -61,20 +61,28 @@ export function stemWord(word: string): string {
 export function withinOneEdit(a: string, b: string): boolean {
   const la = a.length;
   const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
+  if (la - lb > 1 || lb - la > 1) return false;
   let i = 0;
   while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   if (i === la && i === lb) return true;
   if (la === lb) {
-    // substitution at i, or a swap of i and i+1
-    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    // substitution at i: the rest is equal
+    if (sameFrom(a, i + 1, b, i + 1)) return true;
+    // or a swap of i and i+1
     return (
       i + 1 < la &&
       a.charCodeAt(i) === b.charCodeAt(i + 1) &&
       a.charCodeAt(i + 1) === b.charCodeAt(i) &&
-      a.slice(i + 2) === b.slice(i + 2)
+      sameFrom(a, i + 2, b, i + 2)
     );
   }
   // one insertion/deletion at i
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  return la > lb ? sameFrom(a, i + 1, b, i) : sameFrom(a, i, b, i + 1);
+}
+
+/** a from i and b from j are the same to their ends (their remaining lengths are equal by construction). */
+function sameFrom(a: string, i: number, b: string, j: number): boolean {
+  if (a.length - i !== b.length - j) return false;
+  for (; i < a.length; i++, j++) if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+  return true;
 }

@@ -20,7 +20,10 @@ const MAX_QUERY_WORDS = 8;
 /** A word this long or longer may carry one typo. */
 const TYPO_MIN_LENGTH = 5;
 /** A query word this long or longer may also match inside another word ("cafe" in "descafeinado"). */
-const SUBSTRING_MIN_LENGTH = 3;
+const SUBSTRING_MIN_LENGTH = 4;
+
+/** Room for the entry number inside a rank key (up to ~1M codes; the catalogue has ~20k). */
+const DOC_SLOTS = 2 ** 20;
 
 const EXACT = 3;
 const PREFIX = 2;
@@ -55,6 +58,7 @@ export interface CabysIndex {
 
 /** Builds the index; entries are sorted by code, duplicates keep the first. */
 export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
+  if (input.length >= DOC_SLOTS) throw new RangeError(`at most ${DOC_SLOTS - 1} CABYS codes are supported`);
   const byCode = new Map<string, CabysEntry>();
   for (const e of input) if (!byCode.has(e.codigo)) byCode.set(e.codigo, e);
   const docs = [...byCode.values()].sort((a, b) => (a.codigo < b.codigo ? -1 : a.codigo > b.codigo ? 1 : 0));
@@ -103,6 +107,7 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   const matched = new Uint8Array(n);
   const quality = new Uint16Array(n);
   const lead = new Uint8Array(n);
+  const touched = new Int32Array(n);
   const bestForWord = new Uint8Array(n);
   const wordStamp = new Uint32Array(n);
   const vocabQuality = new Uint8Array(vocabSize);
@@ -116,25 +121,88 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     return unique.map((surface) => ({ surface, stem: stemWord(surface) }));
   }
 
-  /** Quality of every vocabulary word for one query word, written into vocabQuality; returns the hits. */
-  function matchVocabulary(q: QueryWord): number[] {
-    const hits: number[] = [];
-    const allowPartial = q.surface.length >= SUBSTRING_MIN_LENGTH;
-    const allowTypo = q.surface.length >= TYPO_MIN_LENGTH;
-    for (let v = 0; v < vocabSize; v++) {
-      const surface = vocabSurface[v] as string;
-      let score = 0;
-      if (surface === q.surface || vocabStem[v] === q.stem) score = EXACT;
-      else if (surface.startsWith(q.surface)) score = PREFIX;
-      else if (allowPartial && surface.includes(q.surface)) score = PARTIAL;
-      else if (allowTypo && surface.length >= TYPO_MIN_LENGTH - 1 && withinOneEdit(surface, q.surface))
-        score = PARTIAL;
-      if (score) {
+  // lookups into the vocabulary, so a query word never scans all of it
+  const sortedVocab = Int32Array.from(vocabSurface.keys()).sort((a, b) =>
+    (vocabSurface[a] as string) < (vocabSurface[b] as string) ? -1 : 1,
+  );
+  const vocabByStem = new Map<string, number[]>();
+  const vocabByLength: number[][] = [];
+  const vocabByTrigram = new Map<string, number[]>();
+  for (let v = 0; v < vocabSize; v++) {
+    const surface = vocabSurface[v] as string;
+    const stem = vocabStem[v] as string;
+    const sameStem = vocabByStem.get(stem);
+    if (sameStem) sameStem.push(v);
+    else vocabByStem.set(stem, [v]);
+    (vocabByLength[surface.length] ??= []).push(v);
+    const seenTrigrams = new Set<string>();
+    for (let i = 0; i + 3 <= surface.length; i++) {
+      const tri = surface.slice(i, i + 3);
+      if (seenTrigrams.has(tri)) continue;
+      seenTrigrams.add(tri);
+      const list = vocabByTrigram.get(tri);
+      if (list) list.push(v);
+      else vocabByTrigram.set(tri, [v]);
+    }
+  }
+  const vocabStamp = new Uint32Array(vocabSize);
+  const vocabHits = new Int32Array(vocabSize);
+  let vocabGeneration = 0;
+
+  /** Marks the vocabulary words matching one query word: ids in vocabHits, scores in vocabQuality; returns how many. */
+  function matchVocabulary(q: QueryWord): number {
+    vocabGeneration++;
+    if (vocabGeneration === 0xffffffff) {
+      vocabStamp.fill(0);
+      vocabGeneration = 1;
+    }
+    let hitCount = 0;
+    const offer = (v: number, score: number) => {
+      if (vocabStamp[v] !== vocabGeneration) {
+        vocabStamp[v] = vocabGeneration;
         vocabQuality[v] = score;
-        hits.push(v);
+        vocabHits[hitCount++] = v;
+      } else if (score > (vocabQuality[v] as number)) vocabQuality[v] = score;
+    };
+    // exact word, or the same word in singular/plural
+    const same = vocabIndex.get(q.surface);
+    if (same !== undefined) offer(same, EXACT);
+    for (const v of vocabByStem.get(q.stem) ?? []) offer(v, EXACT);
+    // word prefix: a contiguous range of the sorted vocabulary
+    let lo = 0;
+    let hi = vocabSize;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((vocabSurface[sortedVocab[mid] as number] as string) < q.surface) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < vocabSize; i++) {
+      const v = sortedVocab[i] as number;
+      if (!(vocabSurface[v] as string).startsWith(q.surface)) break;
+      offer(v, PREFIX);
+    }
+    // inside a word: candidates share the query's rarest trigram
+    const len = q.surface.length;
+    if (len >= SUBSTRING_MIN_LENGTH) {
+      let rarest: number[] | undefined;
+      for (let i = 0; i + 3 <= len; i++) {
+        const list = vocabByTrigram.get(q.surface.slice(i, i + 3));
+        if (!list) {
+          rarest = [];
+          break;
+        }
+        if (!rarest || list.length < rarest.length) rarest = list;
+      }
+      for (const v of rarest ?? []) if ((vocabSurface[v] as string).includes(q.surface)) offer(v, PARTIAL);
+    }
+    // one typo: only words one letter shorter, as long, or one longer can be one edit away
+    if (len >= TYPO_MIN_LENGTH) {
+      for (let l = Math.max(TYPO_MIN_LENGTH - 1, len - 1); l <= len + 1; l++) {
+        for (const v of vocabByLength[l] ?? [])
+          if (withinOneEdit(vocabSurface[v] as string, q.surface)) offer(v, PARTIAL);
       }
     }
-    return hits;
+    return hitCount;
   }
 
   function searchCodes(digits: string, limit: number): CabysItem[] {
@@ -176,11 +244,12 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
       wordStamp.fill(0);
       generation = 1;
     }
-    const touched: number[] = [];
+    let touchedCount = 0;
     words.forEach((q, wi) => {
-      const hits = matchVocabulary(q);
+      const hitCount = matchVocabulary(q);
       const wordGen = generation * MAX_QUERY_WORDS + wi; // distinct per (search, query word)
-      for (const v of hits) {
+      for (let h = 0; h < hitCount; h++) {
+        const v = vocabHits[h] as number;
         const score = vocabQuality[v] as number;
         const list = postings[v] as Uint32Array;
         for (let i = 0; i < list.length; i++) {
@@ -190,7 +259,7 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
             matched[d] = 0;
             quality[d] = 0;
             lead[d] = 0;
-            touched.push(d);
+            touched[touchedCount++] = d;
           }
           if (wordStamp[d] !== wordGen) {
             wordStamp[d] = wordGen;
@@ -205,66 +274,53 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
         }
       }
     });
-    return topK(touched, limit);
+    return topK(touchedCount, limit);
   }
 
+  /**
+   * One number per entry that orders everything: matched words, then quality, then lead, then shortness,
+   * then the lower code (entries are in code order, so a lower index wins). Stays below 2^53.
+   */
   function rankKey(d: number): number {
-    // one number per entry: matched words, then quality, then lead, then shortness
-    return (
+    const relevance =
       (matched[d] as number) * 1e8 +
       (quality[d] as number) * 1e5 +
       (lead[d] as number) * 1e4 +
-      (9_999 - Math.min(descLength[d] as number, 9_999))
-    );
+      (9_999 - Math.min(descLength[d] as number, 9_999));
+    return relevance * DOC_SLOTS + (DOC_SLOTS - 1 - d);
   }
 
-  /** Best `limit` entries without sorting them all: a bounded min-heap on (key desc, code asc). */
-  function topK(candidates: number[], limit: number): CabysItem[] {
-    const heapDoc: number[] = [];
-    const heapKey: number[] = [];
-    // "a is worse than b": lower key, or same key and higher code
-    const worse = (ka: number, da: number, kb: number, db: number) => ka < kb || (ka === kb && da > db);
-    const swap = (i: number, j: number) => {
-      const td = heapDoc[i] as number;
-      heapDoc[i] = heapDoc[j] as number;
-      heapDoc[j] = td;
-      const tk = heapKey[i] as number;
-      heapKey[i] = heapKey[j] as number;
-      heapKey[j] = tk;
-    };
-    const at = (i: number): [number, number] => [heapKey[i] as number, heapDoc[i] as number];
-    for (const d of candidates) {
-      const k = rankKey(d);
-      if (heapDoc.length < limit) {
-        heapDoc.push(d);
-        heapKey.push(k);
-        let i = heapDoc.length - 1;
+  /** Best `limit` entries without sorting them all: a bounded min-heap of rank keys. */
+  function topK(count: number, limit: number): CabysItem[] {
+    const heap = new Float64Array(limit);
+    let size = 0;
+    for (let c = 0; c < count; c++) {
+      const k = rankKey(touched[c] as number);
+      if (size < limit) {
+        let i = size++;
         while (i > 0) {
           const p = (i - 1) >> 1;
-          if (worse(...at(i), ...at(p))) {
-            swap(i, p);
-            i = p;
-          } else break;
+          if ((heap[p] as number) <= k) break;
+          heap[i] = heap[p] as number;
+          i = p;
         }
-      } else if (worse(heapKey[0] as number, heapDoc[0] as number, k, d)) {
-        heapDoc[0] = d;
-        heapKey[0] = k;
+        heap[i] = k;
+      } else if (k > (heap[0] as number)) {
         let i = 0;
         for (;;) {
           const l = 2 * i + 1;
+          if (l >= size) break;
           const r = l + 1;
-          let m = i;
-          if (l < heapDoc.length && worse(...at(l), ...at(m))) m = l;
-          if (r < heapDoc.length && worse(...at(r), ...at(m))) m = r;
-          if (m === i) break;
-          swap(i, m);
+          const m = r < size && (heap[r] as number) < (heap[l] as number) ? r : l;
+          if ((heap[m] as number) >= k) break;
+          heap[i] = heap[m] as number;
           i = m;
         }
+        heap[i] = k;
       }
     }
-    const order = heapDoc.map((d, i) => [heapKey[i] as number, d] as const);
-    order.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-    return order.map(([, d]) => items[d] as CabysItem);
+    const best = Array.from(heap.subarray(0, size)).sort((a, b) => b - a);
+    return best.map((k) => items[DOC_SLOTS - 1 - (k % DOC_SLOTS)] as CabysItem);
   }
 
   return {
