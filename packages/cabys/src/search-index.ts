@@ -134,7 +134,9 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     const sameStem = vocabByStem.get(stem);
     if (sameStem) sameStem.push(v);
     else vocabByStem.set(stem, [v]);
-    (vocabByLength[surface.length] ??= []).push(v);
+    const sameLength = vocabByLength[surface.length];
+    if (sameLength) sameLength.push(v);
+    else vocabByLength[surface.length] = [v];
     const seenTrigrams = new Set<string>();
     for (let i = 0; i + 3 <= surface.length; i++) {
       const tri = surface.slice(i, i + 3);
