@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1.7
+# auth-server image: login, JWKS, key rotation, revocation, admin API (port 4000).
+# Build from the repository root (the context needs the workspace and the lockfile):
+#   docker build -f infra/docker/auth-server.Dockerfile -t cr-einvoice/auth-server .
+# The image holds the bundled app (dist/main.js), its production dependencies and its migrations: no dev
+# dependencies, no sources, no tests, no keys. Every setting comes from the environment at run time
+# (infra/.env.example, docs/configuration.md).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+ARG PNPM_VERSION=10.34.9
+ENV PNPM_HOME=/pnpm NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false TURBO_TELEMETRY_DISABLED=1
+RUN npm install --global pnpm@${PNPM_VERSION}
+WORKDIR /repo
+# Dependencies first, keyed on the lockfile only, so a source change does not refetch them.
+COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
+COPY . .
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --offline --store-dir /pnpm/store
+RUN pnpm exec turbo run build --filter=@cr/auth-server
+# A self-contained copy of the app with production dependencies only. pnpm 10 deploys a workspace without
+# injected packages only with --legacy; node_modules is hoisted so the bundle finds the third-party
+# dependencies of the bundled @cr/* packages (which are inside main.js and not needed at run time).
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    pnpm --filter @cr/auth-server --prod deploy --legacy --config.node-linker=hoisted --store-dir /pnpm/store /out \
+ && rm -rf /out/node_modules/@cr /out/node_modules/.bin \
+ && test -f /out/dist/main.js
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production AUTH_PORT=4000 DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /out/package.json ./package.json
+COPY --from=build /out/node_modules ./node_modules
+COPY --from=build /out/dist ./dist
+COPY --from=build /out/migrations ./migrations
+# The embedded database (only without DATABASE_URL) and any other state live under DATA_DIR.
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 4000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.AUTH_PORT||4000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--enable-source-maps", "dist/main.js"]

@@ -1,0 +1,49 @@
+// Shared bundling settings for the apps' container builds. An app's `tsup.config.ts` is:
+//
+//   import { defineConfig } from 'tsup';
+//   import { appBundle } from '../../infra/docker/tsup.config.base';
+//   export default defineConfig(appBundle());
+//
+// and its package.json gets `"build": "tsup"` (tsup as a devDependency). Output: dist/main.js (CommonJS).
+// Internal packages (@cr/*) are TypeScript source, so they are bundled into main.js. Every third-party
+// package stays external and is loaded at run time from the node_modules that `pnpm deploy --prod` installs
+// (hoisted, see the Dockerfiles): native addons (argon2), WASM (PGlite) and packages that read their own
+// files keep working. Files an app reads at run time (migrations, templates) must be found relative to the
+// package root, not to __dirname of a source file: the bundle lives in dist/.
+
+interface ResolveArgs {
+  path: string;
+}
+interface PluginBuild {
+  onResolve(
+    options: { filter: RegExp },
+    callback: (args: ResolveArgs) => { path: string; external: boolean } | undefined,
+  ): void;
+}
+
+/** esbuild plugin: every bare import that is not @cr/* is external. */
+export const externalThirdParty = {
+  name: 'external-third-party',
+  setup(build: PluginBuild): void {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@cr/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+export function appBundle(overrides: Record<string, unknown> = {}) {
+  return {
+    entry: { main: 'src/main.ts' },
+    outDir: 'dist',
+    format: ['cjs'] as 'cjs'[],
+    platform: 'node' as const,
+    target: 'node20',
+    sourcemap: true,
+    clean: true,
+    splitting: false,
+    // tsup would otherwise leave @cr/* external (they are dependencies) and bundle their third-party imports.
+    noExternal: [/^@cr\//],
+    esbuildPlugins: [externalThirdParty],
+    ...overrides,
+  };
+}

@@ -1,0 +1,239 @@
+// Gateway routing test: the real nginx with the repository's config (plain variant, `localtest` domains).
+// STAND-INS: the two upstreams here are tiny echo servers that take the place of the auth-server and the
+// tenant-api ONLY in this routing test, so that it checks what nginx forwards (Host, X-Forwarded-*,
+// X-Request-Id) independently of the apps. The full-flow test runs the real apps behind the same gateway.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Gateway, findNginx, gatewayRequest, startGateway } from '../src';
+import { requireResource } from '@cr/testkit';
+
+interface Echo {
+  upstream: string;
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  bodyBytes: number;
+}
+
+function startEcho(name: string): Promise<{ server: Server; port: number }> {
+  return new Promise((resolvePort) => {
+    const server = createServer((req, res) => {
+      let bodyBytes = 0;
+      req.on('data', (c: Buffer) => {
+        bodyBytes += c.length;
+      });
+      req.on('end', () => {
+        const echo: Echo = {
+          upstream: name,
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          bodyBytes,
+        };
+        res.setHeader('content-type', 'application/json');
+        res.setHeader('x-powered-by', 'stand-in');
+        res.end(JSON.stringify(echo));
+      });
+    });
+    server.listen(0, '127.0.0.1', () =>
+      resolvePort({ server, port: (server.address() as AddressInfo).port }),
+    );
+  });
+}
+
+const haveNginx = requireResource('nginx (apt-get install nginx)', findNginx() !== undefined);
+const describeWithNginx = haveNginx ? describe : describe.skip;
+
+describeWithNginx('gateway routing (stand-in upstreams)', () => {
+  let auth: { server: Server; port: number };
+  let tenant: { server: Server; port: number };
+  let gw: Gateway;
+
+  beforeAll(async () => {
+    auth = await startEcho('auth-server');
+    tenant = await startEcho('tenant-api');
+    gw = await startGateway({
+      domain: 'localtest',
+      authPort: auth.port,
+      tenantPort: tenant.port,
+      // Small limits so the test reaches them in a few requests.
+      loginRate: '1r/m',
+      loginBurst: 2,
+    });
+  });
+
+  afterAll(async () => {
+    await gw?.stop();
+    auth?.server.close();
+    tenant?.server.close();
+  });
+
+  test('when a request names auth.localtest, then it reaches the auth-server with forwarding headers', async () => {
+    const res = await gatewayRequest(gw.httpPort, { host: 'auth.localtest', path: '/.well-known/jwks.json' });
+    expect(res.status).toBe(200);
+    const echo = res.json<Echo>();
+    expect(echo.upstream).toBe('auth-server');
+    expect(echo.url).toBe('/.well-known/jwks.json');
+    expect(echo.headers.host).toBe('auth.localtest');
+    expect(echo.headers['x-forwarded-host']).toBe('auth.localtest');
+    expect(echo.headers['x-forwarded-proto']).toBe('http');
+    expect(echo.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  test('when a request names acme.api.localtest, then the tenant-api gets the tenant host and a request id', async () => {
+    const res = await gatewayRequest(gw.httpPort, {
+      host: 'acme.api.localtest',
+      method: 'POST',
+      path: '/api/consultar/emisor',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+      body: JSON.stringify({ identificacion: '3101123456' }),
+    });
+    expect(res.status).toBe(200);
+    const echo = res.json<Echo>();
+    expect(echo.upstream).toBe('tenant-api');
+    expect(echo.method).toBe('POST');
+    expect(echo.headers.host).toBe('acme.api.localtest');
+    expect(echo.headers['x-forwarded-host']).toBe('acme.api.localtest');
+    // The edge replaces a client's X-Forwarded-For: the apps throttle on an address nobody can forge.
+    expect(echo.headers['x-forwarded-for']).toBe('127.0.0.1');
+    const requestId = echo.headers['x-request-id'];
+    expect(typeof requestId).toBe('string');
+    expect(requestId).toMatch(/^[0-9a-f]{32}$/);
+    expect(res.headers['x-request-id']).toBe(requestId);
+  });
+
+  test('when the client sends a sane X-Request-Id, then it is passed on unchanged; a hostile one is replaced', async () => {
+    const kept = await gatewayRequest(gw.httpPort, {
+      host: 'globex.api.localtest',
+      path: '/health/live',
+      headers: { 'x-request-id': 'erp-batch-42.7' },
+    });
+    expect(kept.json<Echo>().headers['x-request-id']).toBe('erp-batch-42.7');
+    const replaced = await gatewayRequest(gw.httpPort, {
+      host: 'globex.api.localtest',
+      path: '/health/live',
+      headers: { 'x-request-id': 'x"} <script>; drop' },
+    });
+    expect(replaced.json<Echo>().headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    const tooLong = await gatewayRequest(gw.httpPort, {
+      host: 'globex.api.localtest',
+      path: '/health/live',
+      headers: { 'x-request-id': 'a'.repeat(129) },
+    });
+    expect(tooLong.json<Echo>().headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  test.each([
+    ['an unknown host', 'www.localtest'],
+    ['a nested tenant label', 'a.b.api.localtest'],
+    ['a label with an underscore', 'ac_me.api.localtest'],
+    ['the bare api host', 'api.localtest'],
+    ['another domain', 'acme.api.example.com'],
+  ])('when a request names %s, then the gateway answers 404 JSON itself', async (_what, host) => {
+    const res = await gatewayRequest(gw.httpPort, {
+      host,
+      path: '/api/enviar/items',
+      method: 'POST',
+      body: '{}',
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const body = res.json<{ error: string; message: string }>();
+    expect(body.error).toBe('not_found');
+    expect(body.message).toEqual(expect.any(String));
+  });
+
+  test('when a body exceeds the tenant limit (256k), then 413 JSON and the tenant-api never sees it', async () => {
+    const small = await gatewayRequest(gw.httpPort, {
+      host: 'acme.api.localtest',
+      method: 'POST',
+      path: '/api/enviar/emisor',
+      body: 'x'.repeat(200 * 1024),
+    });
+    expect(small.status).toBe(200);
+    expect(small.json<Echo>().bodyBytes).toBe(200 * 1024);
+    const big = await gatewayRequest(gw.httpPort, {
+      host: 'acme.api.localtest',
+      method: 'POST',
+      path: '/api/enviar/emisor',
+      body: 'x'.repeat(300 * 1024),
+    });
+    expect(big.status).toBe(413);
+    expect(big.json<{ error: string }>().error).toBe('payload_too_large');
+  });
+
+  test('when a login body exceeds the auth limit (16k), then 413 JSON', async () => {
+    const res = await gatewayRequest(gw.httpPort, {
+      host: 'auth.localtest',
+      method: 'POST',
+      path: '/logout',
+      body: 'x'.repeat(20 * 1024),
+    });
+    expect(res.status).toBe(413);
+    expect(res.json<{ error: string }>().error).toBe('payload_too_large');
+  });
+
+  test('when one address posts /login faster than the limit, then 429 JSON with Retry-After', async () => {
+    const statuses: number[] = [];
+    let throttled: Awaited<ReturnType<typeof gatewayRequest>> | undefined;
+    for (let i = 0; i < 5; i++) {
+      const res = await gatewayRequest(gw.httpPort, {
+        host: 'auth.localtest',
+        method: 'POST',
+        path: '/login',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ base: 'acme', password: 'not-the-password' }),
+      });
+      statuses.push(res.status);
+      if (res.status === 429) throttled = res;
+    }
+    // rate 1r/m with burst 2: three pass at once, the rest are refused at the gateway.
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(throttled?.headers['retry-after']).toBe('60');
+    expect(throttled?.json<{ error: string; message: string }>()).toEqual({
+      error: 'too_many_requests',
+      message: expect.any(String),
+    });
+    // Other auth routes are not limited.
+    const jwks = await gatewayRequest(gw.httpPort, {
+      host: 'auth.localtest',
+      path: '/.well-known/jwks.json',
+    });
+    expect(jwks.status).toBe(200);
+  });
+
+  test('when requests pass, then the access log is JSON with the request id and never the Authorization header', async () => {
+    await gatewayRequest(gw.httpPort, {
+      host: 'acme.api.localtest',
+      path: '/api/consultar/documento?token=query-secret',
+      headers: { authorization: 'Bearer super-secret-token', 'x-request-id': 'log-check-1' },
+    });
+    // nginx writes the line after the response; give it a moment without sleeping blindly.
+    let entry: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && !entry; i++) {
+      entry = gw.accessLog().find((e) => e.request_id === 'log-check-1');
+      if (!entry) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(entry).toMatchObject({
+      host: 'acme.api.localtest',
+      method: 'GET',
+      path: '/api/consultar/documento',
+      status: 200,
+    });
+    const raw = JSON.stringify(gw.accessLog());
+    expect(raw).not.toContain('super-secret-token');
+    expect(raw).not.toContain('query-secret');
+  });
+
+  test('when an upstream is down, then 502 JSON from the gateway', async () => {
+    const down = await startGateway({ domain: 'localtest', authPort: 9, tenantPort: tenant.port });
+    try {
+      const res = await gatewayRequest(down.httpPort, { host: 'auth.localtest', path: '/health/live' });
+      expect(res.status).toBe(502);
+      expect(res.json<{ error: string }>().error).toBe('upstream_error');
+    } finally {
+      await down.stop();
+    }
+  });
+});

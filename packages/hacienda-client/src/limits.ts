@@ -1,0 +1,147 @@
+// Client-side rate limits. Hacienda blocks or throttles callers that burst: ≤ 10 token grants and ≤ 100
+// submissions per issuer per minute (issue 6), and the public API blocks an IP for 10 minutes after a burst
+// (REFERENCE §10.5). A sliding window counts per key; a token bucket smooths one shared stream.
+
+export type Clock = () => number;
+export type Sleep = (ms: number) => Promise<void>;
+
+export const realClock: Clock = () => Date.now();
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A limit was reached and waiting was not allowed (or would take too long). Retry after `retryAfterMs`. */
+export class RateLimitedError extends Error {
+  readonly retryable = true;
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+    this.name = 'RateLimitedError';
+  }
+}
+
+export type Acquired = { ok: true } | { ok: false; retryAfterMs: number };
+
+export interface SlidingWindowOptions {
+  limit: number;
+  windowMs: number;
+  clock?: Clock;
+  sleep?: Sleep;
+  /** Longest `acquire` waits before throwing `RateLimitedError`; default 0 (never wait). */
+  maxWaitMs?: number;
+  /** Names the limit in errors, e.g. "token grants". */
+  name?: string;
+}
+
+/** At most `limit` events per key in any `windowMs`. */
+export class SlidingWindowLimiter {
+  private readonly events = new Map<string, number[]>();
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+
+  constructor(private readonly options: SlidingWindowOptions) {
+    if (options.limit < 1) throw new RangeError('limit must be ≥ 1');
+    this.clock = options.clock ?? realClock;
+    this.sleep = options.sleep ?? realSleep;
+  }
+
+  private recent(key: string, now: number): number[] {
+    const list = (this.events.get(key) ?? []).filter((t) => t > now - this.options.windowMs);
+    if (list.length === 0) this.events.delete(key);
+    else this.events.set(key, list);
+    return list;
+  }
+
+  /** Takes a slot now if one is free, else says how long until one frees up. */
+  tryAcquire(key: string): Acquired {
+    const now = this.clock();
+    const list = this.recent(key, now);
+    if (list.length < this.options.limit) {
+      list.push(now);
+      this.events.set(key, list);
+      return { ok: true };
+    }
+    return { ok: false, retryAfterMs: Math.max(1, (list[0] as number) + this.options.windowMs - now) };
+  }
+
+  /** Waits for a slot up to `maxWaitMs` (option or argument), else throws `RateLimitedError`. */
+  async acquire(key: string, maxWaitMs = this.options.maxWaitMs ?? 0): Promise<void> {
+    const deadline = this.clock() + maxWaitMs;
+    for (;;) {
+      const r = this.tryAcquire(key);
+      if (r.ok) return;
+      if (this.clock() + r.retryAfterMs > deadline) {
+        throw new RateLimitedError(
+          `${this.options.name ?? 'rate'} limit of ${this.options.limit} per ${this.options.windowMs / 1000}s reached`,
+          r.retryAfterMs,
+        );
+      }
+      await this.sleep(r.retryAfterMs);
+    }
+  }
+
+  /** Events counted for `key` in the current window. */
+  count(key: string): number {
+    return this.recent(key, this.clock()).length;
+  }
+}
+
+/** ≤ 100 submissions per issuer per minute; the worker calls `tryAcquire(issuerId)` and reschedules on refusal. */
+export function createSubmissionLimiter(options: Partial<SlidingWindowOptions> = {}): SlidingWindowLimiter {
+  return new SlidingWindowLimiter({ limit: 100, windowMs: 60_000, name: 'submissions', ...options });
+}
+
+export interface TokenBucketOptions {
+  /** Largest burst. */
+  capacity: number;
+  /** Tokens added per second. */
+  refillPerSecond: number;
+  clock?: Clock;
+  sleep?: Sleep;
+}
+
+/** One shared bucket: `take()` waits until a token is available, so calls are spread out, never burst. */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: TokenBucketOptions) {
+    if (options.capacity < 1 || options.refillPerSecond <= 0) throw new RangeError('invalid token bucket');
+    this.clock = options.clock ?? realClock;
+    this.sleep = options.sleep ?? realSleep;
+    this.tokens = options.capacity;
+    this.last = this.clock();
+  }
+
+  private refill(): void {
+    const now = this.clock();
+    const added = ((now - this.last) / 1000) * this.options.refillPerSecond;
+    this.tokens = Math.min(this.options.capacity, this.tokens + added);
+    this.last = now;
+  }
+
+  /** Milliseconds until the next token without taking it (0 when one is available). */
+  waitTime(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.options.refillPerSecond) * 1000);
+  }
+
+  /** Takes one token, waiting in FIFO order behind earlier callers. */
+  take(): Promise<void> {
+    const next = this.queue.then(async () => {
+      for (;;) {
+        const wait = this.waitTime();
+        if (wait === 0) {
+          this.tokens -= 1;
+          return;
+        }
+        await this.sleep(wait);
+      }
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}

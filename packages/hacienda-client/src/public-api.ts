@@ -1,0 +1,290 @@
+// Hacienda's public API (REFERENCE §10): taxpayer, exoneration and CABYS lookups. Answers are cached for a
+// while and calls pass through a token bucket, because a burst gets the whole service's IP blocked for 10
+// minutes (§10.5). 5xx and timeouts are retried with backoff, then surface as `HaciendaUpstreamError`
+// (an `AppError` the error handler maps to 502); a 429 opens a pause during which no call is made.
+import { AppError } from '@cr/service-kit';
+import type { AxiosInstance, AxiosResponse } from 'axios';
+import { classifyTransportError, createHttp, parseRetryAfterMs } from './http';
+import { type Clock, realClock, realSleep, type Sleep, TokenBucket } from './limits';
+
+export type PublicResult<T> =
+  | { kind: 'found'; value: T }
+  /** 404: not registered / does not exist. */
+  | { kind: 'notFound' }
+  /** 400: Hacienda says the parameter is invalid. */
+  | { kind: 'invalid'; message?: string };
+
+export interface Taxpayer {
+  nombre: string;
+  tipoIdentificacion: string;
+  regimen?: { codigo: string; descripcion: string };
+  situacion?: { moroso?: string; omiso?: string; estado?: string; administracionTributaria?: string };
+  actividades: Array<{ estado?: string; tipo?: string; codigo: string; descripcion?: string }>;
+  /** The JSON as received (its exact shape after CIIU 4 is unconfirmed, REFERENCE §10.1). */
+  raw: unknown;
+}
+
+export interface Exoneration {
+  numeroDocumento: string;
+  identificacion: string;
+  codigoProyectoCFIA?: number | string;
+  fechaEmision?: string;
+  fechaVencimiento?: string;
+  porcentajeExoneracion?: number;
+  tipoDocumento?: { codigo: string; descripcion?: string };
+  nombreInstitucion?: string;
+  poseeCabys: boolean;
+  cabys: string[];
+  raw: unknown;
+}
+
+export interface CabysItem {
+  codigo: string;
+  descripcion: string;
+  categorias: string[];
+  /** Usual IVA percentage (13, 4, 2, 1, 0); a hint, not the rule. */
+  impuesto?: number;
+  uri?: string;
+}
+
+export interface CabysSearch {
+  total: number;
+  cantidad: number;
+  cabys: CabysItem[];
+}
+
+/** Hacienda's public API failed after retries, or is paused after a 429. */
+export class HaciendaUpstreamError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(
+      'upstream_error',
+      message,
+      retryAfterMs ? { headers: { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) } } : {},
+    );
+    this.name = 'HaciendaUpstreamError';
+  }
+}
+
+export interface PublicApiOptions {
+  /** HACIENDA_PUBLIC_API_URL, e.g. https://api.hacienda.go.cr */
+  baseUrl: string;
+  timeoutMs?: number;
+  /** Delays before each retry of a 5xx/timeout/connection failure; default [300, 1000, 3000] ms. */
+  retryDelaysMs?: readonly number[];
+  /** How long answers stay cached; default 10 min (not-found answers: a tenth of it). */
+  cacheTtlMs?: number;
+  cacheMaxEntries?: number;
+  /** Shared limiter; default a bucket of 5 with 2 per second, far under the published burst limits. */
+  bucket?: TokenBucket;
+  /** Pause after a 429 without Retry-After; default 10 min (the IP block). */
+  blockPauseMs?: number;
+  clock?: Clock;
+  sleep?: Sleep;
+}
+
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+const num = (v: unknown): number | undefined => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? n : undefined;
+};
+
+function mapCabysItem(v: unknown): CabysItem {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const impuesto = num(o.impuesto);
+  const uri = str(o.uri);
+  return {
+    codigo: str(o.codigo) ?? '',
+    descripcion: str(o.descripcion) ?? '',
+    categorias: Array.isArray(o.categorias) ? o.categorias.map((c) => String(c)) : [],
+    ...(impuesto === undefined ? {} : { impuesto }),
+    ...(uri ? { uri } : {}),
+  };
+}
+
+export function mapTaxpayer(raw: unknown): Taxpayer {
+  const o = (raw ?? {}) as Record<string, unknown>;
+  const regimen = o.regimen as Record<string, unknown> | undefined;
+  const situacion = o.situacion as Record<string, unknown> | undefined;
+  const clean = <T extends Record<string, unknown>>(x: T) =>
+    Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined)) as T;
+  return {
+    nombre: str(o.nombre) ?? '',
+    tipoIdentificacion: str(o.tipoIdentificacion) ?? '',
+    ...(regimen
+      ? { regimen: { codigo: str(regimen.codigo) ?? '', descripcion: str(regimen.descripcion) ?? '' } }
+      : {}),
+    ...(situacion
+      ? {
+          situacion: clean({
+            moroso: str(situacion.moroso),
+            omiso: str(situacion.omiso),
+            estado: str(situacion.estado),
+            administracionTributaria: str(situacion.administracionTributaria),
+          }),
+        }
+      : {}),
+    actividades: Array.isArray(o.actividades)
+      ? o.actividades.map((a) => {
+          const x = (a ?? {}) as Record<string, unknown>;
+          return clean({
+            estado: str(x.estado),
+            tipo: str(x.tipo),
+            codigo: str(x.codigo) ?? '',
+            descripcion: str(x.descripcion),
+          });
+        })
+      : [],
+    raw,
+  };
+}
+
+export function mapExoneration(raw: unknown): Exoneration {
+  const o = (raw ?? {}) as Record<string, unknown>;
+  const tipo = o.tipoDocumento as Record<string, unknown> | undefined;
+  const out: Exoneration = {
+    numeroDocumento: str(o.numeroDocumento) ?? '',
+    identificacion: str(o.identificacion) ?? '',
+    poseeCabys: o.poseeCabys === true,
+    cabys: Array.isArray(o.cabys) ? o.cabys.map((c) => String(c)) : [],
+    raw,
+  };
+  const cfia = o.codigoProyectoCFIA;
+  if (typeof cfia === 'number' || typeof cfia === 'string') out.codigoProyectoCFIA = cfia;
+  const fe = str(o.fechaEmision);
+  if (fe) out.fechaEmision = fe;
+  const fv = str(o.fechaVencimiento);
+  if (fv) out.fechaVencimiento = fv;
+  const pct = num(o.porcentajeExoneracion);
+  if (pct !== undefined) out.porcentajeExoneracion = pct;
+  if (tipo) {
+    const d = str(tipo.descripcion);
+    out.tipoDocumento = { codigo: str(tipo.codigo) ?? '', ...(d ? { descripcion: d } : {}) };
+  }
+  const inst = str(o.nombreInstitucion);
+  if (inst) out.nombreInstitucion = inst;
+  return out;
+}
+
+export class HaciendaPublicApi {
+  private readonly http: AxiosInstance;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly bucket: TokenBucket;
+  private readonly retryDelays: readonly number[];
+  private readonly ttl: number;
+  private readonly maxEntries: number;
+  private readonly blockPauseMs: number;
+  private readonly cache = new Map<string, { expires: number; value: PublicResult<unknown> }>();
+  private pausedUntil = 0;
+
+  constructor(options: PublicApiOptions) {
+    this.http = createHttp(options.baseUrl, options.timeoutMs ?? 10_000);
+    this.clock = options.clock ?? realClock;
+    this.sleep = options.sleep ?? realSleep;
+    this.bucket =
+      options.bucket ??
+      new TokenBucket({ capacity: 5, refillPerSecond: 2, clock: this.clock, sleep: this.sleep });
+    this.retryDelays = options.retryDelaysMs ?? [300, 1_000, 3_000];
+    this.ttl = options.cacheTtlMs ?? 600_000;
+    this.maxEntries = options.cacheMaxEntries ?? 2_000;
+    this.blockPauseMs = options.blockPauseMs ?? 600_000;
+  }
+
+  /** `GET /fe/ae?identificacion=` (id without hyphens). */
+  taxpayer(identificacion: string): Promise<PublicResult<Taxpayer>> {
+    return this.lookup('/fe/ae', { identificacion: identificacion.replace(/-/g, '').trim() }, mapTaxpayer);
+  }
+
+  /** `GET /fe/ex?autorizacion=` (e.g. AL-00460853-20). */
+  exoneration(autorizacion: string): Promise<PublicResult<Exoneration>> {
+    return this.lookup('/fe/ex', { autorizacion: autorizacion.trim() }, mapExoneration);
+  }
+
+  /** `GET /fe/cabys?q=&top=`: search by text. */
+  cabys(q: string, top?: number): Promise<PublicResult<CabysSearch>> {
+    const params: Record<string, string> = { q: q.trim() };
+    if (top !== undefined) params.top = String(Math.max(1, Math.floor(top)));
+    return this.lookup('/fe/cabys', params, (raw) => {
+      const o = (raw ?? {}) as Record<string, unknown>;
+      const items = Array.isArray(o.cabys) ? o.cabys.map(mapCabysItem) : [];
+      return { total: num(o.total) ?? items.length, cantidad: num(o.cantidad) ?? items.length, cabys: items };
+    });
+  }
+
+  /** `GET /fe/cabys?codigo=` (13 digits): the item, or notFound when Hacienda returns an empty array. */
+  async cabysByCodigo(codigo: string): Promise<PublicResult<CabysItem>> {
+    const r = await this.lookup('/fe/cabys', { codigo: codigo.trim() }, (raw) =>
+      (Array.isArray(raw) ? raw : [raw]).filter((x) => x && typeof x === 'object').map(mapCabysItem),
+    );
+    if (r.kind !== 'found') return r;
+    const item = r.value.find((i) => i.codigo === codigo.trim()) ?? r.value[0];
+    return item ? { kind: 'found', value: item } : { kind: 'notFound' };
+  }
+
+  private async lookup<T>(
+    path: string,
+    params: Record<string, string>,
+    map: (raw: unknown) => T,
+  ): Promise<PublicResult<T>> {
+    const key = `${path}?${new URLSearchParams(params).toString()}`;
+    const now = this.clock();
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > now) return hit.value as PublicResult<T>;
+    if (hit) this.cache.delete(key);
+
+    const result = await this.fetch(path, params, map);
+    if (result.kind !== 'invalid') {
+      if (this.cache.size >= this.maxEntries) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+      const ttl = result.kind === 'found' ? this.ttl : Math.ceil(this.ttl / 10);
+      this.cache.set(key, { expires: this.clock() + ttl, value: result });
+    }
+    return result;
+  }
+
+  private async fetch<T>(
+    path: string,
+    params: Record<string, string>,
+    map: (raw: unknown) => T,
+  ): Promise<PublicResult<T>> {
+    let lastProblem = '';
+    for (let attempt = 0; ; attempt++) {
+      const paused = this.pausedUntil - this.clock();
+      if (paused > 0) throw new HaciendaUpstreamError('Hacienda public API is pausing after a 429', paused);
+      await this.bucket.take();
+      let res: AxiosResponse | undefined;
+      try {
+        res = await this.http.get(path, { params, headers: { Accept: 'application/json' } });
+      } catch (err) {
+        lastProblem = classifyTransportError(err).message;
+      }
+      if (res) {
+        if (res.status === 200) return { kind: 'found', value: map(res.data) };
+        if (res.status === 404) return { kind: 'notFound' };
+        if (res.status === 400) {
+          const message = typeof res.data === 'string' && res.data.length < 300 ? res.data : undefined;
+          return { kind: 'invalid', ...(message ? { message } : {}) };
+        }
+        if (res.status === 429) {
+          const wait = parseRetryAfterMs(res, this.clock()) ?? this.blockPauseMs;
+          this.pausedUntil = this.clock() + wait;
+          throw new HaciendaUpstreamError('Hacienda public API rate limit reached', wait);
+        }
+        if (res.status < 500)
+          throw new HaciendaUpstreamError(`Hacienda public API answered ${res.status} on ${path}`);
+        lastProblem = `answered ${res.status}`;
+      }
+      const delay = this.retryDelays[attempt];
+      if (delay === undefined) {
+        throw new HaciendaUpstreamError(`Hacienda public API unavailable on ${path} (${lastProblem})`);
+      }
+      await this.sleep(delay);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import { createSubmissionLimiter, HaciendaPublicApi, HaciendaUpstreamError, TokenBucket } from '../src';
+import { createFakeTime, FakeHacienda } from './fake-hacienda';
+
+const fake = new FakeHacienda();
+
+beforeAll(() => fake.start());
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.publicScript = [];
+  fake.publicRequests = [];
+});
+
+function api(
+  time = createFakeTime(),
+  extra: Partial<ConstructorParameters<typeof HaciendaPublicApi>[0]> = {},
+) {
+  return new HaciendaPublicApi({
+    baseUrl: fake.url,
+    clock: time.clock,
+    sleep: time.sleep,
+    timeoutMs: 300,
+    ...extra,
+  });
+}
+
+describe('HaciendaPublicApi', () => {
+  it('when a taxpayer exists, then its typed record comes back', async () => {
+    const r = await api().taxpayer('2100042005');
+    expect(r.kind).toBe('found');
+    if (r.kind !== 'found') return;
+    expect(r.value).toMatchObject({
+      nombre: 'ESTADO-MINISTERIO DE HACIENDA',
+      tipoIdentificacion: '02',
+      regimen: { codigo: '1', descripcion: 'Régimen Tradicional' },
+      situacion: { moroso: 'NO', omiso: 'NO', estado: 'Inscrito' },
+      actividades: [{ estado: 'A', tipo: 'P', codigo: '751101' }],
+    });
+  });
+
+  it('when the id is unknown or invalid, then notFound or invalid', async () => {
+    const client = api();
+    expect(await client.taxpayer('999999999')).toEqual({ kind: 'notFound' });
+    expect(await client.taxpayer('abc')).toEqual({ kind: 'invalid', message: 'Identificación inválida' });
+  });
+
+  it('when an exoneration exists, then the fields for the XML come back typed', async () => {
+    const r = await api().exoneration('al-00460853-20');
+    expect(r).toMatchObject({
+      kind: 'found',
+      value: {
+        numeroDocumento: 'AL-00460853-20',
+        identificacion: '3101123456',
+        porcentajeExoneracion: 13,
+        tipoDocumento: { codigo: '04' },
+        poseeCabys: true,
+        cabys: ['2132100000100'],
+      },
+    });
+    expect(await api().exoneration('AL-00000001-20')).toEqual({ kind: 'notFound' });
+    expect(await api().exoneration('nope')).toEqual({ kind: 'invalid' });
+  });
+
+  it('when searching CABYS or looking up a code, then items come back; an unknown code is notFound', async () => {
+    const client = api();
+    const search = await client.cabys('tomate', 5);
+    expect(search).toMatchObject({
+      kind: 'found',
+      value: { total: 1, cantidad: 1, cabys: [{ codigo: '2132100000100', impuesto: 13 }] },
+    });
+    expect(fake.publicRequests[0]).toBe('/fe/cabys?q=tomate&top=5');
+    expect(await client.cabysByCodigo('2132100000100')).toMatchObject({
+      kind: 'found',
+      value: { descripcion: 'Jugo de tomate concentrado', categorias: expect.arrayContaining(['a']) },
+    });
+    expect(await client.cabysByCodigo('0000000000000')).toEqual({ kind: 'notFound' });
+  });
+
+  it('when the same lookup repeats within the TTL, then Hacienda is asked once; after the TTL again', async () => {
+    const time = createFakeTime();
+    const client = api(time, { cacheTtlMs: 60_000 });
+    await client.taxpayer('2100042005');
+    await client.taxpayer('2100042005');
+    expect(fake.publicRequests).toHaveLength(1);
+    time.advance(60_001);
+    await client.taxpayer('2100042005');
+    expect(fake.publicRequests).toHaveLength(2);
+  });
+
+  it('when Hacienda fails with 5xx and a timeout, then it retries with backoff and succeeds', async () => {
+    const time = createFakeTime();
+    fake.publicScript.push((_req, res) => res.status(503).end());
+    fake.publicScript.push((_req, res) => void setTimeout(() => res.status(200).json({}), 1_000));
+    const r = await api(time, { retryDelaysMs: [100, 400] }).taxpayer('2100042005');
+    expect(r.kind).toBe('found');
+    expect(fake.publicRequests).toHaveLength(3);
+    expect(time.sleeps).toEqual([100, 400]);
+  });
+
+  it('when Hacienda keeps failing, then a typed upstream error (502) after the retries', async () => {
+    for (let i = 0; i < 3; i++) fake.publicScript.push((_req, res) => res.status(500).end());
+    const err = await api(createFakeTime(), { retryDelaysMs: [10, 20] })
+      .taxpayer('2100042005')
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(HaciendaUpstreamError);
+    expect(err).toMatchObject({ code: 'upstream_error', status: 502 });
+    expect(fake.publicRequests).toHaveLength(3);
+  });
+
+  it('when Hacienda answers 429, then calls pause without reaching it until the block ends', async () => {
+    const time = createFakeTime();
+    const client = api(time);
+    fake.publicScript.push((_req, res) => res.status(429).end());
+    await expect(client.taxpayer('2100042005')).rejects.toMatchObject({ retryAfterMs: 600_000 });
+    const during = await client.cabys('jugo').catch((e) => e);
+    expect(during).toBeInstanceOf(HaciendaUpstreamError);
+    expect(fake.publicRequests).toHaveLength(1);
+    time.advance(600_000);
+    expect((await client.cabys('jugo')).kind).toBe('found');
+  });
+
+  it('when many lookups come at once, then the token bucket spreads them out', async () => {
+    const time = createFakeTime();
+    const bucket = new TokenBucket({ capacity: 2, refillPerSecond: 1, clock: time.clock, sleep: time.sleep });
+    const client = api(time, { bucket });
+    await Promise.all(['2100042005', '100000001', '100000002', '100000003'].map((id) => client.taxpayer(id)));
+    expect(fake.publicRequests).toHaveLength(4);
+    expect(time.sleeps).toEqual([1_000, 1_000]);
+  });
+});
+
+describe('limiters', () => {
+  it('when an issuer reaches 100 submissions in a minute, then the next is refused with the delay, others are not', () => {
+    const time = createFakeTime();
+    const limiter = createSubmissionLimiter({ clock: time.clock });
+    for (let i = 0; i < 100; i++) {
+      expect(limiter.tryAcquire('issuer-1')).toEqual({ ok: true });
+      time.advance(100);
+    }
+    expect(limiter.tryAcquire('issuer-1')).toEqual({ ok: false, retryAfterMs: 50_000 });
+    expect(limiter.tryAcquire('issuer-2')).toEqual({ ok: true });
+    time.advance(50_000);
+    expect(limiter.tryAcquire('issuer-1')).toEqual({ ok: true });
+  });
+
+  it('when a token bucket is drained, then each take waits for the refill in order', async () => {
+    const time = createFakeTime();
+    const bucket = new TokenBucket({ capacity: 1, refillPerSecond: 4, clock: time.clock, sleep: time.sleep });
+    const order: number[] = [];
+    await Promise.all([0, 1, 2].map((i) => bucket.take().then(() => order.push(i))));
+    expect(order).toEqual([0, 1, 2]);
+    expect(time.sleeps).toEqual([250, 250]);
+  });
+});

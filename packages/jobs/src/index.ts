@@ -1,0 +1,5 @@
+// @cr/jobs: a job queue in PostgreSQL/PGlite. See docs/decisions/0007-jobs-in-postgresql.md.
+export * from './backoff';
+export * from './migrations';
+export * from './queue';
+export * from './worker';

@@ -1,0 +1,164 @@
+// Writing jobs: `enqueue` runs inside the caller's transaction so a document and its first job commit
+// together (or not at all); `reschedule` brings a waiting job forward (the Hacienda callback uses it).
+import { EventEmitter } from 'node:events';
+import type { Queryable } from '@cr/service-kit';
+
+export type JobState = 'pending' | 'running' | 'done' | 'failed';
+
+export interface Job<P = unknown> {
+  id: string;
+  queue: string;
+  key: string | null;
+  payload: P;
+  state: JobState;
+  runAt: Date;
+  /** Claims so far, the current one included while running. */
+  attempts: number;
+  maxAttempts: number | null;
+  lockedBy: string | null;
+  lockedUntil: Date | null;
+  lastError: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface JobRow {
+  id: string;
+  queue: string;
+  key: string | null;
+  payload: unknown;
+  state: JobState;
+  run_at: Date | string;
+  attempts: number;
+  max_attempts: number | null;
+  locked_by: string | null;
+  locked_until: Date | string | null;
+  last_error: string | null;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+}
+
+function toDate(v: Date | string): Date {
+  return v instanceof Date ? v : new Date(v);
+}
+
+export function toJob<P>(row: JobRow): Job<P> {
+  return {
+    id: String(row.id),
+    queue: row.queue,
+    key: row.key,
+    payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as P,
+    state: row.state,
+    runAt: toDate(row.run_at),
+    attempts: Number(row.attempts),
+    maxAttempts: row.max_attempts === null ? null : Number(row.max_attempts),
+    lockedBy: row.locked_by,
+    lockedUntil: row.locked_until === null ? null : toDate(row.locked_until),
+    lastError: row.last_error,
+    createdAt: toDate(row.created_at),
+    finishedAt: row.finished_at === null ? null : toDate(row.finished_at),
+  };
+}
+
+export const JOB_COLUMNS =
+  'id, queue, key, payload, state, run_at, attempts, max_attempts, locked_by, locked_until, last_error, created_at, finished_at';
+
+/** In-process wake-ups: workers in this process poll as soon as something is enqueued or brought forward. */
+export const jobEvents = new EventEmitter();
+jobEvents.setMaxListeners(100);
+
+export function notifyJobsDue(queue: string): void {
+  jobEvents.emit('due', queue);
+}
+
+export interface EnqueueOptions<P> {
+  queue: string;
+  payload: P;
+  /** When the job becomes due; default now. */
+  runAt?: Date;
+  /** Dedupe key: a second enqueue with the same key (in any state) creates nothing. */
+  key?: string;
+  /** Claims before the job fails for good when its handler keeps throwing; default unlimited. */
+  maxAttempts?: number;
+}
+
+export interface EnqueueResult {
+  id: string;
+  /** false when a job with the same key already existed (its id is returned). */
+  created: boolean;
+}
+
+/**
+ * Adds a job inside the caller's transaction (pass the `tx` of `db.transaction`, or the db itself for a
+ * standalone insert). Nothing is visible to workers until that transaction commits.
+ */
+export async function enqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Promise<EnqueueResult> {
+  if (!options.queue) throw new TypeError('enqueue: queue is required');
+  const runAt = options.runAt ?? new Date();
+  const inserted = await tx.query<{ id: string }>(
+    `INSERT INTO jobs (queue, key, payload, run_at, max_attempts)
+     VALUES ($1, $2, $3::jsonb, $4, $5)
+     ON CONFLICT (key) DO NOTHING
+     RETURNING id`,
+    [
+      options.queue,
+      options.key ?? null,
+      JSON.stringify(options.payload ?? null),
+      runAt,
+      options.maxAttempts ?? null,
+    ],
+  );
+  const row = inserted.rows[0];
+  // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
+  if (row) {
+    notifyJobsDue(options.queue);
+    return { id: String(row.id), created: true };
+  }
+  const existing = await tx.query<{ id: string }>('SELECT id FROM jobs WHERE key = $1', [options.key]);
+  return { id: String(existing.rows[0]?.id), created: false };
+}
+
+export type JobRef = { id: string } | { key: string };
+
+function refClause(ref: JobRef): [string, string] {
+  return 'id' in ref ? ['id = $1::bigint', ref.id] : ['key = $1', ref.key];
+}
+
+/**
+ * Brings a job forward to `runAt` (never pushes it back). A pending job becomes due then; a running job is
+ * marked so that, if its handler asks for a later retry, it runs again no later than `runAt`.
+ * Returns whether a pending or running job was found.
+ */
+export async function reschedule(db: Queryable, ref: JobRef, runAt: Date = new Date()): Promise<boolean> {
+  const [where, value] = refClause(ref);
+  const r = await db.query<{ queue: string }>(
+    `UPDATE jobs SET
+       run_at = CASE WHEN state = 'pending' THEN LEAST(run_at, $2) ELSE run_at END,
+       nudge_at = CASE WHEN state = 'running' THEN LEAST(COALESCE(nudge_at, $2), $2) ELSE nudge_at END,
+       updated_at = now()
+     WHERE ${where} AND state IN ('pending', 'running')
+     RETURNING queue`,
+    [value, runAt],
+  );
+  const queue = r.rows[0]?.queue;
+  if (queue) notifyJobsDue(queue);
+  return queue !== undefined;
+}
+
+export async function getJob<P = unknown>(db: Queryable, ref: JobRef): Promise<Job<P> | undefined> {
+  const [where, value] = refClause(ref);
+  const r = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where}`, [value]);
+  return r.rows[0] ? toJob<P>(r.rows[0]) : undefined;
+}
+
+/**
+ * Deletes finished (done or failed) jobs that finished before `before`; returns how many. Their keys become
+ * free again, so keep finished jobs at least as long as a duplicate enqueue could still arrive.
+ */
+export async function pruneJobs(db: Queryable, before: Date): Promise<number> {
+  const r = await db.query(
+    "DELETE FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1 RETURNING id",
+    [before],
+  );
+  return r.rowCount;
+}

@@ -1,0 +1,316 @@
+// Runs jobs: claims due ones with one UPDATE … FOR UPDATE SKIP LOCKED statement (no transaction is held
+// while a handler runs, which PGlite's single session requires), leases them (`locked_until`, extended
+// while the handler works) so a crashed worker's jobs come back, and records the outcome guarded by the
+// claim's fencing token (worker id + attempt), so a worker that lost its lease cannot overwrite a newer run.
+import { randomUUID } from 'node:crypto';
+import type { Db, Logger } from '@cr/service-kit';
+import { computeBackoff } from './backoff';
+import { JOB_COLUMNS, type Job, type JobRow, jobEvents, toJob } from './queue';
+
+export type JobResult =
+  | { kind: 'done' }
+  | { kind: 'retry'; at: Date; error?: string }
+  | { kind: 'fail'; error: string };
+
+export const jobResult = {
+  done: (): JobResult => ({ kind: 'done' }),
+  /** Run again at `at` (not counted as a failure beyond the attempt itself). */
+  retryAt: (at: Date, error?: string): JobResult =>
+    error === undefined ? { kind: 'retry', at } : { kind: 'retry', at, error },
+  /** Give up for good. */
+  fail: (error: string): JobResult => ({ kind: 'fail', error }),
+};
+
+export interface JobContext {
+  /** Aborted when the worker stops; long handlers should give up and let the lease bring the job back. */
+  signal: AbortSignal;
+  /** The worker's clock. */
+  now(): Date;
+}
+
+/** Returns a result, or nothing for done; a thrown error retries on the queue's backoff. */
+export type JobHandler<P = unknown> = (
+  job: Job<P>,
+  context: JobContext,
+) => Promise<JobResult | undefined> | Promise<void>;
+
+export interface QueueOptions<P = unknown> {
+  handler: JobHandler<P>;
+  /** Delays for retries after a thrown error; default [1s, 5s, 30s, 2min, 10min]. */
+  backoff?: readonly number[];
+  backoffCapMs?: number;
+  /** Fails a job whose handler has thrown this many times; a job's own `maxAttempts` wins. Default unlimited. */
+  maxAttempts?: number;
+}
+
+export interface WorkerOptions {
+  db: Db;
+  // biome-ignore lint/suspicious/noExplicitAny: each queue has its own payload type
+  queues: Record<string, QueueOptions<any>>;
+  /** Handlers running at once in this worker; default 4. */
+  concurrency?: number;
+  /** Polling interval when idle; default 1000 ms. */
+  pollIntervalMs?: number;
+  /** How long a claim lasts without a heartbeat; default 60 s. Extended every lease/3 while running. */
+  leaseMs?: number;
+  /** Injected clock (tests). */
+  now?: () => Date;
+  random?: () => number;
+  logger?: Logger;
+  workerId?: string;
+}
+
+const DEFAULT_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
+const MAX_ERROR_LENGTH = 2_000;
+
+function describeError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, MAX_ERROR_LENGTH);
+}
+
+export class Worker {
+  readonly id: string;
+  private readonly db: Db;
+  // biome-ignore lint/suspicious/noExplicitAny: each queue has its own payload type
+  private readonly queues: Record<string, QueueOptions<any>>;
+  private readonly queueNames: string[];
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly now: () => Date;
+  private readonly random: () => number;
+  private readonly logger: Logger | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private started = false;
+  private stopping = false;
+  private polling: Promise<void> | undefined;
+  private pollAgain = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onDue = (queue: string) => {
+    if (!this.queues[queue]) return;
+    this.wake();
+    // The enqueuing transaction may not have committed yet (PostgreSQL); look once more shortly after.
+    setTimeout(() => this.wake(), 25).unref();
+  };
+
+  constructor(options: WorkerOptions) {
+    this.db = options.db;
+    this.queues = options.queues;
+    this.queueNames = Object.keys(options.queues);
+    if (this.queueNames.length === 0) throw new TypeError('Worker: at least one queue is required');
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.now = options.now ?? (() => new Date());
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger;
+    this.id = options.workerId ?? `w-${randomUUID()}`;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    jobEvents.on('due', this.onDue);
+    this.wake();
+  }
+
+  /** Looks for due jobs now (also called on in-process enqueue). */
+  wake(): void {
+    if (!this.started || this.stopping) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.poll().finally(() => {
+      this.polling = undefined;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        this.wake();
+      } else {
+        this.schedule();
+      }
+    });
+  }
+
+  /**
+   * Claims and runs what is due, once, and waits for those handlers (tests and scripts drive the worker
+   * with this instead of the timer). Returns how many jobs ran.
+   */
+  async runOnce(): Promise<number> {
+    const jobs = await this.claim(this.concurrency - this.running.size);
+    await Promise.all(jobs.map((job) => this.launch(job)));
+    return jobs.length;
+  }
+
+  /** Stops claiming, aborts the signal handlers see, and waits for running handlers (up to `timeoutMs`). */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    this.stopping = true;
+    jobEvents.off('due', this.onDue);
+    if (this.timer) clearTimeout(this.timer);
+    await this.polling;
+    this.abort.abort();
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.running.values()]),
+      new Promise<void>((resolve) => {
+        timeout = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    if (timeout) clearTimeout(timeout);
+    if (this.running.size > 0) {
+      this.logger?.warn('jobs: stopped with handlers still running; their leases will expire', {
+        worker: this.id,
+        running: this.running.size,
+      });
+    }
+  }
+
+  /** Number of handlers running now. */
+  get busy(): number {
+    return this.running.size;
+  }
+
+  private schedule(): void {
+    if (this.stopping || !this.started) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), this.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    const free = this.concurrency - this.running.size;
+    if (free <= 0) return;
+    try {
+      const jobs = await this.claim(free);
+      for (const job of jobs) void this.launch(job);
+      // A full batch suggests more is due.
+      if (jobs.length === free) this.pollAgain = true;
+    } catch (err) {
+      this.logger?.error('jobs: claim failed', { worker: this.id, error: describeError(err) });
+    }
+  }
+
+  private async claim(limit: number): Promise<Job[]> {
+    if (limit <= 0) return [];
+    const now = this.now();
+    const leaseUntil = new Date(now.getTime() + this.leaseMs);
+    const r = await this.db.query<JobRow>(
+      `UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $1, locked_until = $2,
+              nudge_at = NULL, updated_at = now()
+       WHERE id IN (
+         SELECT id FROM jobs
+         WHERE queue = ANY($3::text[])
+           AND ((state = 'pending' AND run_at <= $4) OR (state = 'running' AND locked_until <= $4))
+         ORDER BY run_at, id
+         LIMIT $5
+         FOR UPDATE SKIP LOCKED)
+       RETURNING ${JOB_COLUMNS}`,
+      [this.id, leaseUntil, this.queueNames, now, limit],
+    );
+    return r.rows.map((row) => toJob(row));
+  }
+
+  private launch(job: Job): Promise<void> {
+    const run = this.execute(job).finally(() => {
+      this.running.delete(job.id);
+      if (this.started && !this.stopping) this.wake();
+    });
+    this.running.set(job.id, run);
+    return run;
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const queue = this.queues[job.queue];
+    if (!queue) return;
+    const heartbeat = setInterval(
+      () => void this.extendLease(job),
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
+    heartbeat.unref();
+    let result: JobResult;
+    try {
+      const returned: JobResult | undefined = (await queue.handler(job, {
+        signal: this.abort.signal,
+        now: this.now,
+      })) as JobResult | undefined;
+      result = returned ?? { kind: 'done' };
+    } catch (err) {
+      const limit = job.maxAttempts ?? queue.maxAttempts;
+      const error = describeError(err);
+      if (limit !== undefined && limit !== null && job.attempts >= limit) {
+        result = { kind: 'fail', error };
+      } else {
+        const delay = computeBackoff(job.attempts, {
+          schedule: queue.backoff ?? DEFAULT_BACKOFF,
+          ...(queue.backoffCapMs === undefined ? {} : { capMs: queue.backoffCapMs }),
+          random: this.random,
+        });
+        result = { kind: 'retry', at: new Date(this.now().getTime() + delay), error };
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+    try {
+      await this.complete(job, result);
+    } catch (err) {
+      // The lease will bring the job back; running it again is the safe side.
+      this.logger?.error('jobs: could not record a result', {
+        worker: this.id,
+        job: job.id,
+        error: describeError(err),
+      });
+    }
+  }
+
+  private async extendLease(job: Job): Promise<void> {
+    try {
+      await this.db.query(
+        "UPDATE jobs SET locked_until = $1 WHERE id = $2::bigint AND state = 'running' AND locked_by = $3 AND attempts = $4",
+        [new Date(this.now().getTime() + this.leaseMs), job.id, this.id, job.attempts],
+      );
+    } catch (err) {
+      this.logger?.warn('jobs: lease extension failed', {
+        worker: this.id,
+        job: job.id,
+        error: describeError(err),
+      });
+    }
+  }
+
+  private async complete(job: Job, result: JobResult): Promise<void> {
+    const fence = [job.id, this.id, job.attempts];
+    const guard = "id = $1::bigint AND state = 'running' AND locked_by = $2 AND attempts = $3";
+    let r: { rowCount: number };
+    if (result.kind === 'done') {
+      r = await this.db.query(
+        `UPDATE jobs SET state = 'done', locked_by = NULL, locked_until = NULL, finished_at = $4, updated_at = now()
+         WHERE ${guard}`,
+        [...fence, this.now()],
+      );
+    } else if (result.kind === 'fail') {
+      r = await this.db.query(
+        `UPDATE jobs SET state = 'failed', locked_by = NULL, locked_until = NULL, last_error = $4,
+                finished_at = $5, updated_at = now()
+         WHERE ${guard}`,
+        [...fence, result.error.slice(0, MAX_ERROR_LENGTH), this.now()],
+      );
+      this.logger?.warn('jobs: job failed', { queue: job.queue, job: job.id, attempts: job.attempts });
+    } else {
+      // A reschedule() that arrived while running (nudge_at) wins when it is sooner.
+      r = await this.db.query(
+        `UPDATE jobs SET state = 'pending', locked_by = NULL, locked_until = NULL,
+                run_at = LEAST($4::timestamptz, COALESCE(nudge_at, $4::timestamptz)), nudge_at = NULL,
+                last_error = COALESCE($5, last_error), updated_at = now()
+         WHERE ${guard}`,
+        [...fence, result.at, result.error?.slice(0, MAX_ERROR_LENGTH) ?? null],
+      );
+    }
+    if (r.rowCount === 0) {
+      this.logger?.warn('jobs: lease lost before completion; result ignored', {
+        job: job.id,
+        worker: this.id,
+      });
+    }
+  }
+}

@@ -1,0 +1,268 @@
+import type { TestDatabase } from '@cr/service-kit';
+import { enqueue, getJob, jobResult, pruneJobs, reschedule, Worker } from '../src';
+import { createClock, createJobsDatabase, deferred } from './helpers';
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createJobsDatabase();
+});
+afterAll(async () => {
+  await db.close();
+});
+beforeEach(async () => {
+  await db.exec('DELETE FROM jobs');
+});
+
+describe('enqueue', () => {
+  it('when the caller rolls its transaction back, then no job remains', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await enqueue(tx, { queue: 'submit', payload: { doc: 1 }, key: 'submit:1' });
+        throw new Error('document insert failed');
+      }),
+    ).rejects.toThrow('document insert failed');
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
+    expect(count.rows[0]?.n).toBe(0);
+  });
+
+  it('when the transaction commits, then the job is there with its payload', async () => {
+    const { id, created } = await db.transaction((tx) =>
+      enqueue(tx, { queue: 'submit', payload: { doc: 'a', n: 2 } }),
+    );
+    expect(created).toBe(true);
+    const job = await getJob<{ doc: string; n: number }>(db, { id });
+    expect(job).toMatchObject({
+      queue: 'submit',
+      state: 'pending',
+      attempts: 0,
+      payload: { doc: 'a', n: 2 },
+    });
+  });
+
+  it('when the same key is enqueued twice, then one job exists and the second call returns its id', async () => {
+    const first = await enqueue(db, { queue: 'status', payload: {}, key: 'status:X' });
+    const second = await enqueue(db, { queue: 'status', payload: { other: true }, key: 'status:X' });
+    expect(second).toEqual({ id: first.id, created: false });
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
+    expect(count.rows[0]?.n).toBe(1);
+  });
+});
+
+describe('Worker', () => {
+  it('when a job is due, then its handler runs once and the job is done', async () => {
+    const clock = createClock();
+    const seen: unknown[] = [];
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      queues: { submit: { handler: async (job) => void seen.push(job.payload) } },
+    });
+    const { id } = await enqueue(db, { queue: 'submit', payload: { doc: 7 } });
+    expect(await worker.runOnce()).toBe(1);
+    expect(await worker.runOnce()).toBe(0);
+    expect(seen).toEqual([{ doc: 7 }]);
+    expect(await getJob(db, { id })).toMatchObject({ state: 'done', attempts: 1, lockedBy: null });
+  });
+
+  it('when a job is not yet due, then it waits for its time', async () => {
+    const clock = createClock();
+    const worker = new Worker({ db, now: clock.now, queues: { q: { handler: async () => undefined } } });
+    await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(clock.now().getTime() + 60_000) });
+    expect(await worker.runOnce()).toBe(0);
+    clock.advance(60_001);
+    expect(await worker.runOnce()).toBe(1);
+  });
+
+  it('when the handler throws, then the job is retried on the backoff schedule with the error recorded', async () => {
+    const clock = createClock();
+    let calls = 0;
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      random: () => 0.5,
+      queues: {
+        q: {
+          backoff: [2_000, 5_000],
+          handler: async () => {
+            calls += 1;
+            if (calls < 3) throw new Error(`boom ${calls}`);
+          },
+        },
+      },
+    });
+    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const t0 = clock.now().getTime();
+    await worker.runOnce();
+    let job = await getJob(db, { id });
+    expect(job).toMatchObject({ state: 'pending', attempts: 1, lastError: 'Error: boom 1' });
+    expect(job?.runAt.getTime()).toBe(t0 + 2_000);
+
+    clock.advance(1_999);
+    expect(await worker.runOnce()).toBe(0);
+    clock.advance(1);
+    await worker.runOnce();
+    job = await getJob(db, { id });
+    expect(job?.runAt.getTime()).toBe(t0 + 2_000 + 5_000);
+    expect(job?.lastError).toBe('Error: boom 2');
+
+    clock.advance(5_000);
+    await worker.runOnce();
+    expect(await getJob(db, { id })).toMatchObject({ state: 'done', attempts: 3 });
+  });
+
+  it('when the handler keeps throwing past maxAttempts, then the job fails for good', async () => {
+    const clock = createClock();
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      queues: {
+        q: {
+          maxAttempts: 2,
+          backoff: [1_000],
+          handler: async () => {
+            throw new Error('always');
+          },
+        },
+      },
+    });
+    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    await worker.runOnce();
+    clock.advance(5_000);
+    await worker.runOnce();
+    clock.advance(5_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(await getJob(db, { id })).toMatchObject({
+      state: 'failed',
+      attempts: 2,
+      lastError: 'Error: always',
+    });
+  });
+
+  it('when the handler returns retryAt or fail, then the job follows that result', async () => {
+    const clock = createClock();
+    const at = new Date(clock.now().getTime() + 3_600_000);
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      queues: {
+        later: { handler: async () => jobResult.retryAt(at, 'not final yet') },
+        bad: { handler: async () => jobResult.fail('X-Error-Cause: clave inválida') },
+      },
+    });
+    const later = await enqueue(db, { queue: 'later', payload: {} });
+    const bad = await enqueue(db, { queue: 'bad', payload: {} });
+    expect(await worker.runOnce()).toBe(2);
+    const l = await getJob(db, later);
+    expect(l).toMatchObject({ state: 'pending', attempts: 1, lastError: 'not final yet' });
+    expect(l?.runAt.getTime()).toBe(at.getTime());
+    expect(await getJob(db, bad)).toMatchObject({
+      state: 'failed',
+      lastError: 'X-Error-Cause: clave inválida',
+    });
+  });
+
+  it('when a job is brought forward with reschedule, then it runs at the new time and never later', async () => {
+    const clock = createClock();
+    const worker = new Worker({ db, now: clock.now, queues: { status: { handler: async () => undefined } } });
+    const far = new Date(clock.now().getTime() + 3_600_000);
+    await enqueue(db, { queue: 'status', payload: {}, key: 'status:C1', runAt: far });
+    expect(await worker.runOnce()).toBe(0);
+    expect(await reschedule(db, { key: 'status:C1' }, new Date(far.getTime() + 10_000))).toBe(true);
+    expect((await getJob(db, { key: 'status:C1' }))?.runAt.getTime()).toBe(far.getTime());
+    expect(await reschedule(db, { key: 'status:C1' }, clock.now())).toBe(true);
+    expect(await worker.runOnce()).toBe(1);
+    expect(await reschedule(db, { key: 'status:C1' }, clock.now())).toBe(false);
+    expect(await reschedule(db, { key: 'status:unknown' }, clock.now())).toBe(false);
+  });
+
+  it('when reschedule arrives while the job runs, then a later retry asked by the handler is brought forward', async () => {
+    const clock = createClock();
+    const gate = deferred();
+    const started = deferred();
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      queues: {
+        status: {
+          handler: async () => {
+            started.resolve();
+            await gate.promise;
+            return jobResult.retryAt(new Date(clock.now().getTime() + 3_600_000));
+          },
+        },
+      },
+    });
+    const { id } = await enqueue(db, { queue: 'status', payload: {}, key: 'status:C2' });
+    const run = worker.runOnce();
+    await started.promise;
+    const soon = new Date(clock.now().getTime() + 1_000);
+    expect(await reschedule(db, { id }, soon)).toBe(true);
+    gate.resolve();
+    await run;
+    expect((await getJob(db, { id }))?.runAt.getTime()).toBe(soon.getTime());
+  });
+
+  it('when started, then an in-process enqueue wakes it without waiting for the poll interval', async () => {
+    const done = deferred<unknown>();
+    const worker = new Worker({
+      db,
+      pollIntervalMs: 60_000,
+      queues: { wake: { handler: async (job) => done.resolve(job.payload) } },
+    });
+    worker.start();
+    await new Promise((r) => setTimeout(r, 20));
+    await db.transaction((tx) => enqueue(tx, { queue: 'wake', payload: { hello: 'world' } }));
+    await expect(done.promise).resolves.toEqual({ hello: 'world' });
+    await worker.stop();
+  });
+
+  it('when stopped, then it waits for running handlers to finish and claims nothing more', async () => {
+    const gate = deferred();
+    const started = deferred();
+    let runs = 0;
+    const worker = new Worker({
+      db,
+      pollIntervalMs: 60_000,
+      concurrency: 1,
+      queues: {
+        q: {
+          handler: async () => {
+            runs += 1;
+            started.resolve();
+            await gate.promise;
+          },
+        },
+      },
+    });
+    const first = await enqueue(db, { queue: 'q', payload: {} });
+    await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(Date.now() + 50) });
+    worker.start();
+    await started.promise;
+    let stopped = false;
+    const stopping = worker.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stopped).toBe(false);
+    gate.resolve();
+    await stopping;
+    expect(runs).toBe(1);
+    expect(await getJob(db, first)).toMatchObject({ state: 'done' });
+  });
+
+  it('when finished jobs are pruned, then only old finished ones go', async () => {
+    const clock = createClock();
+    const worker = new Worker({ db, now: clock.now, queues: { q: { handler: async () => undefined } } });
+    const old = await enqueue(db, { queue: 'q', payload: {} });
+    await worker.runOnce();
+    const waiting = await enqueue(db, {
+      queue: 'q',
+      payload: {},
+      runAt: new Date(clock.now().getTime() + 60_000),
+    });
+    expect(await pruneJobs(db, new Date(clock.now().getTime() + 1))).toBe(1);
+    expect(await getJob(db, old)).toBeUndefined();
+    expect(await getJob(db, waiting)).toBeDefined();
+  });
+});
