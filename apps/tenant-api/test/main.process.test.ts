@@ -1,0 +1,85 @@
+// The real process, as `pnpm start` runs it: settings from the environment, migrations at start, a local PEM
+// for tokens, readiness, a full register + consult through HTTP, and a graceful stop on SIGTERM.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretBox } from '@cr/service-kit';
+import { type AppProcess, haciendaDataDir, startApp } from '@cr/testkit';
+import { issuerBody } from './support/issuer-mother';
+import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './support/token-forge';
+
+function call(port: number, host: string, path: string, token: string, body: unknown) {
+  return new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+    const data = Buffer.from(JSON.stringify(body));
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: {
+          host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': data.length,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+describe('tenant-api process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tenant-api-'));
+  const forge = new TokenForge();
+  let proc: AppProcess;
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
+    proc = await startApp({
+      app: 'tenant-api',
+      portVar: 'TENANT_PORT',
+      env: {
+        AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
+        AUTH_ISSUER: TEST_ISSUER,
+        AUTH_AUDIENCE: TEST_AUDIENCE,
+        DATA_DIR: join(dir, 'data'),
+        DATABASE_URL: undefined,
+        SECRETS_KEY: SecretBox.generateSetting('p1'),
+        HACIENDA_DATA_DIR: haciendaDataDir(),
+        TENANT_HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+      },
+      timeoutMs: 60_000,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await proc?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('when started, then it registers and consults an issuer and stops cleanly on SIGTERM', async () => {
+    const token = forge.token('acme');
+    const created = await call(proc.port, 'acme.localhost', '/api/enviar/emisor', token, issuerBody());
+    expect(created).toEqual({
+      status: 200,
+      body: { status: 'success', message: 'issuer 3101123456 registered' },
+    });
+    const found = await call(proc.port, 'acme.localhost', '/api/consultar/emisor', token, {
+      identificacion: 3101123456,
+    });
+    expect(found.status).toBe(200);
+    expect(proc.output()).toContain('tenant-api listening on');
+    expect(proc.output()).not.toContain('S3cr3t-Hacienda');
+    await proc.stop();
+    expect(proc.child.exitCode).toBe(0);
+  }, 60_000);
+});
