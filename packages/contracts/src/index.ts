@@ -2,3 +2,5 @@ export * from './ajv';
 export * from './error.schema';
 export * from './login.schema';
 export * from './common.schema';
+export * from './auth-admin.schema';
+export * from './revocations.schema';
