@@ -33,7 +33,12 @@ export type UpdateClientRequest = Static<typeof UpdateClientRequest>;
 
 export const RevokeTokenRequest = Type.Object(
   {
-    jti: Type.String({ minLength: 1, maxLength: 128, description: 'The token id to revoke' }),
+    jti: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'The token id to revoke (printable ASCII)',
+    }),
     exp: Type.Optional(
       Type.Integer({
         minimum: 0,
