@@ -1,4 +1,5 @@
 // The auth-server's settings, all from the environment and validated at start.
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
@@ -26,8 +27,15 @@ export const AuthConfigSchema = Type.Object({
   ARGON2_MEMORY_KIB: Type.Integer({ minimum: 8192, maximum: 1048576, default: 19456 }),
   ARGON2_TIME_COST: Type.Integer({ minimum: 1, maximum: 20, default: 2 }),
   ARGON2_PARALLELISM: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
-  /** Password hashes computed at once; more wait in a bounded queue, and beyond that get 503. */
-  HASH_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  /**
+   * Password hashes computed at once; more wait in a bounded queue, and beyond that get 503. One core is
+   * left to the event loop so JWKS and health stay fast while logins saturate the others.
+   */
+  HASH_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: Math.max(1, availableParallelism() - 1),
+  }),
   HASH_QUEUE_LIMIT: Type.Integer({ minimum: 0, maximum: 100000, default: 512 }),
 });
 export type AuthConfig = Static<typeof AuthConfigSchema>;

@@ -4,14 +4,17 @@ import type { Express } from 'express';
 import { AppError } from '@cr/service-kit';
 import type { AuthServices } from '../services';
 
-export function mountPublic(app: Express, s: AuthServices): void {
+export function mountJwks(app: Express, s: AuthServices): void {
   const cacheControl = `public, max-age=${s.jwksMaxAgeSeconds}`;
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.setHeader('Content-Type', 'application/jwk-set+json');
     res.setHeader('Cache-Control', cacheControl);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.end(s.keys.jwksBody());
   });
+}
 
+export function mountPublic(app: Express, s: AuthServices): void {
   app.get('/revocations', async (req, res) => {
     const raw = req.query.since;
     let since = 0;
