@@ -4,3 +4,5 @@ export * from './login.schema';
 export * from './common.schema';
 export * from './document.schema';
 export * from './emisor.schema';
+export * from './auth-admin.schema';
+export * from './revocations.schema';
