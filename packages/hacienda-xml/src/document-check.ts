@@ -1,7 +1,7 @@
 // Turns a client document into a checked, computed model: schema validation (contracts), the cross-field
 // rules of issue 4, the authoritative arithmetic and the comparison of the client's amounts. Returns every
 // issue instead of throwing.
-import type { DocumentLinea, DocumentRequest } from '@cr/contracts';
+import { type DocumentLinea, DocumentRequest, validate } from '@cr/contracts';
 import {
   type DesgloseEntry,
   type LineAmounts,
@@ -11,7 +11,6 @@ import {
 } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
 import type { DocumentIssue } from './errors';
-import { validateDocumentRequest } from './fast-schema';
 import { Clave, describeIdentificacionProblem } from './identifiers';
 import type { Issuer } from './issuer';
 import { Dec, ZERO, formatAmount, parseDecimal, sum, withinTolerance } from './money';
@@ -83,7 +82,7 @@ function medioCode(value: string | number): string {
 
 /** Validates and computes a document; `issuer` (when given) must be the document's emisor. */
 export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: Date } = {}): CheckResult {
-  const schema = validateDocumentRequest(input);
+  const schema = validate(DocumentRequest, input);
   if (!schema.ok) return { ok: false, issues: schema.issues };
   const doc = schema.value;
   const issues: DocumentIssue[] = [];
