@@ -2,3 +2,4 @@ export * from './ajv';
 export * from './error.schema';
 export * from './login.schema';
 export * from './common.schema';
+export * from './hacienda-sandbox.schema';
