@@ -1,0 +1,56 @@
+import { checkTargetUrl, guardedLookup, isPublicAddress, TargetRefusedError } from './target-policy';
+
+const strict = { allowPrivateTargets: false, allowHttpLoopback: false };
+const dev = { allowPrivateTargets: true, allowHttpLoopback: true };
+
+describe('webhook target policy', () => {
+  it.each([
+    ['http://example.com/hook', 'must use https'],
+    ['https://user:pw@example.com/hook', 'must not carry credentials'],
+    ['https://10.0.0.5/hook', 'private'],
+    ['https://192.168.1.1/hook', 'private'],
+    ['https://169.254.169.254/latest/meta-data', 'private'],
+    ['https://127.0.0.1/hook', 'private'],
+    ['https://[::1]/hook', 'private'],
+    ['https://[::ffff:10.0.0.1]/hook', 'private'],
+    ['https://localhost/hook', 'private'],
+    ['not a url', 'absolute URL'],
+    ['ftp://example.com/x', 'must use https'],
+  ])('when the URL is %s, then it is refused (%s)', (url, reason) => {
+    expect(() => checkTargetUrl(url, strict)).toThrow(TargetRefusedError);
+    expect(() => checkTargetUrl(url, strict)).toThrow(new RegExp(reason.replace(/[()]/g, '')));
+  });
+
+  it('when the URL is public https, then it is accepted', () => {
+    expect(checkTargetUrl('https://hooks.example.com/cr?x=1', strict).hostname).toBe('hooks.example.com');
+    expect(checkTargetUrl('https://8.8.8.8/x', strict).hostname).toBe('8.8.8.8');
+  });
+
+  it('when development allows loopback, then http to localhost is accepted but http elsewhere is not', () => {
+    expect(checkTargetUrl('http://127.0.0.1:9999/hook', dev).port).toBe('9999');
+    expect(() => checkTargetUrl('http://example.com/hook', dev)).toThrow('must use https');
+  });
+
+  it('classifies addresses', () => {
+    expect(isPublicAddress('8.8.8.8')).toBe(true);
+    expect(isPublicAddress('172.16.0.1')).toBe(false);
+    expect(isPublicAddress('100.64.0.1')).toBe(false);
+    expect(isPublicAddress('fd00::1')).toBe(false);
+    expect(isPublicAddress('2001:4860:4860::8888')).toBe(true);
+  });
+
+  it('when a name resolves to loopback at connection time, then the guarded lookup refuses it', async () => {
+    const lookup = guardedLookup(strict);
+    await expect(
+      new Promise((resolve, reject) =>
+        lookup('localhost', {}, (err, addr) => (err ? reject(err) : resolve(addr))),
+      ),
+    ).rejects.toThrow(/non-public/);
+    const open = guardedLookup(dev);
+    await expect(
+      new Promise((resolve, reject) =>
+        open('localhost', {}, (err, addr) => (err ? reject(err) : resolve(addr))),
+      ),
+    ).resolves.toBeDefined();
+  });
+});

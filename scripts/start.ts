@@ -1,0 +1,165 @@
+// `pnpm start`: runs every app that exists, on the fixed ports, with embedded databases under ./.data and
+// development secrets generated on first start. Every setting can be overridden by the environment.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..');
+const dataRoot = process.env.DATA_ROOT ?? join(root, '.data');
+
+function devSecret(name: string, make: () => string): string {
+  const file = join(dataRoot, 'dev', name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(join(dataRoot, 'dev'), { recursive: true });
+  const value = make();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
+
+const authPort = env('AUTH_PORT', '4000');
+const tenantPort = env('TENANT_PORT', '4001');
+const sandboxPort = env('SANDBOX_PORT', '4002');
+const authUrl = `http://localhost:${authPort}`;
+const sandboxUrl = `http://localhost:${sandboxPort}`;
+const adminToken = env(
+  'AUTH_ADMIN_TOKEN',
+  devSecret('auth-admin-token', () => randomBytes(24).toString('base64url')),
+);
+
+interface AppSpec {
+  name: string;
+  port: string;
+  env: Record<string, string>;
+}
+
+const apps: AppSpec[] = [
+  {
+    name: 'auth-server',
+    port: authPort,
+    env: {
+      AUTH_PORT: authPort,
+      AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
+      AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),
+      AUTH_ADMIN_TOKEN: adminToken,
+      DATA_DIR: env('AUTH_DATA_DIR', join(dataRoot, 'auth-server')),
+    },
+  },
+  {
+    name: 'hacienda-sandbox',
+    port: sandboxPort,
+    env: {
+      SANDBOX_PORT: sandboxPort,
+      SANDBOX_PUBLIC_URL: env('SANDBOX_PUBLIC_URL', sandboxUrl),
+      DATA_DIR: env('SANDBOX_DATA_DIR', join(dataRoot, 'hacienda-sandbox')),
+    },
+  },
+  {
+    name: 'tenant-api',
+    port: tenantPort,
+    env: {
+      TENANT_PORT: tenantPort,
+      AUTH_JWKS_URL: env('AUTH_JWKS_URL', `${authUrl}/.well-known/jwks.json`),
+      AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
+      AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),
+      PUBLIC_URL: env('PUBLIC_URL', `http://localhost:${tenantPort}`),
+      HACIENDA_IDP_URL_TEST: env(
+        'HACIENDA_IDP_URL_TEST',
+        `${sandboxUrl}/auth/realms/rut-stag/protocol/openid-connect/token`,
+      ),
+      HACIENDA_RECEPCION_URL_TEST: env('HACIENDA_RECEPCION_URL_TEST', `${sandboxUrl}/recepcion/v1`),
+      HACIENDA_IDP_URL_PROD: env(
+        'HACIENDA_IDP_URL_PROD',
+        `${sandboxUrl}/auth/realms/rut/protocol/openid-connect/token`,
+      ),
+      HACIENDA_RECEPCION_URL_PROD: env('HACIENDA_RECEPCION_URL_PROD', `${sandboxUrl}/recepcion/v1`),
+      HACIENDA_PUBLIC_API_URL: env('HACIENDA_PUBLIC_API_URL', sandboxUrl),
+      HACIENDA_DATA_DIR: env('HACIENDA_DATA_DIR', join(root, '..', 'shared', 'hacienda', 'cabys')),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: env('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'true'),
+      DATA_DIR: env('TENANT_DATA_DIR', join(dataRoot, 'tenant-api')),
+    },
+  },
+];
+
+const children: ChildProcess[] = [];
+
+function startApp(app: AppSpec): ChildProcess {
+  const main = join(root, 'apps', app.name, 'src', 'main.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    cwd: join(root, 'apps', app.name),
+    env: { NODE_ENV: 'development', ...process.env, ...app.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = `[${app.name}] `;
+  const relay = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) stream.write(prefix + line + '\n');
+  };
+  child.stdout?.on('data', relay(process.stdout));
+  child.stderr?.on('data', relay(process.stderr));
+  child.on('exit', (code, signal) => {
+    process.stderr.write(`${prefix}exited (${signal ?? code})\n`);
+    if (!stopping) shutdown(1);
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitReady(app: AppSpec, timeoutMs = 60_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${app.port}/health/live`);
+      if (r.ok) return true;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+let stopping = false;
+function shutdown(code: number): void {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) c.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 3000).unref();
+  let alive = children.length;
+  for (const c of children)
+    c.once('exit', () => {
+      alive -= 1;
+      if (alive === 0) process.exit(code);
+    });
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+
+async function main(): Promise<void> {
+  const present = apps.filter((a) => existsSync(join(root, 'apps', a.name, 'src', 'main.ts')));
+  const listening: string[] = [];
+  for (const app of present) {
+    startApp(app);
+    if (!(await waitReady(app))) {
+      process.stderr.write(`${app.name} did not start; see its output above\n`);
+      shutdown(1);
+      return;
+    }
+    listening.push(`  ${app.name.padEnd(17)} http://localhost:${app.port}`);
+  }
+  const lines = [
+    '',
+    'Development stack is up (embedded databases under .data/; development keys — never use them in production):',
+    ...listening,
+    '',
+    `  admin token for the auth-server: ${adminToken}  (AUTH_ADMIN_TOKEN)`,
+  ];
+  if (present.some((a) => a.name === 'tenant-api')) {
+    lines.push(`  tenants are subdomains: http://<base>.localhost:${tenantPort}/api/...`);
+  }
+  lines.push('  docs/getting-started.md walks through a first invoice.', '');
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+void main();
