@@ -2,4 +2,5 @@ export * from './ajv';
 export * from './error.schema';
 export * from './login.schema';
 export * from './common.schema';
+export * from './document.schema';
 export * from './hacienda-sandbox.schema';

@@ -1,0 +1,564 @@
+// Spec endpoint 3 (POST /api/enviar/items): the electronic document a client submits, plus the optional
+// v4.4 fields the spec does not carry. Only structural rules live here; cross-field rules (receptor per
+// tipoDoc, tarifa vs codigoTarifa, totals, exoneration fields per type) are checked by @cr/hacienda-xml.
+import { type Static, Type } from '@sinclair/typebox';
+
+/** A non-negative decimal amount as a string: up to 13 integer digits and 5 decimals, dot separator. */
+export const DECIMAL_STRING_PATTERN = '^\\d{1,13}(\\.\\d{1,5})?$';
+/** CIIU 4 activity code as Hacienda returns it, e.g. `6201.0` (6 characters). */
+export const ACTIVITY_CODE_PATTERN = '^\\d{4}\\.\\d$';
+
+const amount = (description: string) =>
+  Type.String({
+    pattern: DECIMAL_STRING_PATTERN,
+    description: `${description} (decimal string, e.g. "1250.00")`,
+  });
+
+const code = <T extends string>(values: readonly T[], description: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
+
+/** Unidades de medida of the v4.4 XSD (Nota 15), case-sensitive. */
+export const UNIDADES_MEDIDA = [
+  '1',
+  '´',
+  '´´',
+  '°C',
+  '1/m',
+  'A',
+  'A/m',
+  'A/m²',
+  'Acv',
+  'Al',
+  'Alc',
+  'B',
+  'Bq',
+  'C',
+  'C/kg',
+  'C/m²',
+  'C/m³',
+  'Cc',
+  'Cd',
+  'cd/m²',
+  'Cm',
+  'cm',
+  'Cu',
+  'D',
+  'eV',
+  'F',
+  'F/m',
+  'Fa',
+  'G',
+  'Gal',
+  'Gy',
+  'Gy/s',
+  'h',
+  'H',
+  'H/m',
+  'Hz',
+  'I',
+  'J',
+  'J/(kg·K)',
+  'J/(mol·K)',
+  'J/K',
+  'J/kg',
+  'J/m³',
+  'J/mol',
+  'K',
+  'Kat',
+  'kat/m³',
+  'Kg',
+  'kg/m³',
+  'Km',
+  'Kw',
+  'kWh',
+  'L',
+  'Lm',
+  'Ln',
+  'Lx',
+  'M',
+  'm/s',
+  'm/s²',
+  'm²',
+  'm³',
+  'Min',
+  'mL',
+  'Mm',
+  'Mol',
+  'mol/m³',
+  'N',
+  'N/m',
+  'N·m',
+  'Np',
+  'º',
+  'Os',
+  'Otros',
+  'Oz',
+  'Pa',
+  'Pa·s',
+  'Qq',
+  'Rad',
+  'rad/s',
+  'rad/s²',
+  'S',
+  's',
+  'Sp',
+  'Spe',
+  'Sr',
+  'St',
+  'Sv',
+  't',
+  'T',
+  'U',
+  'Ua',
+  'Unid',
+  'V',
+  'V/m',
+  'W',
+  'W/(m·K)',
+  'W/(m²·sr)',
+  'W/m²',
+  'W/sr',
+  'Wb',
+  'Ω',
+] as const;
+
+export const TIPOS_IDENTIFICACION = ['01', '02', '03', '04', '05'] as const;
+export const CODIGOS_IMPUESTO = ['01', '02', '03', '04', '05', '06', '07', '08', '12', '99'] as const;
+export const CODIGOS_TARIFA_IVA = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11'] as const;
+export const TIPOS_EXONERACION = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '99',
+] as const;
+export const INSTITUCIONES_EXONERACION = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '99',
+] as const;
+export const TIPOS_OTROS_CARGOS = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '99'] as const;
+export const MEDIOS_PAGO = ['01', '02', '03', '04', '05', '06', '07', '99'] as const;
+export const CONDICIONES_VENTA = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '13',
+  '14',
+  '15',
+  '99',
+] as const;
+export const CODIGOS_DESCUENTO = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '99'] as const;
+export const TIPOS_TRANSACCION = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '13',
+] as const;
+export const TIPOS_CODIGO_COMERCIAL = ['01', '02', '03', '04', '99'] as const;
+export const TIPOS_DOC_REFERENCIA = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '13',
+  '14',
+  '15',
+  '16',
+  '17',
+  '18',
+  '99',
+] as const;
+export const CODIGOS_REFERENCIA = [
+  '01',
+  '02',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '99',
+] as const;
+
+const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?$';
+
+const fechaHora = (description: string) =>
+  Type.String({
+    pattern: ISO_DATE_TIME,
+    description: `${description}; ISO 8601 date-time, with or without UTC offset (no offset means Costa Rica time, UTC-06:00)`,
+  });
+
+export const DocumentIdentificacion = Type.Object(
+  {
+    tipo: code(
+      TIPOS_IDENTIFICACION,
+      '01 física, 02 jurídica, 03 DIMEX, 04 NITE, 05 extranjero (only in tickets)',
+    ),
+    numero: Type.String({
+      minLength: 1,
+      maxLength: 20,
+      pattern: '^[A-Za-z0-9]+$',
+      description: 'Identification number without hyphens',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentReceptor = Type.Object(
+  {
+    nombre: Type.String({ minLength: 3, maxLength: 100, description: 'Full name or business name' }),
+    telefono: Type.Optional(
+      Type.String({
+        pattern: '^\\d{3,20}$',
+        description: 'Telephone, digits only (written with country code 506)',
+      }),
+    ),
+    identificacion: DocumentIdentificacion,
+    correoElectronico: Type.Optional(Type.String({ format: 'email', maxLength: 160 })),
+    nombreComercial: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 80, description: 'v4.4 NombreComercial (optional)' }),
+    ),
+    otrasSenasExtranjero: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 300,
+        description: 'v4.4 OtrasSenasExtranjero: foreign address, only for type 05',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentCodigoComercial = Type.Object(
+  {
+    tipo: code(
+      TIPOS_CODIGO_COMERCIAL,
+      'Nota 12: 01 vendedor, 02 comprador, 03 industria, 04 uso interno, 99 otros',
+    ),
+    codigo: Type.String({ minLength: 1, maxLength: 20 }),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentExoneracion = Type.Object(
+  {
+    tipoDocumento: code(
+      TIPOS_EXONERACION,
+      'TipoDocumentoEX1 (REFERENCE §7.5); 01, 05, 06, 07 only in credit notes',
+    ),
+    numeroDocumento: Type.String({
+      minLength: 3,
+      maxLength: 40,
+      description: 'Authorization number exactly as issued, hyphens included',
+    }),
+    nombreInstitucion: code(
+      INSTITUCIONES_EXONERACION,
+      'NombreInstitucion code (Nota 23); 99 requires nombreInstitucionOtros',
+    ),
+    fechaEmision: fechaHora('Issue date of the exoneration document'),
+    porcentajeExoneracion: Type.Number({
+      minimum: 0,
+      maximum: 99.99,
+      description:
+        'TarifaExonerada in percentage points (13 = full VAT exoneration); at most the line tarifa',
+    }),
+    nombreInstitucionOtros: Type.Optional(Type.String({ minLength: 5, maxLength: 160 })),
+    articulo: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,6}$',
+        description: 'Legal article; required for types 02, 03, 06, 07, 08',
+      }),
+    ),
+    inciso: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 999999,
+        description: 'Sub-clause; required for types 02, 03, 06, 07, 08',
+      }),
+    ),
+    tipoDocumentoOtro: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 100,
+        description: 'v4.4 TipoDocumentoOTRO; required for type 99',
+      }),
+    ),
+    montoExoneracion: Type.Optional(
+      amount('Client-computed MontoExoneracion; checked against the engine within 0.01'),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentImpuesto = Type.Object(
+  {
+    codigo: code(CODIGOS_IMPUESTO, 'Tax code; 01 is VAT (the engine computes VAT only)'),
+    codigoTarifa: code(CODIGOS_TARIFA_IVA, 'CodigoTarifaIVA; 08 is the general 13% rate'),
+    tarifa: Type.String({
+      pattern: '^\\d{1,2}(\\.\\d{1,2})?$',
+      description: 'Rate percentage matching codigoTarifa, e.g. "13"',
+    }),
+    monto: amount('Computed tax amount'),
+    exoneracion: Type.Optional(DocumentExoneracion),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentLinea = Type.Object(
+  {
+    numeroLinea: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description: 'Consecutive line number starting at 1',
+    }),
+    codigo: Type.String({ pattern: '^\\d{13}$', description: 'CABYS code, 13 digits' }),
+    detalle: Type.String({ minLength: 3, maxLength: 200 }),
+    cantidad: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 9999999999999,
+      description: 'Quantity, at most 3 decimals',
+    }),
+    unidadMedida: code(
+      UNIDADES_MEDIDA,
+      'Unit of measure of the v4.4 XSD (case-sensitive), e.g. Unid, Os, Sp',
+    ),
+    unidadMedidaComercial: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    precioUnitario: amount('Unit price (> 0)'),
+    subTotal: amount('Quantity times unit price (the XML MontoTotal)'),
+    descuento: Type.Optional(amount('Discount amount; "0.00" when none')),
+    codigoDescuento: Type.Optional(
+      code(
+        CODIGOS_DESCUENTO,
+        'v4.4 CodigoDescuento (Nota 20) for a non-zero discount; default 07 (comercial)',
+      ),
+    ),
+    naturalezaDescuento: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 80, description: 'Required with codigoDescuento 99' }),
+    ),
+    montoTotal: amount('Line total before taxes, after the discount (the XML SubTotal)'),
+    impuestoNeto: Type.Number({ minimum: 0, description: 'Net tax amount of the line' }),
+    montoTotalLinea: Type.Number({ minimum: 0, description: 'Line total including taxes' }),
+    codigoComercial: Type.Optional(Type.Array(DocumentCodigoComercial, { maxItems: 5 })),
+    tipoTransaccion: Type.Optional(
+      code(TIPOS_TRANSACCION, 'v4.4 TipoTransaccion (Nota 22); not allowed in tickets'),
+    ),
+    impuesto: Type.Array(DocumentImpuesto, {
+      minItems: 1,
+      maxItems: 1000,
+      description: 'Taxes of the line (the engine accepts one VAT entry per line)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentOtroCargo = Type.Object(
+  {
+    tipoDocumento: code(
+      TIPOS_OTROS_CARGOS,
+      'TipoDocumentoOC; 99 means other (requires tipoDocumentoOtros), 04 requires the third party',
+    ),
+    detalle: Type.String({ minLength: 1, maxLength: 160 }),
+    montoCargo: amount('Charge amount'),
+    porcentaje: Type.String({
+      pattern: '^\\d{1,4}(\\.\\d{1,5})?$',
+      description: 'Charge percentage (PorcentajeOC)',
+    }),
+    nombreTercero: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
+    tipoDocumentoOtros: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'v4.4; required for 99' }),
+    ),
+    identificacionTercero: Type.Optional(DocumentIdentificacion),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentMedioPago = Type.Object(
+  {
+    tipoMedioPago: Type.Union(
+      [code(MEDIOS_PAGO, 'Two-digit code'), Type.Integer({ minimum: 1, maximum: 99 })],
+      {
+        description:
+          '01 cash, 02 card, 03 cheque, 04 transfer, 05 third parties, 06 SINPE Móvil, 07 digital platform, 99 other; an integer is read as its two-digit code',
+      },
+    ),
+    medioPagoOtros: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 100, description: 'v4.4 MedioPagoOtros; required for 99' }),
+    ),
+    totalMedioPago: Type.Optional(
+      amount('Total assigned to this means; required for each when there are several'),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentInformacionReferencia = Type.Object(
+  {
+    tipoDocumento: code(TIPOS_DOC_REFERENCIA, 'TipoDocIR (REFERENCE §7.10), e.g. 01 factura electrónica'),
+    tipoDocumentoOtro: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'Required for 99' }),
+    ),
+    numero: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      description: 'Clave (50 digits) of the referenced electronic document',
+    }),
+    fechaEmision: fechaHora('Issue date of the referenced document (at most 10 years old)'),
+    codigo: code(
+      CODIGOS_REFERENCIA,
+      'Código de referencia: 01 anula, 02 corrige monto, 04 referencia, … 99 otros',
+    ),
+    codigoOtro: Type.Optional(Type.String({ minLength: 5, maxLength: 100, description: 'Required for 99' })),
+    razon: Type.String({ minLength: 3, maxLength: 180 }),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentRequest = Type.Object(
+  {
+    emisor: Type.String({
+      pattern: '^\\d{9,12}$',
+      description: 'Identification number of the registered issuer',
+    }),
+    numeroReferencia: Type.Integer({
+      minimum: 1,
+      maximum: 9999999999,
+      description: 'Consecutive number of the document (last 10 digits of the consecutivo)',
+    }),
+    codigoActividad: Type.String({
+      pattern: ACTIVITY_CODE_PATTERN,
+      description: 'Issuer activity code, CIIU 4 form such as 6201.0',
+    }),
+    tipoDoc: Type.Union([Type.Literal('1'), Type.Literal('3'), Type.Literal('4')], {
+      description: '1 invoice (FacturaElectronica), 3 credit note, 4 ticket',
+    }),
+    folioType: Type.Literal('INVOICE'),
+    fechaEmision: fechaHora('Issue date and time'),
+    receptor: Type.Union([Type.Literal(''), DocumentReceptor], {
+      description: 'Receiver; "" only for a ticket without receiver; type 05 only for tickets',
+    }),
+    detalleServicio: Type.Array(DocumentLinea, { minItems: 1, maxItems: 1000 }),
+    otrosCargos: Type.Optional(Type.Array(DocumentOtroCargo, { maxItems: 15 })),
+    resumenFactura: Type.Object(
+      {
+        codigoTipoMoneda: Type.Object(
+          {
+            codigoMoneda: Type.String({
+              pattern: '^[A-Z]{3}$',
+              description: 'ISO 4217 code, e.g. CRC or USD',
+            }),
+            tipoCambio: Type.Optional(
+              amount(
+                'v4.4 TipoCambio to colones; default 1 for CRC (where it must be 1), required for other currencies',
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        mediosPago: Type.Array(DocumentMedioPago, {
+          maxItems: 4,
+          description: 'Payment means; required unless condicionVenta is 02, 08 or 10',
+        }),
+        totalOtrosCargos: Type.Optional(amount('Total of other charges')),
+      },
+      { additionalProperties: false },
+    ),
+    condicionVenta: Type.Optional(
+      code(
+        CONDICIONES_VENTA,
+        'v4.4 CondicionVenta (Nota 5); default 01 contado. 02 and 10 require plazoCredito; 99 requires condicionVentaOtros',
+      ),
+    ),
+    condicionVentaOtros: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
+    plazoCredito: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 99999,
+        description: 'Credit term in days; required for condicionVenta 02 and 10',
+      }),
+    ),
+    terminal: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 99999,
+        description: 'Terminal / point of sale in the consecutivo; default 1',
+      }),
+    ),
+    sucursal: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 999,
+        description: 'Branch in the consecutivo; default: the issuer’s registered branch',
+      }),
+    ),
+    codigoActividadReceptor: Type.Optional(
+      Type.String({
+        pattern: ACTIVITY_CODE_PATTERN,
+        description: 'v4.4 CodigoActividadReceptor (optional; not in tickets)',
+      }),
+    ),
+    informacionReferencia: Type.Optional(DocumentInformacionReferencia),
+  },
+  {
+    $id: 'https://schemas.cr-einvoice.dev/document-request.json',
+    additionalProperties: false,
+    description: 'informacionReferencia is required for credit notes (tipoDoc 3)',
+  },
+);
+export type DocumentRequest = Static<typeof DocumentRequest>;
+export type DocumentLinea = Static<typeof DocumentLinea>;
+export type DocumentImpuesto = Static<typeof DocumentImpuesto>;
+export type DocumentExoneracion = Static<typeof DocumentExoneracion>;
+export type DocumentReceptor = Static<typeof DocumentReceptor>;
+export type DocumentOtroCargo = Static<typeof DocumentOtroCargo>;
+export type DocumentMedioPago = Static<typeof DocumentMedioPago>;
+export type DocumentInformacionReferencia = Static<typeof DocumentInformacionReferencia>;

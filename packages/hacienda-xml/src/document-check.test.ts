@@ -1,0 +1,320 @@
+import type { DocumentRequest } from '@cr/contracts';
+import fc from 'fast-check';
+import { buildSignedDocument } from './build-document';
+import { checkDocument } from './document-check';
+import { DocumentError } from './errors';
+import { openP12 } from './signing-key';
+import { ISSUER, invoice, line } from './testing/mothers';
+import { makeTestP12 } from './testing/test-certificate';
+import { parseComprobante } from './comprobante-parse';
+
+const { p12, pin } = makeTestP12();
+const key = openP12(p12, pin);
+const NC_REF = {
+  tipoDocumento: '01' as const,
+  numero: '50626052600310295087500100001010000000033159073080',
+  fechaEmision: '2026-05-26T12:30:59-06:00',
+  codigo: '01' as const,
+  razon: 'Factura erronea',
+};
+
+function issuesOf(doc: unknown) {
+  const r = checkDocument(doc, { issuer: ISSUER, now: new Date('2026-05-27T00:00:00Z') });
+  return r.ok ? [] : r.issues;
+}
+
+const RULES: Array<[string, DocumentRequest, string, RegExp]> = [
+  ['an invoice has no receptor', invoice({ receptor: '' }), 'receptor', /required/],
+  [
+    'a credit note has no receptor',
+    invoice({ tipoDoc: '3', receptor: '', informacionReferencia: NC_REF }),
+    'receptor',
+    /required/,
+  ],
+  [
+    'an invoice has a foreign receptor',
+    invoice({ receptor: { nombre: 'John Doe', identificacion: { tipo: '05', numero: 'P123' } } }),
+    'receptor.identificacion.tipo',
+    /only allowed in a ticket/,
+  ],
+  [
+    'a ticket has a national receptor',
+    invoice({
+      tipoDoc: '4',
+      receptor: { nombre: 'Ana Mora', identificacion: { tipo: '01', numero: '112340567' } },
+    }),
+    'receptor.identificacion.tipo',
+    /absent|foreign/,
+  ],
+  [
+    'a cédula física has 10 digits',
+    invoice({ receptor: { nombre: 'Ana Mora', identificacion: { tipo: '01', numero: '0112340567' } } }),
+    'receptor.identificacion.numero',
+    /9 digits/,
+  ],
+  [
+    'tarifa does not match codigoTarifa',
+    invoice({ detalleServicio: [{ ...line(1), impuesto: [{ ...line(1).impuesto[0]!, tarifa: '12' }] }] }),
+    'detalleServicio[0].impuesto[0].tarifa',
+    /must be 13/,
+  ],
+  [
+    'the CABYS code is short',
+    invoice({ detalleServicio: [{ ...line(1), codigo: '83143' }] }),
+    'detalleServicio[0].codigo',
+    /format|pattern/,
+  ],
+  [
+    'the activity code is 6 digits',
+    invoice({ codigoActividad: '620100' }),
+    'codigoActividad',
+    /format|pattern/,
+  ],
+  ['a credit note has no reference', invoice({ tipoDoc: '3' }), 'informacionReferencia', /required/],
+  [
+    'a credit note references a bad clave',
+    invoice({
+      tipoDoc: '3',
+      informacionReferencia: { ...NC_REF, numero: '5062605260031029508750010000101000000003315907308' },
+    }),
+    'informacionReferencia.numero',
+    /clave/,
+  ],
+  [
+    'two payment means do not add up',
+    invoice({
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'CRC' },
+        mediosPago: [
+          { tipoMedioPago: '01', totalMedioPago: '100' },
+          { tipoMedioPago: '02', totalMedioPago: '100' },
+        ],
+      },
+    }),
+    'resumenFactura.mediosPago',
+    /add up/,
+  ],
+  [
+    'two payment means lack totals',
+    invoice({
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'CRC' },
+        mediosPago: [{ tipoMedioPago: '01' }, { tipoMedioPago: '02', totalMedioPago: '1130' }],
+      },
+    }),
+    'resumenFactura.mediosPago[0].totalMedioPago',
+    /required/,
+  ],
+  [
+    'payment code 99 has no text',
+    invoice({
+      resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '99' }] },
+    }),
+    'resumenFactura.mediosPago[0].medioPagoOtros',
+    /required/,
+  ],
+  ['condicionVenta 99 has no text', invoice({ condicionVenta: '99' }), 'condicionVentaOtros', /required/],
+  ['credit has no term', invoice({ condicionVenta: '02' }), 'plazoCredito', /required/],
+  [
+    'other charge 99 has no text',
+    invoice({ otrosCargos: [{ tipoDocumento: '99', detalle: 'x', montoCargo: '1', porcentaje: '0' }] }),
+    'otrosCargos[0].tipoDocumentoOtros',
+    /required/,
+  ],
+  [
+    'exoneration 03 has no article',
+    invoice({ detalleServicio: [line(1, { exoneracion: { porcentaje: 13, tipo: '03' } })] }),
+    'detalleServicio[0].impuesto[0].exoneracion.articulo',
+    /required/,
+  ],
+  [
+    'exoneration exceeds the rate',
+    invoice({
+      detalleServicio: [
+        {
+          ...line(1),
+          impuesto: [
+            {
+              ...line(1, { exoneracion: { porcentaje: 13 } }).impuesto[0]!,
+              exoneracion: {
+                ...line(1, { exoneracion: { porcentaje: 13 } }).impuesto[0]!.exoneracion!,
+                porcentajeExoneracion: 20,
+              },
+            },
+          ],
+        },
+      ],
+    }),
+    'detalleServicio[0].impuesto[0].exoneracion.porcentajeExoneracion',
+    /exceed/,
+  ],
+  [
+    'exoneration type 01 in an invoice',
+    invoice({ detalleServicio: [line(1, { exoneracion: { porcentaje: 13, tipo: '01' } })] }),
+    'detalleServicio[0].impuesto[0].exoneracion.tipoDocumento',
+    /credit notes/,
+  ],
+  [
+    'USD has no exchange rate',
+    invoice({
+      resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'USD' }, mediosPago: [{ tipoMedioPago: '01' }] },
+    }),
+    'resumenFactura.codigoTipoMoneda.tipoCambio',
+    /required/,
+  ],
+  [
+    'CRC has a rate other than 1',
+    invoice({
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'CRC', tipoCambio: '500' },
+        mediosPago: [{ tipoMedioPago: '01' }],
+      },
+    }),
+    'resumenFactura.codigoTipoMoneda.tipoCambio',
+    /must be 1/,
+  ],
+  [
+    'line numbers skip',
+    invoice({ detalleServicio: [line(1), line(3)] }),
+    'detalleServicio[1].numeroLinea',
+    /consecutive/,
+  ],
+  ['the emisor is another issuer', invoice({ emisor: '3101999999' }), 'emisor', /issuer/],
+  [
+    'a ticket carries the receptor activity',
+    invoice({ tipoDoc: '4', receptor: '', codigoActividadReceptor: '6201.0' }),
+    'codigoActividadReceptor',
+    /ticket/,
+  ],
+];
+
+describe('document rules', () => {
+  it.each(RULES)('when %s, then the issue names the path', (_name, doc, path, reason) => {
+    const issues = issuesOf(doc);
+    const match = issues.find((i) => i.path === path);
+    expect({ path: match?.path, issues }).toMatchObject({ path });
+    expect(match!.reason).toMatch(reason);
+  });
+
+  it('when client amounts are wrong, then every mismatch has its path and the expected value', () => {
+    const l = line(1);
+    const doc = invoice({
+      detalleServicio: [
+        {
+          ...l,
+          subTotal: '999',
+          montoTotal: '999',
+          impuestoNeto: 1,
+          montoTotalLinea: 1,
+          impuesto: [{ ...l.impuesto[0]!, monto: '1' }],
+        },
+      ],
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'CRC' },
+        mediosPago: [{ tipoMedioPago: '01', totalMedioPago: '5' }],
+        totalOtrosCargos: '3',
+      },
+    });
+    expect(issuesOf(doc)).toEqual(
+      expect.arrayContaining([
+        { path: 'detalleServicio[0].subTotal', reason: expect.any(String), expected: '1000.00000' },
+        { path: 'detalleServicio[0].montoTotal', reason: expect.any(String), expected: '1000.00000' },
+        { path: 'detalleServicio[0].impuesto[0].monto', reason: expect.any(String), expected: '130.00000' },
+        { path: 'detalleServicio[0].impuestoNeto', reason: expect.any(String), expected: '130.00000' },
+        { path: 'detalleServicio[0].montoTotalLinea', reason: expect.any(String), expected: '1130.00000' },
+        { path: 'resumenFactura.totalOtrosCargos', reason: expect.any(String), expected: '0.00000' },
+        {
+          path: 'resumenFactura.mediosPago[0].totalMedioPago',
+          reason: expect.any(String),
+          expected: '1130.00000',
+        },
+      ]),
+    );
+  });
+
+  it('when amounts are within the two-decimal tolerance, then they are accepted', () => {
+    const l = line(1, { cantidad: 3, precio: '33.33' });
+    expect(
+      issuesOf(
+        invoice({
+          detalleServicio: [{ ...l, impuestoNeto: 13.0, impuesto: [{ ...l.impuesto[0]!, monto: '13.00' }] }],
+        }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('when the public entry point gets a bad document, then it throws DocumentError with all issues', () => {
+    try {
+      buildSignedDocument({ document: invoice({ receptor: '', codigoActividad: '1' }), issuer: ISSUER, key });
+      throw new Error('expected a DocumentError');
+    } catch (err) {
+      expect(err).toBeInstanceOf(DocumentError);
+      expect((err as DocumentError).code).toBe('bad_request');
+      expect((err as DocumentError).issues.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('when any input is given, then the library only ever throws DocumentError', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.anything().map((x) => ({ ...invoice(), detalleServicio: x })),
+          fc
+            .tuple(fc.anything(), fc.string())
+            .map(([r, f]) => ({ ...invoice(), receptor: r, fechaEmision: f })),
+          fc.tuple(fc.anything(), fc.anything()).map(([a, b]) => ({
+            ...invoice(),
+            detalleServicio: [{ ...line(1), cantidad: a, precioUnitario: b }],
+          })),
+          fc.string().map((f) => ({
+            ...invoice(),
+            fechaEmision: f,
+            informacionReferencia: { ...NC_REF, fechaEmision: f },
+          })),
+        ),
+        (input) => {
+          try {
+            buildSignedDocument({ document: input, issuer: ISSUER, key });
+          } catch (err) {
+            expect(err).toBeInstanceOf(DocumentError);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('when random valid documents are signed, then the XML round-trips the totals', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            cantidad: fc.integer({ min: 1, max: 50 }),
+            cents: fc.integer({ min: 1, max: 10_000_000 }),
+            goods: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 10 },
+        ),
+        (specs) => {
+          const doc = invoice({
+            detalleServicio: specs.map((s, i) =>
+              line(i + 1, {
+                cantidad: s.cantidad,
+                precio: (s.cents / 100).toFixed(2),
+                ...(s.goods ? { cabys: '2132100000100' } : {}),
+              }),
+            ),
+          });
+          const signed = buildSignedDocument({ document: doc, issuer: ISSUER, key });
+          const parsed = parseComprobante(signed.xml);
+          expect(parsed.clave).toBe(signed.clave);
+          expect(parsed.lineCount).toBe(specs.length);
+          expect(parsed.totalComprobante).toBe(signed.totals.totalComprobante);
+          expect(parsed.totalImpuesto).toBe(signed.totals.totalImpuesto);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -1,0 +1,152 @@
+import type { DocumentRequest } from '@cr/contracts';
+import { buildSignedDocument } from './build-document';
+import { openP12 } from './signing-key';
+import { ISSUER, invoice, line } from './testing/mothers';
+import { makeTestP12 } from './testing/test-certificate';
+import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
+import { verifySignedXml } from './xades-verify';
+
+const tools = checkTools(['xmllint', 'xmlsec1']);
+const { p12, pin } = makeTestP12();
+const key = openP12(p12, pin);
+const NOW = new Date('2026-05-26T18:31:00Z');
+
+const XSD: Record<string, string> = {
+  '01': 'FacturaElectronica_V4.4.xsd',
+  '03': 'NotaCreditoElectronica_V4.4.xsd',
+  '04': 'TiqueteElectronico_V4.4.xsd',
+};
+
+function mediosFor(doc: DocumentRequest): DocumentRequest {
+  return doc;
+}
+
+const CASES: Array<[string, DocumentRequest]> = [
+  ['invoice (FE)', invoice()],
+  [
+    'credit note (NC)',
+    invoice({
+      tipoDoc: '3',
+      informacionReferencia: {
+        tipoDocumento: '01',
+        numero: '50626052600310295087500100001010000000033159073080',
+        fechaEmision: '2026-05-26T12:30:59-06:00',
+        codigo: '01',
+        razon: 'Factura erronea',
+      },
+    }),
+  ],
+  ['ticket without receptor (TE)', invoice({ tipoDoc: '4', receptor: '' })],
+  [
+    'ticket with a foreign receptor (TE, 05)',
+    invoice({
+      tipoDoc: '4',
+      receptor: {
+        nombre: 'John Doe',
+        identificacion: { tipo: '05', numero: 'P123456789' },
+        otrasSenasExtranjero: 'Main St 1, Austin TX',
+      },
+    }),
+  ],
+  [
+    'discounts',
+    invoice({
+      detalleServicio: [
+        line(1, { cantidad: 3, precio: '150.25', descuento: '45.07' }),
+        line(2, { descuento: '100.00' }),
+      ],
+    }),
+  ],
+  [
+    'several tax rates',
+    invoice({
+      detalleServicio: [
+        line(1),
+        line(2, { codigoTarifa: '02', tarifa: '1', cabys: '2132100000100' }),
+        line(3, { codigoTarifa: '04', tarifa: '4' }),
+        line(4, { codigoTarifa: '09', tarifa: '0.5', cabys: '2132100000100' }),
+      ],
+    }),
+  ],
+  [
+    'exempt and no-sujeto lines',
+    invoice({
+      detalleServicio: [
+        line(1, { codigoTarifa: '10', tarifa: '0' }),
+        line(2, { codigoTarifa: '11', tarifa: '0', cabys: '2132100000100' }),
+        line(3, { codigoTarifa: '01', tarifa: '0' }),
+      ],
+    }),
+  ],
+  [
+    'other charges',
+    invoice({
+      otrosCargos: [
+        { tipoDocumento: '06', detalle: 'Impuesto de servicio 10%', montoCargo: '100.00', porcentaje: '10' },
+        {
+          tipoDocumento: '99',
+          detalle: 'Cargo & otro',
+          montoCargo: '5.50',
+          porcentaje: '0',
+          tipoDocumentoOtros: 'Empaque especial',
+        },
+      ],
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'CRC' },
+        mediosPago: [{ tipoMedioPago: '01' }],
+        totalOtrosCargos: '105.50',
+      },
+    }),
+  ],
+  [
+    'USD with exchange rate',
+    invoice({
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '455.14' },
+        mediosPago: [{ tipoMedioPago: '04' }],
+      },
+    }),
+  ],
+  [
+    'two payment means',
+    invoice({
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'CRC' },
+        mediosPago: [
+          { tipoMedioPago: '01', totalMedioPago: '500.00' },
+          { tipoMedioPago: '02', totalMedioPago: '630.00' },
+        ],
+      },
+    }),
+  ],
+  ['exoneration full', invoice({ detalleServicio: [line(1, { exoneracion: { porcentaje: 13 } })] })],
+  [
+    'exoneration partial',
+    invoice({
+      detalleServicio: [
+        line(1, { exoneracion: { porcentaje: 6.5, tipo: '03', articulo: '11', inciso: 2 } }),
+        line(2, { cabys: '2132100000100' }),
+      ],
+    }),
+  ],
+  [
+    '1000 lines',
+    invoice({
+      detalleServicio: Array.from({ length: 1000 }, (_, i) =>
+        line(i + 1, { cabys: i % 2 ? '2132100000100' : '8314300000000' }),
+      ),
+    }),
+  ],
+].map(([name, doc]) => [name as string, mediosFor(doc as DocumentRequest)]);
+
+describe('golden documents', () => {
+  it.each(CASES)('when %s is built and signed, then it validates with the XSD and verifies', (_name, doc) => {
+    const signed = buildSignedDocument({ document: doc, issuer: ISSUER, key, now: NOW });
+    const own = verifySignedXml(signed.xml);
+    expect(own.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(own.valid).toBe(true);
+    if (!tools.ok) return;
+    expect(xsdErrors(signed.xml, XSD[signed.tipo]!)).toBe('');
+    expect(xmlsecErrors(signed.xml)).toBe('');
+  });
+});

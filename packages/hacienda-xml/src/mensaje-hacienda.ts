@@ -1,0 +1,174 @@
+// MensajeHacienda v4.4 (REFERENCE §6.1): Hacienda's answer to a comprobante. Parsing + verification for
+// the tenant-api, and building + signing for the local sandbox, which answers with its own key.
+import { Clave } from './identifiers';
+import { HaciendaXmlError } from './errors';
+import type { SigningKey } from './signing-key';
+import { Dec, formatAmount } from './money';
+import { type SignOptions, signCanonicalDocument } from './xades-sign';
+import { type VerificationResult, parseXml, verifySignedXml } from './xades-verify';
+import { el, opt } from './xml-text';
+
+export const MENSAJE_HACIENDA_NS =
+  'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda';
+
+export interface DetalleMensajeLine {
+  codigo: number;
+  mensaje: string;
+  fila: number;
+  columna: number;
+}
+
+export interface MensajeHacienda {
+  clave: string;
+  nombreEmisor: string;
+  tipoIdentificacionEmisor: string;
+  numeroCedulaEmisor: string;
+  nombreReceptor?: string;
+  tipoIdentificacionReceptor?: string;
+  numeroCedulaReceptor?: string;
+  /** 1 aceptado, 3 rechazado. */
+  mensaje: 1 | 3;
+  estadoMensaje: string;
+  /** The raw DetalleMensaje text. */
+  detalleMensaje: string;
+  /** The finding lines of DetalleMensaje (`codigo, "mensaje", fila, columna`). */
+  detalles: DetalleMensajeLine[];
+  montoTotalImpuesto?: string;
+  totalFactura: string;
+}
+
+const DETAIL_LINE = /^\s*(-?\d+)\s*,\s*"?(.*?)"?\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$/;
+
+/** Splits DetalleMensaje into its finding lines; the header and free text are skipped. */
+export function parseDetalleMensaje(text: string): DetalleMensajeLine[] {
+  const out: DetalleMensajeLine[] = [];
+  for (const row of text.split(/\r?\n|\r/)) {
+    const m = DETAIL_LINE.exec(row);
+    if (m) out.push({ codigo: Number(m[1]), mensaje: m[2]!, fila: Number(m[3]), columna: Number(m[4]) });
+  }
+  return out;
+}
+
+/** Parses a MensajeHacienda; throws HaciendaXmlError('malformed_message') with the reason. */
+export function parseMensajeHacienda(xml: string): MensajeHacienda {
+  const parsed = parseXml(xml);
+  if ('error' in parsed)
+    throw new HaciendaXmlError('malformed_message', `not well-formed XML: ${parsed.error}`);
+  const root = parsed.doc.documentElement!;
+  if (root.localName !== 'MensajeHacienda') {
+    throw new HaciendaXmlError('malformed_message', `root element is ${root.localName}, not MensajeHacienda`);
+  }
+  const get = (name: string): string | undefined => {
+    for (let n = root.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 1 && (n as unknown as { localName: string }).localName === name)
+        return n.textContent ?? '';
+    }
+    return undefined;
+  };
+  const required = (name: string): string => {
+    const v = get(name);
+    if (v === undefined) throw new HaciendaXmlError('malformed_message', `MensajeHacienda has no ${name}`);
+    return v.trim();
+  };
+  const clave = required('Clave');
+  try {
+    Clave.parse(clave);
+  } catch (err) {
+    throw new HaciendaXmlError('malformed_message', (err as Error).message);
+  }
+  const mensaje = Number(required('Mensaje'));
+  if (mensaje !== 1 && mensaje !== 3)
+    throw new HaciendaXmlError('malformed_message', 'Mensaje must be 1 or 3');
+  const detalle = get('DetalleMensaje') ?? '';
+  const optional = (name: string) => {
+    const v = get(name);
+    return v === undefined ? {} : { [name.charAt(0).toLowerCase() + name.slice(1)]: v.trim() };
+  };
+  return {
+    clave,
+    nombreEmisor: required('NombreEmisor'),
+    tipoIdentificacionEmisor: required('TipoIdentificacionEmisor'),
+    numeroCedulaEmisor: required('NumeroCedulaEmisor'),
+    ...optional('NombreReceptor'),
+    ...optional('TipoIdentificacionReceptor'),
+    ...optional('NumeroCedulaReceptor'),
+    mensaje,
+    estadoMensaje: get('EstadoMensaje')?.trim() ?? (mensaje === 1 ? 'Aceptado' : 'Rechazado'),
+    detalleMensaje: detalle,
+    detalles: parseDetalleMensaje(detalle),
+    ...optional('MontoTotalImpuesto'),
+    totalFactura: required('TotalFactura'),
+  };
+}
+
+/** Parses and verifies a MensajeHacienda's signature (no XAdES policy is required of Hacienda). */
+export function readMensajeHacienda(xml: string): {
+  message: MensajeHacienda;
+  verification: VerificationResult;
+} {
+  const message = parseMensajeHacienda(xml);
+  return { message, verification: verifySignedXml(xml, { requirePolicy: false }) };
+}
+
+export interface BuildMensajeHaciendaOptions {
+  clave: string;
+  nombreEmisor: string;
+  tipoIdentificacionEmisor: string;
+  numeroCedulaEmisor: string;
+  nombreReceptor?: string;
+  tipoIdentificacionReceptor?: string;
+  numeroCedulaReceptor?: string;
+  mensaje: 1 | 3;
+  /** Findings written as `codigo, "mensaje", fila, columna` lines after a header. */
+  detalles?: DetalleMensajeLine[];
+  /** Free text before the findings; default `.`. */
+  texto?: string;
+  montoTotalImpuesto?: string;
+  totalFactura: string;
+  key: SigningKey;
+  sign?: SignOptions;
+}
+
+/** Builds and signs a MensajeHacienda (for the sandbox); throws HaciendaXmlError on bad values. */
+export function buildMensajeHacienda(options: BuildMensajeHaciendaOptions): string {
+  try {
+    Clave.parse(options.clave);
+  } catch (err) {
+    throw new HaciendaXmlError('invalid_message', (err as Error).message);
+  }
+  const money = (name: string, value: string | undefined) => {
+    if (value === undefined) return '';
+    if (!/^\d{1,13}(\.\d{1,5})?$/.test(value))
+      throw new HaciendaXmlError('invalid_message', `${name} must be a decimal amount`);
+    return `<${name}>${formatAmount(new Dec(value))}</${name}>`;
+  };
+  const lines = options.detalles ?? [];
+  const detalle =
+    (options.texto ?? '.') +
+    (lines.length > 0
+      ? `\r\ncodigo, mensaje, fila, columna${lines.map((l) => `\r\n${l.codigo}, "${l.mensaje.replace(/"/g, "'")}", ${l.fila}, ${l.columna}`).join('')}`
+      : '');
+  const body =
+    el('Clave', options.clave) +
+    el('NombreEmisor', options.nombreEmisor.slice(0, 100)) +
+    el('TipoIdentificacionEmisor', options.tipoIdentificacionEmisor) +
+    el('NumeroCedulaEmisor', options.numeroCedulaEmisor) +
+    opt('NombreReceptor', options.nombreReceptor?.slice(0, 100)) +
+    opt('TipoIdentificacionReceptor', options.tipoIdentificacionReceptor) +
+    opt('NumeroCedulaReceptor', options.numeroCedulaReceptor) +
+    `<Mensaje>${options.mensaje}</Mensaje>` +
+    el('EstadoMensaje', options.mensaje === 1 ? 'Aceptado' : 'Rechazado') +
+    el('DetalleMensaje', detalle) +
+    money('MontoTotalImpuesto', options.montoTotalImpuesto) +
+    money('TotalFactura', options.totalFactura);
+  return signCanonicalDocument(
+    {
+      open: `<MensajeHacienda xmlns="${MENSAJE_HACIENDA_NS}">`,
+      body,
+      close: '</MensajeHacienda>',
+      namespace: MENSAJE_HACIENDA_NS,
+    },
+    options.key,
+    { claimedRole: null, ...options.sign },
+  );
+}

@@ -1,0 +1,56 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { buildSignedDocument } from './build-document';
+import { openP12 } from './signing-key';
+import { ISSUER, invoice } from './testing/mothers';
+import { makeTestP12 } from './testing/test-certificate';
+import { SAMPLES_DIR, checkTools } from './testing/tools';
+import { verifySignedXml } from './xades-verify';
+import { parseComprobante } from './comprobante-parse';
+
+const samples = checkTools([], true).ok ? readdirSync(SAMPLES_DIR).filter((f) => f.endsWith('.xml')) : [];
+const { p12, pin } = makeTestP12();
+const key = openP12(p12, pin);
+
+describe('verifySignedXml', () => {
+  it.each(samples.map((f) => [f]))(
+    'when the real accepted sample %s is verified, then it is valid and parses',
+    (file) => {
+      const xml = readFileSync(path.join(SAMPLES_DIR, file), 'utf8');
+      const result = verifySignedXml(xml);
+      expect(result.findings.filter((f) => f.severity === 'error')).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(result.certificate?.issuerName).toBe(
+        'CN=CA PERSONA JURIDICA, OU=DGT, O=MINISTERIO DE HACIENDA, C=CR',
+      );
+      const parsed = parseComprobante(xml);
+      expect(parsed.clave).toMatch(/^\d{50}$/);
+      expect(file).toContain(parsed.clave);
+      expect(Number(parsed.totalComprobante)).toBeGreaterThan(0);
+    },
+  );
+
+  it('when one character of a signed document changes, then verification fails', () => {
+    const { xml } = buildSignedDocument({ document: invoice(), issuer: ISSUER, key });
+    expect(verifySignedXml(xml).valid).toBe(true);
+    const tampered = xml.replace('<NumeroLinea>1</NumeroLinea>', '<NumeroLinea>2</NumeroLinea>');
+    const result = verifySignedXml(tampered);
+    expect(result.valid).toBe(false);
+    expect(result.findings.map((f) => f.code)).toContain('digest_mismatch');
+  });
+
+  it('when the signing time or signed properties change, then verification fails', () => {
+    const { xml } = buildSignedDocument({ document: invoice(), issuer: ISSUER, key });
+    expect(verifySignedXml(xml.replace('ObligadoTributario', 'ObligadoTributarix')).valid).toBe(false);
+    const sv = /<ds:SignatureValue[^>]*>([^<]+)</.exec(xml)![1]!;
+    const flipped = sv.startsWith('A') ? `B${sv.slice(1)}` : `A${sv.slice(1)}`;
+    const result = verifySignedXml(xml.replace(sv, flipped));
+    expect(result.valid).toBe(false);
+  });
+
+  it('when the input is not XML or unsigned, then it reports instead of throwing', () => {
+    expect(verifySignedXml('<a><b></a>').findings[0]?.code).toBe('malformed_xml');
+    expect(verifySignedXml('<a/>').findings[0]?.code).toBe('no_signature');
+    expect(verifySignedXml(42 as unknown as string).valid).toBe(false);
+  });
+});

@@ -1,0 +1,205 @@
+// Verifies a signed comprobante or MensajeHacienda of any origin with xml-crypto's real C14N: reference
+// digests, the signature value, the certificate (digest, serial, validity, key) and the XAdES-EPES
+// properties Hacienda requires (a policy must be present). Never throws; returns findings.
+import { createHash } from 'node:crypto';
+import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import { SignedXml } from 'xml-crypto';
+import { parseIsoDateTime } from './cr-time';
+import { type SigningKey, describeCertificate } from './signing-key';
+import { DS_NS, ENVELOPED, POLICY_HASH, POLICY_URL, SIGNED_PROPERTIES_TYPE, XADES_NS } from './xades-sign';
+
+const XPATH_TRANSFORM = 'http://www.w3.org/TR/1999/REC-xpath-19991116';
+
+const DIGESTS: Record<string, string> = {
+  'http://www.w3.org/2000/09/xmldsig#sha1': 'sha1',
+  'http://www.w3.org/2001/04/xmlenc#sha256': 'sha256',
+  'http://www.w3.org/2001/04/xmlenc#sha512': 'sha512',
+};
+
+export interface SignatureFinding {
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+}
+
+export interface VerificationResult {
+  /** True when there is no finding of severity `error`. */
+  valid: boolean;
+  findings: SignatureFinding[];
+  certificate?: Omit<SigningKey, 'privateKey' | 'modulus' | 'exponent' | 'certificateDer' | 'certificatePem'>;
+  signingTime?: string;
+  policyIdentifier?: string;
+  claimedRole?: string;
+}
+
+export interface VerifyOptions {
+  /** Require XAdES-EPES properties (policy); true for comprobantes, false for Hacienda's own messages. */
+  requirePolicy?: boolean;
+}
+
+/** Parses XML strictly; returns the document or the parser's complaint. */
+export function parseXml(xml: string): { doc: Document } | { error: string } {
+  const errors: string[] = [];
+  try {
+    const doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') errors.push(message);
+      },
+    }).parseFromString(xml, 'text/xml');
+    if (errors.length > 0 || !doc.documentElement) return { error: errors[0] ?? 'no root element' };
+    return { doc };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+function childNS(parent: Element | null | undefined, ns: string, name: string): Element | undefined {
+  if (!parent) return undefined;
+  for (let n = parent.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1 && (n as Element).localName === name && (n as Element).namespaceURI === ns)
+      return n as Element;
+  }
+  return undefined;
+}
+
+function descendant(
+  parent: Element | Document | null | undefined,
+  ns: string,
+  name: string,
+): Element | undefined {
+  if (!parent) return undefined;
+  return (parent.getElementsByTagNameNS(ns, name)[0] as Element | undefined) ?? undefined;
+}
+
+const text = (el: Element | undefined) => (el?.textContent ?? '').trim();
+
+/** Verifies the (first) enveloped ds:Signature of the root element. */
+export function verifySignedXml(xml: string, options: VerifyOptions = {}): VerificationResult {
+  const findings: SignatureFinding[] = [];
+  const error = (code: string, message: string) => findings.push({ severity: 'error', code, message });
+  const warn = (code: string, message: string) => findings.push({ severity: 'warning', code, message });
+  const result = (extra: Partial<VerificationResult> = {}): VerificationResult => ({
+    valid: !findings.some((f) => f.severity === 'error'),
+    findings,
+    ...extra,
+  });
+  if (typeof xml !== 'string') {
+    error('malformed_xml', 'the document is not a string');
+    return result();
+  }
+  const parsed = parseXml(xml);
+  if ('error' in parsed) {
+    error('malformed_xml', `the document is not well-formed XML: ${parsed.error}`);
+    return result();
+  }
+  const root = parsed.doc.documentElement!;
+  const signature = childNS(root, DS_NS, 'Signature');
+  if (!signature) {
+    error('no_signature', 'the root element has no ds:Signature child');
+    return result();
+  }
+  const extra: Partial<VerificationResult> = {};
+
+  // Certificate.
+  const certB64 = text(descendant(childNS(signature, DS_NS, 'KeyInfo'), DS_NS, 'X509Certificate')).replace(
+    /\s+/g,
+    '',
+  );
+  let certInfo: ReturnType<typeof describeCertificate> | undefined;
+  if (!certB64) error('no_certificate', 'KeyInfo carries no X509Certificate');
+  else {
+    try {
+      certInfo = describeCertificate(Buffer.from(certB64, 'base64'));
+      const { modulus: _m, exponent: _e, certificateDer: _d, certificatePem: _p, ...pub } = certInfo;
+      extra.certificate = pub;
+    } catch (err) {
+      error('invalid_certificate', `the X509Certificate cannot be read: ${(err as Error).message}`);
+    }
+  }
+
+  // Digests and signature value (xml-crypto, real C14N).
+  if (certInfo) {
+    try {
+      const sig = new SignedXml({ publicCert: certInfo.certificatePem });
+      const algorithms = sig.CanonicalizationAlgorithms as Record<string, unknown>;
+      // Hacienda's own messages use the XPath filter not(ancestor-or-self::ds:Signature), which for an
+      // enveloped signature selects exactly what the enveloped-signature transform does.
+      const xpathExpr = text(descendant(signature, DS_NS, 'XPath'));
+      if (xpathExpr === '' || /^not\(ancestor-or-self::\w+:Signature\)$/.test(xpathExpr)) {
+        algorithms[XPATH_TRANSFORM] = algorithms[ENVELOPED];
+      }
+      sig.loadSignature(signature as unknown as Parameters<SignedXml['loadSignature']>[0]);
+      const ok = sig.checkSignature(xml);
+      if (!ok) {
+        const failed = sig.getReferences().find((r) => r.validationError);
+        error('digest_mismatch', failed?.validationError?.message ?? 'a reference digest does not match');
+      }
+      const refs = Array.from(
+        descendant(signature, DS_NS, 'SignedInfo')?.getElementsByTagNameNS(DS_NS, 'Reference') ?? [],
+      );
+      if (!refs.some((r) => r.getAttribute('URI') === '')) {
+        error('no_document_reference', 'no reference covers the whole document (URI="")');
+      }
+      if (!refs.some((r) => r.getAttribute('Type') === SIGNED_PROPERTIES_TYPE)) {
+        error('no_signed_properties_reference', 'no reference covers the XAdES SignedProperties');
+      }
+    } catch (err) {
+      const message = (err as Error).message ?? String(err);
+      error(/signature value/.test(message) ? 'bad_signature_value' : 'signature_check_failed', message);
+    }
+  }
+
+  // XAdES properties.
+  const props = descendant(signature, XADES_NS, 'SignedProperties');
+  if (!props) {
+    if (options.requirePolicy !== false)
+      error('no_signed_properties', 'the signature has no xades:SignedProperties');
+  } else {
+    const signingTime = text(descendant(props, XADES_NS, 'SigningTime'));
+    if (signingTime) {
+      extra.signingTime = signingTime;
+      const at = parseIsoDateTime(signingTime);
+      if (!at) warn('bad_signing_time', 'SigningTime is not a valid date-time');
+      else if (certInfo && (at < certInfo.notBefore || at > certInfo.notAfter)) {
+        error('certificate_not_valid', 'the certificate was not valid at SigningTime');
+      }
+    }
+    const certDigest = descendant(props, XADES_NS, 'CertDigest');
+    if (!certDigest) error('no_signing_certificate', 'SignedProperties has no SigningCertificate/CertDigest');
+    else if (certInfo) {
+      const alg = DIGESTS[descendant(certDigest, DS_NS, 'DigestMethod')?.getAttribute('Algorithm') ?? ''];
+      const value = text(descendant(certDigest, DS_NS, 'DigestValue'));
+      if (!alg) error('bad_cert_digest', 'SigningCertificate uses an unknown digest algorithm');
+      else if (createHash(alg).update(certInfo.certificateDer).digest('base64') !== value) {
+        error('bad_cert_digest', 'SigningCertificate digest does not match the KeyInfo certificate');
+      }
+      const serial = text(descendant(descendant(props, XADES_NS, 'IssuerSerial'), DS_NS, 'X509SerialNumber'));
+      if (serial && serial !== certInfo.serialNumber)
+        error('bad_cert_serial', 'IssuerSerial does not match the certificate');
+    }
+    const policy = descendant(props, XADES_NS, 'SignaturePolicyIdentifier');
+    if (!policy) {
+      if (options.requirePolicy !== false)
+        error('no_policy', 'the signature has no SignaturePolicyIdentifier (XAdES-EPES)');
+    } else {
+      const identifier = text(descendant(policy, XADES_NS, 'Identifier'));
+      extra.policyIdentifier = identifier;
+      const hash = text(descendant(descendant(policy, XADES_NS, 'SigPolicyHash'), DS_NS, 'DigestValue'));
+      if (identifier !== POLICY_URL || hash !== POLICY_HASH) {
+        warn(
+          'policy_not_v44',
+          'the policy identifier or hash differs from the v4.4 values (Hacienda tolerates this)',
+        );
+      }
+    }
+    const role = text(descendant(props, XADES_NS, 'ClaimedRole'));
+    if (role) extra.claimedRole = role;
+  }
+
+  // KeyValue, when present, must be the certificate's key.
+  const modulus = text(descendant(signature, DS_NS, 'Modulus')).replace(/\s+/g, '');
+  if (modulus && certInfo && modulus !== certInfo.modulus) {
+    error('key_value_mismatch', 'KeyInfo RSAKeyValue is not the certificate key');
+  }
+  return result(extra);
+}
