@@ -74,14 +74,6 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const { config, db, faults } = deps;
   const now = deps.now ?? (() => new Date());
-  const tokens = new TokenService({
-    db,
-    keyPem: deps.keys.idpKeyPem,
-    accessTtl: config.SANDBOX_ACCESS_TOKEN_TTL,
-    refreshTtl: config.SANDBOX_REFRESH_TOKEN_TTL,
-    openMode: config.openMode,
-    now,
-  });
   const idpOptions = {
     db,
     keyPem: deps.keys.idpKeyPem,
@@ -89,7 +81,9 @@ export function createApp(deps: AppDeps): Express {
     refreshTtl: config.SANDBOX_REFRESH_TOKEN_TTL,
     openMode: config.openMode,
     now,
+    publicUrl: config.SANDBOX_PUBLIC_URL,
   };
+  const tokens = new TokenService(idpOptions);
   const recepcionLimiter = new RateLimiter(
     config.SANDBOX_RECEPCION_RATE_LIMIT,
     config.SANDBOX_RECEPCION_RATE_WINDOW_S,
@@ -113,9 +107,17 @@ export function createApp(deps: AppDeps): Express {
     ],
     routes: (app) => {
       app.use(createIdpRouter(idpOptions, tokens));
-      app.use(createRecepcionRouter({ db, tokens, limiter: recepcionLimiter, processor: deps.processor }));
+      app.use(
+        createRecepcionRouter({
+          db,
+          tokens,
+          limiter: recepcionLimiter,
+          processor: deps.processor,
+          publicUrl: config.SANDBOX_PUBLIC_URL,
+        }),
+      );
       app.use('/recepcion', recepcionParseErrorCause);
-      app.use(createPublicApiRouter(db, deps.cabys, publicLimiter));
+      app.use(createPublicApiRouter(db, deps.cabys, publicLimiter, config.SANDBOX_PUBLIC_URL));
       app.use(
         createAdminRouter({
           db,

@@ -11,6 +11,8 @@ export const SandboxConfigSchema = Type.Object({
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'hacienda-sandbox') }),
   DATABASE_URL: Type.Optional(Type.String()),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  /** Public base URL (Location headers, token `iss`); default: the address the client used. */
+  SANDBOX_PUBLIC_URL: Type.Optional(Type.String({ format: 'uri' })),
   NODE_ENV: Type.String({ default: 'development' }),
   SANDBOX_OPEN_MODE: Type.Optional(Type.Boolean()),
   SANDBOX_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),

@@ -13,6 +13,7 @@ import {
 } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Db } from '@cr/service-kit';
+import { publicBase } from './public-url';
 
 export const REALM_CLIENTS: Readonly<Record<string, string>> = { 'rut-stag': 'api-stag', rut: 'api-prod' };
 
@@ -23,6 +24,7 @@ export interface IdpOptions {
   refreshTtl: number;
   openMode: boolean;
   now: () => Date;
+  publicUrl?: string | undefined;
 }
 
 export interface AccessClaims {
@@ -151,11 +153,6 @@ function formField(req: Request, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Keycloak's public base: the address the client used, so `iss` matches what it called. */
-function issuerBase(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-}
-
 export function createIdpRouter(options: IdpOptions, tokens: TokenService): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
@@ -198,7 +195,7 @@ export function createIdpRouter(options: IdpOptions, tokens: TokenService): Rout
       ]);
       return void res
         .set('Cache-Control', 'no-store')
-        .json(tokens.issue(realm, clientId, username, sid, issuerBase(req)));
+        .json(tokens.issue(realm, clientId, username, sid, publicBase(req, options.publicUrl)));
     }
     if (grant === 'refresh_token') {
       const raw = formField(req, 'refresh_token');
@@ -220,7 +217,9 @@ export function createIdpRouter(options: IdpOptions, tokens: TokenService): Rout
       if (!session.rowCount) return oauthError(res, 400, 'invalid_grant', 'Session not active');
       return void res
         .set('Cache-Control', 'no-store')
-        .json(tokens.issue(realm, clientId, String(p.sub), String(p.sid), issuerBase(req)));
+        .json(
+          tokens.issue(realm, clientId, String(p.sub), String(p.sid), publicBase(req, options.publicUrl)),
+        );
     }
     if (!grant) return oauthError(res, 400, 'invalid_request', 'Missing form parameter: grant_type');
     return oauthError(res, 400, 'unsupported_grant_type', 'Unsupported grant_type');

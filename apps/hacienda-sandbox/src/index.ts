@@ -9,3 +9,5 @@ export * from './verdict/checks';
 export * from './verdict/findings';
 export * from './verdict/run-verdict';
 export * from './verdict/xsd-check';
+export * from './verdict/engine-checks';
+export * from './verdict/pipeline';

@@ -3,6 +3,7 @@
 import { AppError, type Db } from '@cr/service-kit';
 import express, { type Router } from 'express';
 import type { CabysCatalog } from './cabys-catalog';
+import { publicBase } from './public-url';
 import type { RateLimiter } from './rate-limit';
 
 export interface TaxpayerData {
@@ -38,7 +39,12 @@ function query(value: unknown): string | undefined {
   return typeof value === 'string' ? value.trim() : undefined;
 }
 
-export function createPublicApiRouter(db: Db, cabys: CabysCatalog, limiter: RateLimiter): Router {
+export function createPublicApiRouter(
+  db: Db,
+  cabys: CabysCatalog,
+  limiter: RateLimiter,
+  publicUrl?: string,
+): Router {
   const router = express.Router();
   router.use('/fe', (req, res, next) => {
     if (!limiter.hit(req.ip ?? 'unknown', res))
@@ -102,7 +108,7 @@ export function createPublicApiRouter(db: Db, cabys: CabysCatalog, limiter: Rate
         descripcion: e.descripcion,
         categorias: e.categorias,
         impuesto: e.impuesto,
-        uri: `${req.protocol}://${req.get('host') ?? 'localhost'}/fe/cabys?codigo=${e.codigo}`,
+        uri: `${publicBase(req, publicUrl)}/fe/cabys?codigo=${e.codigo}`,
       })),
     });
   });

@@ -6,6 +6,7 @@ import { AppError, type Db, parseBody } from '@cr/service-kit';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import type { TokenService } from './idp';
 import { type DocumentProcessor, toStatusBody } from './processor';
+import { publicBase } from './public-url';
 import type { RateLimiter } from './rate-limit';
 import { parseComprobante, UnprocessableXmlError } from './verdict/parse-comprobante';
 
@@ -14,6 +15,7 @@ export interface RecepcionOptions {
   tokens: TokenService;
   limiter: RateLimiter;
   processor: DocumentProcessor;
+  publicUrl?: string | undefined;
 }
 
 function cause(message: string): AppError {
@@ -131,7 +133,7 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
     }
     processor.emit('transition', { clave: body.clave, estado: 'recibido' });
     processor.schedule(body.clave);
-    const location = `${req.protocol}://${req.get('host') ?? 'localhost'}/recepcion/v1/recepcion/${body.clave}`;
+    const location = `${publicBase(req, options.publicUrl)}/recepcion/v1/recepcion/${body.clave}`;
     res.status(202).set('Location', location).end();
   });
 

@@ -17,7 +17,9 @@ import { loadOrCreateKeys, type SandboxKeys } from '../src/certificate-authority
 import { loadSandboxConfig, type SandboxConfig } from '../src/config';
 import { FaultInjector } from '../src/faults';
 import type { DocumentProcessor } from '../src/processor';
-import { BASE_CHECKS, type VerdictCheck } from '../src/verdict/checks';
+import type { VerdictCheck } from '../src/verdict/checks';
+import { createResponseSigner } from '../src/verdict/engine-checks';
+import { VERDICT_CHECKS } from '../src/verdict/pipeline';
 import type { ResponseSigner } from '../src/verdict/run-verdict';
 import { createXsdValidator } from '../src/verdict/xsd-check';
 
@@ -64,12 +66,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keys,
     cabys,
     xsd,
-    checks: options.checks ?? BASE_CHECKS,
-    signResponse:
-      options.signResponse ??
-      (() => {
-        throw new Error('no response signer in this test');
-      }),
+    checks: options.checks ?? VERDICT_CHECKS,
+    signResponse: options.signResponse ?? createResponseSigner(keys.hacienda),
     ...(options.now ? { now: options.now } : {}),
   });
   const app = createApp({

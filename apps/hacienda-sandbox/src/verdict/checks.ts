@@ -2,7 +2,7 @@
 // findings. A check throws UnprocessableXmlError when the document cannot be processed at all (the
 // document then ends in `error`, not `rechazado`). Checks backed by the document engine (signature) are
 // added to the same list.
-import Decimal from 'decimal.js';
+import { Dec as D, TOLERANCE, isServiceCabys } from '@cr/hacienda-xml';
 import forge from 'node-forge';
 import { identificationFromSubjectSerial, isIssuedByCa, type KeyMaterial } from '../certificate-authority';
 import type { CabysCatalog } from '../cabys-catalog';
@@ -37,10 +37,8 @@ export interface VerdictCheck {
   run(ctx: VerdictContext): Promise<Finding[]> | Finding[];
 }
 
-const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
-type Dec = InstanceType<typeof D>;
-/** Hacienda tolerates systems that round to 2 decimals (REFERENCE §9.3); its exact margin is unpublished. */
-const TOLERANCE = new D('0.01');
+type Dec = D;
+// Hacienda tolerates systems that round to 2 decimals (REFERENCE §9.3); the engine's TOLERANCE is that margin.
 
 function dec(value: string | undefined): Dec | undefined {
   if (value === undefined || value === '' || !/^-?\d+(\.\d+)?$/.test(value)) return undefined;
@@ -390,7 +388,7 @@ export const arithmeticCheck: VerdictCheck = {
       findings.push(...r.findings);
       netos.push(r.impuestoNeto);
       const mt = dec(line.montoTotal) ?? new D(0);
-      if (line.cabys && /^[5-9]/.test(line.cabys)) montoServicios.push(mt);
+      if (line.cabys && isServiceCabys(line.cabys)) montoServicios.push(mt);
       else montoMercancias.push(mt);
     });
     const r = doc.resumen;
@@ -467,15 +465,3 @@ export const arithmeticCheck: VerdictCheck = {
     return findings;
   },
 };
-
-/** The checks that need nothing beyond this app; the engine's signature check is prepended by the caller. */
-export const BASE_CHECKS: readonly VerdictCheck[] = [
-  structureCheck,
-  xsdCheck,
-  certificateCheck,
-  claveCheck,
-  codesCheck,
-  cabysCheck,
-  registryCheck,
-  arithmeticCheck,
-];

@@ -116,11 +116,16 @@ function parseParty(el: Element | undefined): ParsedParty | undefined {
 /** Throws UnprocessableXmlError when the bytes are not a well-formed XML document. */
 export function parseXmlDocument(xml: string): Document {
   const errors: string[] = [];
-  const doc = new DOMParser({
-    onError: (level, message) => {
-      if (level !== 'warning') errors.push(String(message));
-    },
-  }).parseFromString(xml, 'text/xml');
+  let doc: Document;
+  try {
+    doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') errors.push(String(message));
+      },
+    }).parseFromString(xml, 'text/xml');
+  } catch (err) {
+    throw new UnprocessableXmlError(`XML mal formado: ${err instanceof Error ? err.message : String(err)}`);
+  }
   if (errors.length || !doc.documentElement) {
     throw new UnprocessableXmlError(`XML mal formado: ${errors[0] ?? 'sin elemento raíz'}`);
   }
