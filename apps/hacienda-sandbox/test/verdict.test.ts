@@ -212,6 +212,28 @@ describe('verdicts', () => {
     expect(mensaje?.detalles.map((d) => d.codigo)).toContain(CODES.tarifa);
   });
 
+  it('when CondicionVenta is not in the code table, then it is rechazado with the XSD (−99) and code-table findings', async () => {
+    const doc = resign(good, key, (body) =>
+      body
+        .replace(/<CondicionVenta>01<\/CondicionVenta>/, '<CondicionVenta>77</CondicionVenta>')
+        .replace(/12345678<\/Clave>/, '12345674</Clave>'),
+    );
+    const { mensaje } = await submit(strict, authStrict, doc);
+    expect(mensaje?.mensaje).toBe(3);
+    const codes = mensaje?.detalles.map((d) => d.codigo) ?? [];
+    expect(codes).toContain(CODES.codigo);
+    if (
+      requireResource(
+        'XSDs and xmllint',
+        existsSync(join(xsdDir(), 'FacturaElectronica_V4.4.xsd')) && hasTool('xmllint'),
+      )
+    ) {
+      expect(mensaje?.detalles).toContainEqual(
+        expect.objectContaining({ codigo: CODES.schema, mensaje: expect.stringContaining('CondicionVenta') }),
+      );
+    }
+  });
+
   it('when the clave’s date does not match FechaEmision, then it is rechazado with −15', async () => {
     const doc = resign(good, key, (body) =>
       body.replace(/<Clave>506(\d\d)/, (_m, dd: string) => `<Clave>506${dd === '01' ? '02' : '01'}`),
