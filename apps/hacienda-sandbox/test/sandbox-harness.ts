@@ -42,8 +42,27 @@ export interface HarnessOptions {
   now?: () => Date;
 }
 
+// One data directory (so one set of RSA keys) per test file: key generation is the slow part of a start,
+// and the harnesses of one file may share a CA. Removed when the last harness of the file closes.
+let shared: { dir: string; users: number } | undefined;
+
+function acquireSharedDir(): string {
+  shared ??= { dir: mkdtempSync(join(tmpdir(), 'sandbox-')), users: 0 };
+  shared.users += 1;
+  return shared.dir;
+}
+
+function releaseSharedDir(): void {
+  if (!shared) return;
+  shared.users -= 1;
+  if (shared.users === 0) {
+    rmSync(shared.dir, { recursive: true, force: true });
+    shared = undefined;
+  }
+}
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sandbox-'));
+  const dataDir = options.dataDir ?? acquireSharedDir();
   const config = loadSandboxConfig({
     DATA_DIR: dataDir,
     SANDBOX_PROCESSING_DELAY_MS: '0',
@@ -92,7 +111,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       faults.close();
       await processor.close();
       await db.close();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) releaseSharedDir();
     },
   };
 }

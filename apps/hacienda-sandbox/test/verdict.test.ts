@@ -101,7 +101,7 @@ describe('verdicts', () => {
       now: SIGNED_AT,
       codigoSeguridad: '12345678',
     }).xml;
-  });
+  }, 120_000);
   afterAll(async () => {
     await trusting.close();
     await strict.close();
