@@ -6,3 +6,4 @@ export * from './document.schema';
 export * from './emisor.schema';
 export * from './auth-admin.schema';
 export * from './revocations.schema';
+export * from './hacienda-sandbox.schema';
