@@ -1,5 +1,7 @@
 import { WebhookEventPayload, validate } from '@cr/contracts';
 import { getJob } from '@cr/jobs';
+import { runWebhookDelivery } from '../src/webhooks/deliver-webhook-job';
+import type { WebhookJobPayload } from '../src/webhooks/webhook-event';
 import { post } from './support/client';
 import { insertTestDocument, mensajeHaciendaXml, setDocumentState } from './support/documents';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -227,6 +229,46 @@ describe('webhooks: delivery', () => {
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.id).toBe(replay.body.data.eventId);
     expect(receiver.verifies(receiver.received[1]!, secret)).toBe(true);
+  });
+});
+
+describe('webhooks: timeouts and re-claims', () => {
+  it('when the receiver does not answer within the timeout, then the attempt is recorded as timed out and retried', async () => {
+    const settings = ctx.webhookDeps.webhooks;
+    const saved = settings.timeoutMs;
+    settings.timeoutMs = 150;
+    try {
+      const secret = await configure();
+      const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
+      await raiseFinalStateEvent(ctx.db, 'acme', doc);
+      receiver.script = [0];
+      await drain(ctx);
+      clock.advance(5 * SECOND);
+      await drain(ctx);
+      const rows = await deliveriesOf(ctx.db, 'acme', doc.id);
+      expect(rows.map((r) => [r.attempt, r.status, r.error])).toEqual([
+        [1, null, 'timed out'],
+        [2, 204, null],
+      ]);
+      expect(rows[0]!.latency_ms).toBeGreaterThanOrEqual(140);
+      expect(receiver.received.map((h) => h.id)).toEqual([rows[0]!.event_id, rows[0]!.event_id]);
+      expect(receiver.verifies(receiver.received[1]!, secret)).toBe(true);
+    } finally {
+      settings.timeoutMs = saved;
+    }
+  });
+
+  it('when a job is run again after its event was delivered (a re-claim after a crash), then nothing is sent twice', async () => {
+    await configure();
+    const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
+    const jobId = await raiseFinalStateEvent(ctx.db, 'acme', doc);
+    await drain(ctx);
+    expect(receiver.received).toHaveLength(1);
+    const job = (await getJob<WebhookJobPayload>(ctx.db, { id: jobId }))!;
+    const again = await runWebhookDelivery(ctx.webhookDeps, job, { now: clock.now });
+    expect(again).toEqual({ kind: 'done' });
+    expect(receiver.received).toHaveLength(1);
+    expect(await deliveriesOf(ctx.db, 'acme', doc.id)).toHaveLength(1);
   });
 });
 

@@ -15,8 +15,9 @@ export interface ReceivedWebhook {
 
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
-  /** Statuses for the next requests, in order; afterwards 204. */
+  /** Statuses for the next requests, in order (0: never answer); afterwards 204. */
   script: number[] = [];
+  private readonly hanging = new Set<import('node:http').ServerResponse>();
   private server: Server | undefined;
   url = '';
 
@@ -33,7 +34,12 @@ export class WebhookReceiver {
           contentType: req.headers['content-type'],
           body: Buffer.concat(chunks).toString('utf8'),
         });
-        res.statusCode = this.script.shift() ?? 204;
+        const status = this.script.shift() ?? 204;
+        if (status === 0) {
+          this.hanging.add(res);
+          return;
+        }
+        res.statusCode = status;
         res.end();
       });
     });
@@ -43,6 +49,8 @@ export class WebhookReceiver {
   }
 
   async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.server?.closeAllConnections();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 
