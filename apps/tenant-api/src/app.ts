@@ -6,9 +6,13 @@ import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { IssuerDeps } from './emisor/issuer-deps';
 import { mountEmisorRoutes } from './routes/emisor';
+import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
 
 export interface AppDeps extends IssuerDeps {
+  /** Webhook target policy and timeout; default: public https targets only, 15 s. */
+  webhooks?: WebhookSettings;
   logger: Logger;
   /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
   verifier: Pick<import('./auth/token-verifier').TokenVerifier, 'verify'>;
@@ -35,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
       const api = Router();
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
+      mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
       app.use('/api', api);
     },
   });

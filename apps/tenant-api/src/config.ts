@@ -24,6 +24,10 @@ export const TenantConfigSchema = Type.Object({
   BODY_LIMIT: Type.String({ default: '256kb' }),
   CERT_EXPIRY_WARNING_DAYS: Type.Integer({ default: 30, minimum: 1 }),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  /** Webhook targets on private, loopback or reserved addresses (and http to loopback); development only. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  /** A delivery succeeds only with a 2xx within this time. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 15000, minimum: 100, maximum: 60000 }),
 });
 export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: string; AUTH_JWKS_URL?: string };
 

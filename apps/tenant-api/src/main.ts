@@ -1,6 +1,8 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
-// token verification, the certificate expiry watch; then listens and shuts down gracefully on signals.
+// token verification, the certificate expiry watch, the job worker (webhook deliveries); then listens and
+// shuts down gracefully on signals (the worker stops before the database closes).
 import { join } from 'node:path';
+import { Worker, jobsMigrations } from '@cr/jobs';
 import {
   SecretBox,
   createLogger,
@@ -16,6 +18,8 @@ import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
 import { loadTerritory } from './territory/load-territory';
+import { webhookQueues } from './webhooks/deliver-webhook-job';
+import type { WebhookDeps } from './webhooks/webhook-deps';
 
 async function main(): Promise<void> {
   const config = loadTenantConfig();
@@ -25,7 +29,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
   });
-  const applied = await migrate(db, tenantApiMigrations());
+  const applied = await migrate(db, [...tenantApiMigrations(), ...jobsMigrations]);
   if (applied.length) logger.info('migrations applied', { applied });
   const secrets = SecretBox.fromSetting(
     config.SECRETS_KEY ??
@@ -40,12 +44,19 @@ async function main(): Promise<void> {
   const auth = buildAuth(config, logger);
   await auth.start();
   const now = () => new Date();
-  const app = createApp({
-    logger,
+  const webhookDeps: WebhookDeps = {
     db,
     secrets,
-    territory,
+    logger,
     now,
+    webhooks: {
+      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    },
+  };
+  const app = createApp({
+    ...webhookDeps,
+    territory,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
     verifier: auth.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
@@ -59,6 +70,8 @@ async function main(): Promise<void> {
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
+  const worker = new Worker({ db, logger, queues: { ...webhookQueues(webhookDeps) } });
+  worker.start();
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
@@ -69,6 +82,7 @@ async function main(): Promise<void> {
       stopWatch();
       auth.stop();
     },
+    () => worker.stop(),
     () => db.close(),
   ]);
 }

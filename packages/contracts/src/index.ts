@@ -7,3 +7,4 @@ export * from './emisor.schema';
 export * from './auth-admin.schema';
 export * from './revocations.schema';
 export * from './hacienda-sandbox.schema';
+export * from './webhook.schema';

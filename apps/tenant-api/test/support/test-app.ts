@@ -8,6 +8,7 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
+import { Worker, jobsMigrations } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -17,6 +18,9 @@ import { TokenVerifier } from '../../src/auth/token-verifier';
 import { tenantApiMigrations } from '../../src/db/with-tenant';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
 import { TerritorialTable } from '../../src/territory/territorial-table';
+import { webhookQueues } from '../../src/webhooks/deliver-webhook-job';
+import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
+import { documentsShimMigrations } from './documents-shim';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -28,6 +32,9 @@ export interface TestApp {
   revocations: RevocationList;
   keys: JwksKeySource;
   deps: IssuerDeps;
+  webhookDeps: WebhookDeps;
+  /** The job worker with every queue, not started: tests drive it with `runOnce()` and the injected clock. */
+  worker: Worker;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
   close(): Promise<void>;
@@ -41,10 +48,10 @@ export function testTerritory(): TerritorialTable | undefined {
 }
 
 export async function startTestApp(
-  options: { now?: () => Date; trustProxy?: boolean } = {},
+  options: { now?: () => Date; trustProxy?: boolean; webhooks?: Partial<WebhookSettings> } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
-  await migrate(db, tenantApiMigrations());
+  await migrate(db, [...tenantApiMigrations(), ...documentsShimMigrations, ...jobsMigrations]);
   const forge = await new TokenForge().start();
   const log = new MemoryTransport();
   const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [log] });
@@ -59,6 +66,19 @@ export async function startTestApp(
     now: options.now ?? (() => new Date()),
     certificateWarningDays: 30,
   };
+  const webhookDeps: WebhookDeps = {
+    ...deps,
+    // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
+    webhooks: { allowPrivateTargets: true, timeoutMs: 2_000, ...options.webhooks },
+    random: () => 0.5,
+  };
+  const worker = new Worker({
+    db,
+    logger,
+    now: deps.now,
+    random: () => 0.5,
+    queues: { ...webhookQueues(webhookDeps) },
+  });
   const verifier = new TokenVerifier({
     keys,
     revocations,
@@ -68,6 +88,7 @@ export async function startTestApp(
   });
   const app = createApp({
     ...deps,
+    webhooks: webhookDeps.webhooks,
     verifier,
     baseDomain: 'localhost',
     trustProxy: options.trustProxy ?? false,
@@ -82,8 +103,11 @@ export async function startTestApp(
     revocations,
     keys,
     deps,
+    webhookDeps,
+    worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
+      await worker.stop();
       await forge.stop();
       await db.close();
     },
