@@ -10,11 +10,15 @@ import {
   onShutdown,
   openDatabase,
 } from '@cr/service-kit';
+import { createHaciendaClients } from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
 import { createApp } from './app';
 import { buildAuth } from './auth/build-auth';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
+import { SigningMaterialLoader } from './emisor/load-signing-material';
+import { submissionQueues } from './hacienda/submission-queues';
 import { loadTerritory } from './territory/load-territory';
 
 async function main(): Promise<void> {
@@ -40,13 +44,32 @@ async function main(): Promise<void> {
   const auth = buildAuth(config, logger);
   await auth.start();
   const now = () => new Date();
-  const app = createApp({
+  const issuerDeps = {
     logger,
     db,
     secrets,
     territory,
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+  };
+  const hacienda = createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
+  let worker: Worker | undefined;
+  const submissionDeps = {
+    ...issuerDeps,
+    signing: new SigningMaterialLoader(issuerDeps),
+    hacienda,
+    publicUrl: config.PUBLIC_URL,
+    wakeWorker: () => worker?.wake(),
+  };
+  worker = new Worker({
+    db,
+    logger,
+    concurrency: config.JOBS_CONCURRENCY,
+    pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
+    queues: { ...submissionQueues(submissionDeps) },
+  });
+  const app = createApp({
+    ...submissionDeps,
     verifier: auth.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: config.TRUST_PROXY,
@@ -60,6 +83,7 @@ async function main(): Promise<void> {
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
+  worker.start();
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
   );
@@ -69,6 +93,7 @@ async function main(): Promise<void> {
       stopWatch();
       auth.stop();
     },
+    () => worker?.stop(),
     () => db.close(),
   ]);
 }

@@ -8,6 +8,8 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
+import { type HaciendaClients, type HaciendaSettings, createHaciendaClients } from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -15,7 +17,10 @@ import { JwksKeySource } from '../../src/auth/key-source';
 import { RevocationList } from '../../src/auth/revocation-list';
 import { TokenVerifier } from '../../src/auth/token-verifier';
 import { tenantApiMigrations } from '../../src/db/with-tenant';
+import type { SubmissionDeps, SubmissionSchedules } from '../../src/documents/submission-deps';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
+import { SigningMaterialLoader } from '../../src/emisor/load-signing-material';
+import { submissionQueues } from '../../src/hacienda/submission-queues';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
@@ -28,6 +33,10 @@ export interface TestApp {
   revocations: RevocationList;
   keys: JwksKeySource;
   deps: IssuerDeps;
+  submission: SubmissionDeps;
+  hacienda: HaciendaClients;
+  /** The jobs worker with the app's queues; started only when asked (`startWorker`). */
+  worker: Worker;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
   close(): Promise<void>;
@@ -40,8 +49,34 @@ export function testTerritory(): TerritorialTable | undefined {
   return territory;
 }
 
+/** Short schedules so a test follows a document to its end in well under a second per step. */
+export const FAST_SCHEDULES: SubmissionSchedules = {
+  submit: [20, 50, 100],
+  status: [20, 50, 100],
+  statusCapMs: 200,
+  firstStatusMs: 20,
+};
+
+// Nothing listens on port 9 (discard): without a Hacienda under test, submissions fail as network errors.
+const NO_HACIENDA: HaciendaSettings = {
+  HACIENDA_IDP_URL_TEST: 'http://127.0.0.1:9/auth/realms/rut-stag/protocol/openid-connect/token',
+  HACIENDA_IDP_URL_PROD: 'http://127.0.0.1:9/auth/realms/rut/protocol/openid-connect/token',
+  HACIENDA_RECEPCION_URL_TEST: 'http://127.0.0.1:9/recepcion/v1',
+  HACIENDA_RECEPCION_URL_PROD: 'http://127.0.0.1:9/recepcion/v1',
+  HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+};
+
 export async function startTestApp(
-  options: { now?: () => Date; trustProxy?: boolean } = {},
+  options: {
+    now?: () => Date;
+    trustProxy?: boolean;
+    hacienda?: HaciendaSettings;
+    haciendaTimeoutMs?: number;
+    publicUrl?: string;
+    schedules?: Partial<SubmissionSchedules>;
+    startWorker?: boolean;
+    leaseMs?: number;
+  } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   await migrate(db, tenantApiMigrations());
@@ -59,6 +94,28 @@ export async function startTestApp(
     now: options.now ?? (() => new Date()),
     certificateWarningDays: 30,
   };
+  const hacienda = createHaciendaClients(options.hacienda ?? NO_HACIENDA, {
+    logger,
+    timeoutMs: options.haciendaTimeoutMs ?? 2_000,
+  });
+  let worker: Worker | undefined;
+  const submission: SubmissionDeps = {
+    ...deps,
+    signing: new SigningMaterialLoader(deps),
+    hacienda,
+    publicUrl: options.publicUrl ?? 'http://callbacks.localhost',
+    schedules: { ...FAST_SCHEDULES, ...options.schedules },
+    wakeWorker: () => worker?.wake(),
+  };
+  worker = new Worker({
+    db,
+    logger,
+    concurrency: 8,
+    pollIntervalMs: 50,
+    leaseMs: options.leaseMs ?? 5_000,
+    queues: { ...submissionQueues(submission) },
+  });
+  if (options.startWorker) worker.start();
   const verifier = new TokenVerifier({
     keys,
     revocations,
@@ -67,7 +124,7 @@ export async function startTestApp(
     clockToleranceSeconds: 30,
   });
   const app = createApp({
-    ...deps,
+    ...submission,
     verifier,
     baseDomain: 'localhost',
     trustProxy: options.trustProxy ?? false,
@@ -82,8 +139,12 @@ export async function startTestApp(
     revocations,
     keys,
     deps,
+    submission,
+    hacienda,
+    worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
+      await worker?.stop(5_000);
       await forge.stop();
       await db.close();
     },
