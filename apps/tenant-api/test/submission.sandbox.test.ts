@@ -2,10 +2,10 @@
 // five kinds reaches aceptado with Mensaje 1 and a verified MensajeHacienda; the stored XML passes the
 // official XSD and xmlsec1; a forced rejection ends rechazado with its findings; injected 5xx, timeouts and
 // an IdP outage, and a callback that never comes, still end accepted.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
 import { type AppProcess, REPO_ROOT, haciendaDataDir, requireResource, startApp, xsdDir } from '@cr/testkit';
 import { post } from './support/client';
 import { type DocumentKind, KINDS, documentBody } from './support/document-mother';
@@ -20,14 +20,7 @@ const PIN = '4821';
 
 const sandboxPresent = existsSync(join(REPO_ROOT, 'apps', 'hacienda-sandbox', 'src', 'main.ts'));
 const run = requireResource('apps/hacienda-sandbox (on main)', sandboxPresent);
-const hasTool = (tool: string) => {
-  try {
-    execFileSync(tool, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
+const tools = run ? checkTools(['xmllint', 'xmlsec1']) : { ok: false };
 
 let sandbox: AppProcess;
 let ctx: TestApp;
@@ -128,22 +121,11 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
         [clave],
       );
       expect(row.rows[0]!.respuesta_verificacion.valid).toBe(true);
-      if (
-        requireResource(
-          'xmllint, xmlsec1 and the XSDs',
-          hasTool('xmllint') && hasTool('xmlsec1') && existsSync(xsdDir()),
-        )
-      ) {
-        const dir = mkdtempSync(join(tmpdir(), 'doc-'));
-        const file = join(dir, `${clave}.xml`);
-        writeFileSync(file, row.rows[0]!.xml);
-        const root = /<(\w+) /.exec(row.rows[0]!.xml.replace(/^<\?xml[^>]*>\s*/, ''))![1]!;
-        const xsd = readdirSync(xsdDir()).find((f) => f.startsWith(root) && f.endsWith('.xsd'))!;
-        execFileSync('xmllint', ['--noout', '--schema', join(xsdDir(), xsd), file], { stdio: 'pipe' });
-        execFileSync('xmlsec1', ['--verify', '--id-attr:Id', 'SignedProperties', '--insecure', file], {
-          stdio: 'pipe',
-        });
-        rmSync(dir, { recursive: true, force: true });
+      const xml = row.rows[0]!.xml;
+      if (tools.ok) {
+        const root = /<(\w+)\s/.exec(xml.replace(/^<\?xml[^>]*>\s*/, ''))![1]!;
+        expect(xsdErrors(xml, `${root}_V4.4.xsd`)).toBe('');
+        expect(xmlsecErrors(xml)).toBe('');
       }
     },
   );
@@ -151,7 +133,7 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
   it('when the sandbox rejects the document, then it ends rechazado with its findings', async () => {
     await admin('POST', '/sandbox/veredicto', {
       outcome: 'reject',
-      code: 99,
+      code: -99,
       text: 'Rechazo forzado de prueba',
     });
     const { clave, data } = await submitAndWait('invoice');
