@@ -9,11 +9,13 @@ import type { TokenClaims } from '@cr/contracts';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
+import { HACIENDA_DEFAULTS, createHaciendaClients } from '@cr/hacienda-client';
 import { createApp } from '../src/app';
 import { PemKeySource } from '../src/auth/key-source';
 import { noRevocations } from '../src/auth/revocation-list';
 import { TokenVerifier } from '../src/auth/token-verifier';
 import { tenantApiMigrations } from '../src/db/with-tenant';
+import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { registerIssuer } from '../src/emisor/register-issuer';
 import { issuerBody } from '../test/support/issuer-mother';
 
@@ -55,7 +57,15 @@ async function main(): Promise<void> {
       JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')) as TokenClaims,
   };
 
-  const common = { ...deps, baseDomain: 'localhost', trustProxy: false };
+  const common = {
+    ...deps,
+    signing: new SigningMaterialLoader(deps),
+    // Not called by this benchmark (it reads issuers only).
+    hacienda: createHaciendaClients(HACIENDA_DEFAULTS),
+    publicUrl: 'http://localhost:4001',
+    baseDomain: 'localhost',
+    trustProxy: false,
+  };
   const servers = {
     verified: await listen(createApp({ ...common, verifier: real }), 0, '127.0.0.1'),
     bypassed: await listen(createApp({ ...common, verifier: bypass }), 0, '127.0.0.1'),

@@ -1,16 +1,19 @@
-// The tenant API's HTTP app: health → tenant from the host (refused before the body is read) → JSON body
+// The tenant API's HTTP app: health → Hacienda's callback (no tenant, no JWT, body unread) → tenant from the
+// host (refused before the body is read) → JSON body
 // (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
 // error handler. createApp never listens; main.ts and the tests do.
 import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
 import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
-import type { IssuerDeps } from './emisor/issuer-deps';
+import type { SubmissionDeps } from './documents/submission-deps';
+import { haciendaCallbackRouter } from './hacienda/callback-route';
+import { mountDocumentRoutes } from './routes/documents';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
 
-export interface AppDeps extends IssuerDeps {
+export interface AppDeps extends SubmissionDeps {
   /** Webhook target policy and timeout; default: public https targets only, 15 s. */
   webhooks?: WebhookSettings;
   logger: Logger;
@@ -34,11 +37,15 @@ export function createApp(deps: AppDeps): Express {
       },
       ...deps.readiness,
     },
-    beforeBody: [resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy })],
+    beforeBody: [
+      haciendaCallbackRouter(deps),
+      resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy }),
+    ],
     routes(app) {
       const api = Router();
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
+      mountDocumentRoutes(api, deps);
       mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
       app.use('/api', api);
     },

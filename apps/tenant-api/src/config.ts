@@ -1,5 +1,6 @@
 // The tenant-api's settings, validated at start; every one can be overridden by the environment.
 import { resolve } from 'node:path';
+import { haciendaSettingsProperties } from '@cr/hacienda-client';
 import { loadConfig } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 
@@ -28,6 +29,13 @@ export const TenantConfigSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
   /** A delivery succeeds only with a 2xx within this time. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 15000, minimum: 100, maximum: 60000 }),
+  ...haciendaSettingsProperties,
+  /** Base URL where Hacienda's callback reaches this service (`<PUBLIC_URL>/hacienda/callback/<token>`). */
+  PUBLIC_URL: Type.String({ default: 'http://localhost:4001', format: 'uri' }),
+  /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, webhooks). */
+  JOBS_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
+  HACIENDA_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100 }),
 });
 export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: string; AUTH_JWKS_URL?: string };
 

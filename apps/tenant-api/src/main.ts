@@ -1,8 +1,6 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
-// token verification, the certificate expiry watch, the job worker (webhook deliveries); then listens and
-// shuts down gracefully on signals (the worker stops before the database closes).
+// token verification, the certificate expiry watch; then listens and shuts down gracefully on signals.
 import { join } from 'node:path';
-import { Worker, jobsMigrations } from '@cr/jobs';
 import {
   SecretBox,
   createLogger,
@@ -12,11 +10,15 @@ import {
   onShutdown,
   openDatabase,
 } from '@cr/service-kit';
+import { createHaciendaClients } from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
 import { createApp } from './app';
 import { buildAuth } from './auth/build-auth';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
+import { SigningMaterialLoader } from './emisor/load-signing-material';
+import { submissionQueues } from './hacienda/submission-queues';
 import { loadTerritory } from './territory/load-territory';
 import { webhookQueues } from './webhooks/deliver-webhook-job';
 import type { WebhookDeps } from './webhooks/webhook-deps';
@@ -29,7 +31,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
   });
-  const applied = await migrate(db, [...tenantApiMigrations(), ...jobsMigrations]);
+  const applied = await migrate(db, tenantApiMigrations());
   if (applied.length) logger.info('migrations applied', { applied });
   const secrets = SecretBox.fromSetting(
     config.SECRETS_KEY ??
@@ -44,6 +46,23 @@ async function main(): Promise<void> {
   const auth = buildAuth(config, logger);
   await auth.start();
   const now = () => new Date();
+  const issuerDeps = {
+    logger,
+    db,
+    secrets,
+    territory,
+    now,
+    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+  };
+  const hacienda = createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
+  let worker: Worker | undefined;
+  const submissionDeps = {
+    ...issuerDeps,
+    signing: new SigningMaterialLoader(issuerDeps),
+    hacienda,
+    publicUrl: config.PUBLIC_URL,
+    wakeWorker: () => worker?.wake(),
+  };
   const webhookDeps: WebhookDeps = {
     db,
     secrets,
@@ -54,10 +73,17 @@ async function main(): Promise<void> {
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     },
   };
+  // One worker runs every queue, so a document's submission, status checks and webhook share one pool.
+  worker = new Worker({
+    db,
+    logger,
+    concurrency: config.JOBS_CONCURRENCY,
+    pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
+    queues: { ...submissionQueues(submissionDeps), ...webhookQueues(webhookDeps) },
+  });
   const app = createApp({
-    ...webhookDeps,
-    territory,
-    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+    ...submissionDeps,
+    webhooks: webhookDeps.webhooks,
     verifier: auth.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: config.TRUST_PROXY,
@@ -70,9 +96,8 @@ async function main(): Promise<void> {
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
-  const worker = new Worker({ db, logger, queues: { ...webhookQueues(webhookDeps) } });
-  worker.start();
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
+  worker.start();
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
   );
@@ -82,7 +107,7 @@ async function main(): Promise<void> {
       stopWatch();
       auth.stop();
     },
-    () => worker.stop(),
+    () => worker?.stop(),
     () => db.close(),
   ]);
 }

@@ -8,3 +8,4 @@ export * from './auth-admin.schema';
 export * from './revocations.schema';
 export * from './hacienda-sandbox.schema';
 export * from './webhook.schema';
+export * from './submission.schema';

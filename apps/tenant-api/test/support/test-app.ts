@@ -8,7 +8,8 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
-import { Worker, jobsMigrations } from '@cr/jobs';
+import { type HaciendaClients, type HaciendaSettings, createHaciendaClients } from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -16,11 +17,13 @@ import { JwksKeySource } from '../../src/auth/key-source';
 import { RevocationList } from '../../src/auth/revocation-list';
 import { TokenVerifier } from '../../src/auth/token-verifier';
 import { tenantApiMigrations } from '../../src/db/with-tenant';
+import type { SubmissionDeps, SubmissionSchedules } from '../../src/documents/submission-deps';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
+import { SigningMaterialLoader } from '../../src/emisor/load-signing-material';
+import { submissionQueues } from '../../src/hacienda/submission-queues';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import { webhookQueues } from '../../src/webhooks/deliver-webhook-job';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
-import { documentsShimMigrations } from './documents-shim';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -32,8 +35,10 @@ export interface TestApp {
   revocations: RevocationList;
   keys: JwksKeySource;
   deps: IssuerDeps;
+  submission: SubmissionDeps;
+  hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
-  /** The job worker with every queue, not started: tests drive it with `runOnce()` and the injected clock. */
+  /** The jobs worker with the app's queues; started only when asked (`startWorker`). */
   worker: Worker;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
@@ -47,16 +52,49 @@ export function testTerritory(): TerritorialTable | undefined {
   return territory;
 }
 
+/** Short schedules so a test follows a document to its end in well under a second per step. */
+export const FAST_SCHEDULES: SubmissionSchedules = {
+  submit: [20, 50, 100],
+  status: [20, 50, 100],
+  statusCapMs: 200,
+  firstStatusMs: 20,
+};
+
+// Nothing listens on port 9 (discard): without a Hacienda under test, submissions fail as network errors.
+const NO_HACIENDA: HaciendaSettings = {
+  HACIENDA_IDP_URL_TEST: 'http://127.0.0.1:9/auth/realms/rut-stag/protocol/openid-connect/token',
+  HACIENDA_IDP_URL_PROD: 'http://127.0.0.1:9/auth/realms/rut/protocol/openid-connect/token',
+  HACIENDA_RECEPCION_URL_TEST: 'http://127.0.0.1:9/recepcion/v1',
+  HACIENDA_RECEPCION_URL_PROD: 'http://127.0.0.1:9/recepcion/v1',
+  HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+};
+
 export async function startTestApp(
-  options: { now?: () => Date; trustProxy?: boolean; webhooks?: Partial<WebhookSettings> } = {},
+  options: {
+    now?: () => Date;
+    trustProxy?: boolean;
+    hacienda?: HaciendaSettings;
+    haciendaTimeoutMs?: number;
+    publicUrl?: string;
+    schedules?: Partial<SubmissionSchedules>;
+    startWorker?: boolean;
+    leaseMs?: number;
+    webhooks?: Partial<WebhookSettings>;
+    /** Verify tokens of a real auth-server instead of the forge's (the forge still runs for other uses). */
+    auth?: { jwksUrl: string; revocationsUrl: string; issuer: string; audience: string };
+  } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
-  await migrate(db, [...tenantApiMigrations(), ...documentsShimMigrations, ...jobsMigrations]);
+  await migrate(db, tenantApiMigrations());
   const forge = await new TokenForge().start();
   const log = new MemoryTransport();
   const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [log] });
-  const keys = new JwksKeySource({ jwksUri: forge.jwksUrl, logger });
-  const revocations = new RevocationList({ url: `${forge.url}/revocations`, logger, intervalMs: 60_000 });
+  const keys = new JwksKeySource({ jwksUri: options.auth?.jwksUrl ?? forge.jwksUrl, logger });
+  const revocations = new RevocationList({
+    url: options.auth?.revocationsUrl ?? `${forge.url}/revocations`,
+    logger,
+    intervalMs: 60_000,
+  });
   const secrets = SecretBox.fromSetting(SecretBox.generateSetting('t1'));
   const deps: IssuerDeps = {
     db,
@@ -66,28 +104,46 @@ export async function startTestApp(
     now: options.now ?? (() => new Date()),
     certificateWarningDays: 30,
   };
+  const hacienda = createHaciendaClients(options.hacienda ?? NO_HACIENDA, {
+    logger,
+    timeoutMs: options.haciendaTimeoutMs ?? 2_000,
+  });
+  let worker: Worker | undefined;
+  const submission: SubmissionDeps = {
+    ...deps,
+    signing: new SigningMaterialLoader(deps),
+    hacienda,
+    publicUrl: options.publicUrl ?? 'http://callbacks.localhost',
+    schedules: { ...FAST_SCHEDULES, ...options.schedules },
+    wakeWorker: () => worker?.wake(),
+  };
   const webhookDeps: WebhookDeps = {
     ...deps,
     // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
     webhooks: { allowPrivateTargets: true, timeoutMs: 2_000, ...options.webhooks },
     random: () => 0.5,
   };
-  const worker = new Worker({
+  worker = new Worker({
     db,
     logger,
+    // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
     now: deps.now,
     random: () => 0.5,
-    queues: { ...webhookQueues(webhookDeps) },
+    concurrency: 8,
+    pollIntervalMs: 50,
+    leaseMs: options.leaseMs ?? 5_000,
+    queues: { ...submissionQueues(submission), ...webhookQueues(webhookDeps) },
   });
+  if (options.startWorker) worker.start();
   const verifier = new TokenVerifier({
     keys,
     revocations,
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
+    issuer: options.auth?.issuer ?? TEST_ISSUER,
+    audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
   const app = createApp({
-    ...deps,
+    ...submission,
     webhooks: webhookDeps.webhooks,
     verifier,
     baseDomain: 'localhost',
@@ -103,11 +159,13 @@ export async function startTestApp(
     revocations,
     keys,
     deps,
+    submission,
+    hacienda,
     webhookDeps,
     worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
-      await worker.stop();
+      await worker?.stop(5_000);
       await forge.stop();
       await db.close();
     },
