@@ -6,6 +6,8 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import type { TokenClaims } from '@cr/contracts';
+import { createCabysSearch } from '@cr/cabys';
+import { HaciendaPublicApi } from '@cr/hacienda-client';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
@@ -15,6 +17,7 @@ import { noRevocations } from '../src/auth/revocation-list';
 import { TokenVerifier } from '../src/auth/token-verifier';
 import { tenantApiMigrations } from '../src/db/with-tenant';
 import { registerIssuer } from '../src/emisor/register-issuer';
+import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { issuerBody } from '../test/support/issuer-mother';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -55,7 +58,13 @@ async function main(): Promise<void> {
       JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')) as TokenClaims,
   };
 
-  const common = { ...deps, baseDomain: 'localhost', trustProxy: false };
+  // The lookups are not exercised here (bench/cabys.ts measures CABYS); nothing listens at this address.
+  const lookups = {
+    hacienda: { publicApi: new HaciendaPublicApi({ baseUrl: 'http://127.0.0.1:9' }) },
+    cabys: createCabysSearch({}),
+    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
+  };
+  const common = { ...deps, ...lookups, baseDomain: 'localhost', trustProxy: false };
   const servers = {
     verified: await listen(createApp({ ...common, verifier: real }), 0, '127.0.0.1'),
     bypassed: await listen(createApp({ ...common, verifier: bypass }), 0, '127.0.0.1'),

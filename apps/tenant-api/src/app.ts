@@ -5,11 +5,15 @@ import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
 import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { IssuerDeps } from './emisor/issuer-deps';
+import type { LookupDeps } from './lookups/lookup-deps';
 import { mountEmisorRoutes } from './routes/emisor';
+import { mountHaciendaRoutes } from './routes/hacienda';
 import { resolveTenant } from './tenancy/resolve-tenant';
 
-export interface AppDeps extends IssuerDeps {
+export interface AppDeps extends IssuerDeps, LookupDeps {
   logger: Logger;
+  /** `createHaciendaClients(...)`: the lookups use its public API. */
+  hacienda: LookupDeps['hacienda'];
   /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
   verifier: Pick<import('./auth/token-verifier').TokenVerifier, 'verify'>;
   baseDomain: string;
@@ -35,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
       const api = Router();
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
+      mountHaciendaRoutes(api, deps);
       app.use('/api', api);
     },
   });

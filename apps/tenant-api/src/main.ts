@@ -1,6 +1,8 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
 // token verification, the certificate expiry watch; then listens and shuts down gracefully on signals.
+import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
+import { createHaciendaClients } from '@cr/hacienda-client';
 import {
   SecretBox,
   createLogger,
@@ -15,6 +17,8 @@ import { buildAuth } from './auth/build-auth';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
+import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
+import { createLookupLimiter } from './lookups/tenant-lookup-limit';
 import { loadTerritory } from './territory/load-territory';
 
 async function main(): Promise<void> {
@@ -40,6 +44,18 @@ async function main(): Promise<void> {
   const auth = buildAuth(config, logger);
   await auth.start();
   const now = () => new Date();
+  const hacienda = createHaciendaClients(config, { logger });
+  const cabys = await loadTenantCabys({
+    dataDir: config.DATA_DIR,
+    haciendaDataDir: config.HACIENDA_DATA_DIR,
+    publicApi: hacienda.publicApi,
+    logger,
+  });
+  // `pnpm cabys:import` replaces the copy; the running service swaps in the new index.
+  const cabysCopy = importedCabysPath(config.DATA_DIR);
+  watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
+    if (cur.isFile()) void cabys.reload();
+  });
   const app = createApp({
     logger,
     db,
@@ -47,6 +63,13 @@ async function main(): Promise<void> {
     territory,
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+    hacienda,
+    taxpayerRegistry: hacienda,
+    cabys,
+    lookupLimiter: createLookupLimiter({
+      limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
+      windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
+    }),
     verifier: auth.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: config.TRUST_PROXY,
@@ -67,6 +90,7 @@ async function main(): Promise<void> {
     () => server.close(),
     () => {
       stopWatch();
+      unwatchFile(cabysCopy);
       auth.stop();
     },
     () => db.close(),

@@ -4,3 +4,4 @@ export * from './login.schema';
 export * from './common.schema';
 export * from './document.schema';
 export * from './emisor.schema';
+export * from './lookups.schema';

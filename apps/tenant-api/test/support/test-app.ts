@@ -8,6 +8,8 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
+import { type CabysSearch, createCabysSearch } from '@cr/cabys';
+import { HaciendaPublicApi, TokenBucket } from '@cr/hacienda-client';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -16,6 +18,8 @@ import { RevocationList } from '../../src/auth/revocation-list';
 import { TokenVerifier } from '../../src/auth/token-verifier';
 import { tenantApiMigrations } from '../../src/db/with-tenant';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
+import type { LookupDeps } from '../../src/lookups/lookup-deps';
+import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
@@ -27,7 +31,7 @@ export interface TestApp {
   log: MemoryTransport;
   revocations: RevocationList;
   keys: JwksKeySource;
-  deps: IssuerDeps;
+  deps: IssuerDeps & LookupDeps;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
   close(): Promise<void>;
@@ -40,9 +44,33 @@ export function testTerritory(): TerritorialTable | undefined {
   return territory;
 }
 
-export async function startTestApp(
-  options: { now?: () => Date; trustProxy?: boolean } = {},
-): Promise<TestApp> {
+/**
+ * Hacienda's public API client as main.ts builds it, tuned for tests: retries after 5 ms instead of seconds
+ * and a bucket that never makes a test wait. Still the real client (cache, retries, 429 pause).
+ */
+export function testPublicApi(baseUrl: string, options: { cacheTtlMs?: number } = {}): HaciendaPublicApi {
+  return new HaciendaPublicApi({
+    baseUrl,
+    timeoutMs: 2_000,
+    retryDelaysMs: [5, 5, 5],
+    bucket: new TokenBucket({ capacity: 1_000, refillPerSecond: 1_000 }),
+    ...options,
+  });
+}
+
+export interface TestAppOptions {
+  now?: () => Date;
+  trustProxy?: boolean;
+  /** Hacienda's public API; default a client of an address where nothing listens. */
+  publicApi?: LookupDeps['hacienda']['publicApi'];
+  /** Run the issuer check against Hacienda's registry (publicApi) at registration. */
+  checkIssuersWithHacienda?: boolean;
+  /** Default: no local catalogue and no fallback (503). */
+  cabys?: CabysSearch;
+  lookupLimiter?: LookupDeps['lookupLimiter'];
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   await migrate(db, tenantApiMigrations());
   const forge = await new TokenForge().start();
@@ -51,13 +79,20 @@ export async function startTestApp(
   const keys = new JwksKeySource({ jwksUri: forge.jwksUrl, logger });
   const revocations = new RevocationList({ url: `${forge.url}/revocations`, logger, intervalMs: 60_000 });
   const secrets = SecretBox.fromSetting(SecretBox.generateSetting('t1'));
-  const deps: IssuerDeps = {
+  const hacienda = { publicApi: options.publicApi ?? testPublicApi('http://127.0.0.1:9') };
+  const deps: IssuerDeps & LookupDeps = {
     db,
     secrets,
     logger,
     territory: testTerritory(),
     now: options.now ?? (() => new Date()),
     certificateWarningDays: 30,
+    hacienda,
+    ...(options.checkIssuersWithHacienda
+      ? { taxpayerRegistry: hacienda, taxpayerCheckTimeoutMs: 3_000 }
+      : {}),
+    cabys: options.cabys ?? createCabysSearch({}),
+    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
   };
   const verifier = new TokenVerifier({
     keys,
