@@ -3,15 +3,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const root = join(__dirname, '..');
 const dataRoot = process.env.DATA_ROOT ?? join(root, '.data');
 
-function devSecret(name: string, make: () => string): string {
-  const file = join(dataRoot, 'dev', name);
+function devSecret(file: string, make: () => string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(join(dataRoot, 'dev'), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   const value = make();
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   return value;
@@ -24,9 +23,11 @@ const tenantPort = env('TENANT_PORT', '4001');
 const sandboxPort = env('SANDBOX_PORT', '4002');
 const authUrl = `http://localhost:${authPort}`;
 const sandboxUrl = `http://localhost:${sandboxPort}`;
+const authDataDir = env('AUTH_DATA_DIR', join(dataRoot, 'auth-server'));
+// Kept where the auth-server's CLI (`pnpm admin …`) looks for it when AUTH_ADMIN_TOKEN is unset.
 const adminToken = env(
   'AUTH_ADMIN_TOKEN',
-  devSecret('auth-admin-token', () => randomBytes(24).toString('base64url')),
+  devSecret(join(authDataDir, 'dev-admin-token'), () => randomBytes(24).toString('base64url')),
 );
 
 interface AppSpec {
@@ -44,7 +45,7 @@ const apps: AppSpec[] = [
       AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
       AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),
       AUTH_ADMIN_TOKEN: adminToken,
-      DATA_DIR: env('AUTH_DATA_DIR', join(dataRoot, 'auth-server')),
+      DATA_DIR: authDataDir,
     },
   },
   {

@@ -8,9 +8,13 @@ import type { IssuerDeps } from './emisor/issuer-deps';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountHaciendaRoutes } from './routes/hacienda';
+import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
 
 export interface AppDeps extends IssuerDeps, LookupDeps {
+  /** Webhook target policy and timeout; default: public https targets only, 15 s. */
+  webhooks?: WebhookSettings;
   logger: Logger;
   /** `createHaciendaClients(...)`: the lookups use its public API. */
   hacienda: LookupDeps['hacienda'];
@@ -40,6 +44,7 @@ export function createApp(deps: AppDeps): Express {
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
       mountHaciendaRoutes(api, deps);
+      mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
       app.use('/api', api);
     },
   });

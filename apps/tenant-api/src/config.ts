@@ -32,6 +32,10 @@ export const TenantConfigSchema = Type.Object({
   HACIENDA_LOOKUP_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   /** How often the imported CABYS copy (DATA_DIR/cabys.json) is checked for a new import. */
   CABYS_RELOAD_CHECK_SECONDS: Type.Integer({ default: 5, minimum: 1 }),
+  /** Webhook targets on private, loopback or reserved addresses (and http to loopback); development only. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  /** A delivery succeeds only with a 2xx within this time. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 15000, minimum: 100, maximum: 60000 }),
 });
 export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: string; AUTH_JWKS_URL?: string };
 

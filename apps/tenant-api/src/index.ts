@@ -12,3 +12,4 @@ export * from './territory/territorial-table';
 export * from './emisor/issuer-deps';
 export * from './emisor/load-signing-material';
 export * from './emisor/certificate';
+export * from './webhooks';

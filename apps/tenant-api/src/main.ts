@@ -1,8 +1,11 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
-// token verification, the certificate expiry watch; then listens and shuts down gracefully on signals.
+// token verification, the certificate expiry watch, the job worker (webhook deliveries); then listens and
+// shuts down gracefully on signals (the worker stops before the database closes). Hacienda's clients and the
+// CABYS catalogue (reloaded when `pnpm cabys:import` installs a new copy) serve the lookups.
 import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import { createHaciendaClients } from '@cr/hacienda-client';
+import { Worker, jobsMigrations } from '@cr/jobs';
 import {
   SecretBox,
   createLogger,
@@ -20,6 +23,8 @@ import { watchCertificateExpiries } from './emisor/certificate-expiry';
 import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
 import { createLookupLimiter } from './lookups/tenant-lookup-limit';
 import { loadTerritory } from './territory/load-territory';
+import { webhookQueues } from './webhooks/deliver-webhook-job';
+import type { WebhookDeps } from './webhooks/webhook-deps';
 
 async function main(): Promise<void> {
   const config = loadTenantConfig();
@@ -29,7 +34,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
   });
-  const applied = await migrate(db, tenantApiMigrations());
+  const applied = await migrate(db, [...tenantApiMigrations(), ...jobsMigrations]);
   if (applied.length) logger.info('migrations applied', { applied });
   const secrets = SecretBox.fromSetting(
     config.SECRETS_KEY ??
@@ -56,12 +61,19 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const app = createApp({
-    logger,
+  const webhookDeps: WebhookDeps = {
     db,
     secrets,
-    territory,
+    logger,
     now,
+    webhooks: {
+      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    },
+  };
+  const app = createApp({
+    ...webhookDeps,
+    territory,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
     hacienda,
     taxpayerRegistry: hacienda,
@@ -82,6 +94,8 @@ async function main(): Promise<void> {
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
+  const worker = new Worker({ db, logger, queues: { ...webhookQueues(webhookDeps) } });
+  worker.start();
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
@@ -93,6 +107,7 @@ async function main(): Promise<void> {
       unwatchFile(cabysCopy);
       auth.stop();
     },
+    () => worker.stop(),
     () => db.close(),
   ]);
 }

@@ -55,6 +55,11 @@ function joinPath(base: string, child: string): string {
   return base ? `${base}.${child}` : child;
 }
 
+function describeAllowed(values: unknown[]): string {
+  const shown = values.slice(0, 12).map((v) => JSON.stringify(v));
+  return `must be one of ${shown.join(', ')}${values.length > shown.length ? `, … (${values.length} codes)` : ''}`;
+}
+
 export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
@@ -75,7 +80,7 @@ export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
         reason = `must be of type ${(err.params as { type: string }).type}`;
         break;
       case 'enum':
-        reason = `must be one of ${((err.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+        reason = describeAllowed((err.params as { allowedValues: unknown[] }).allowedValues ?? []);
         break;
       case 'const':
         reason = `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;

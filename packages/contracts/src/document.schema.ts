@@ -14,11 +14,10 @@ const amount = (description: string) =>
     description: `${description} (decimal string, e.g. "1250.00")`,
   });
 
+// Code lists are a plain `enum`: one check, where an `anyOf` of constants would make ajv (allErrors)
+// allocate an error per failing branch even for valid input (~18 µs per line for UnidadMedida).
 const code = <T extends string>(values: readonly T[], description: string) =>
-  Type.Union(
-    values.map((v) => Type.Literal(v)),
-    { description },
-  );
+  Type.Unsafe<T>({ type: 'string', enum: [...values], description });
 
 /** Unidades de medida of the v4.4 XSD (Nota 15), case-sensitive. */
 export const UNIDADES_MEDIDA = [

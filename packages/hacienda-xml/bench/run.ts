@@ -1,7 +1,7 @@
 // `pnpm bench`: build + sign throughput of a 5-line and a 100-line invoice against the raw RSA-2048
 // signing rate of node:crypto, measured in the same run on one core; writes `## hacienda-xml` of
 // docs/performance.md (only that section).
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { sign } from 'node:crypto';
@@ -11,25 +11,39 @@ import { ISSUER, invoice, line } from '../src/testing/mothers';
 import { makeTestP12 } from '../src/testing/test-certificate';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
+/** The cases take turns in slices of this length, so load from other processes hits them alike. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 
-function measure(
-  label: string,
-  fn: () => void,
-): { label: string; perSecond: number; p50: number; p99: number } {
-  for (let i = 0; i < 200; i++) fn();
-  const times: number[] = [];
-  const start = process.hrtime.bigint();
-  let elapsed = 0;
-  while (elapsed < DURATION_MS) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    const t1 = process.hrtime.bigint();
-    times.push(Number(t1 - t0) / 1e6);
-    elapsed = Number(t1 - start) / 1e6;
+interface Case {
+  label: string;
+  fn: () => void;
+  times: number[];
+  elapsed: number;
+}
+
+function measureInterleaved(cases: Case[]): void {
+  for (const c of cases) for (let i = 0; i < 200; i++) c.fn();
+  const slice = DURATION_MS / ROUNDS;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of cases) {
+      const start = process.hrtime.bigint();
+      let elapsed = 0;
+      while (elapsed < slice) {
+        const t0 = process.hrtime.bigint();
+        c.fn();
+        const t1 = process.hrtime.bigint();
+        c.times.push(Number(t1 - t0) / 1e6);
+        elapsed = Number(t1 - start) / 1e6;
+      }
+      c.elapsed += elapsed;
+    }
   }
-  times.sort((a, b) => a - b);
+}
+
+function summary(c: Case): { label: string; perSecond: number; p50: number; p99: number } {
+  const times = [...c.times].sort((a, b) => a - b);
   const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))]!;
-  return { label, perSecond: times.length / (elapsed / 1000), p50: pct(0.5), p99: pct(0.99) };
+  return { label: c.label, perSecond: times.length / (c.elapsed / 1000), p50: pct(0.5), p99: pct(0.99) };
 }
 
 const { p12, pin } = makeTestP12();
@@ -42,19 +56,21 @@ const doc100 = invoice({
 });
 const signedInfoSized = Buffer.from('x'.repeat(1100));
 
-const raw = measure('raw RSA-2048 crypto.sign (SHA-256)', () =>
-  sign('sha256', signedInfoSized, key.privateKey),
-);
-const five = measure('build + sign, 5-line invoice', () =>
-  buildSignedDocument({ document: doc5, issuer: ISSUER, key }),
-);
-const hundred = measure('build + sign, 100-line invoice', () =>
-  buildSignedDocument({ document: doc100, issuer: ISSUER, key }),
-);
-const rawAgain = measure('raw RSA-2048 crypto.sign (SHA-256), again', () =>
-  sign('sha256', signedInfoSized, key.privateKey),
-);
-const ceiling = (raw.perSecond + rawAgain.perSecond) / 2;
+const newCase = (label: string, fn: () => void): Case => ({ label, fn, times: [], elapsed: 0 });
+const cases = [
+  newCase('raw RSA-2048 crypto.sign (SHA-256)', () => sign('sha256', signedInfoSized, key.privateKey)),
+  newCase('build + sign, 5-line invoice', () => buildSignedDocument({ document: doc5, issuer: ISSUER, key })),
+  newCase('build + sign, 100-line invoice', () =>
+    buildSignedDocument({ document: doc100, issuer: ISSUER, key }),
+  ),
+];
+measureInterleaved(cases);
+const [raw, five, hundred] = cases.map(summary) as [
+  ReturnType<typeof summary>,
+  ReturnType<typeof summary>,
+  ReturnType<typeof summary>,
+];
+const ceiling = raw.perSecond;
 const size5 = Buffer.byteLength(buildSignedDocument({ document: doc5, issuer: ISSUER, key }).xml);
 
 const cpu = (() => {
@@ -76,22 +92,23 @@ const nproc = (() => {
   }
 })();
 
-const row = (r: ReturnType<typeof measure>) =>
+const row = (r: ReturnType<typeof summary>) =>
   `| ${r.label} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${((r.perSecond / ceiling) * 100).toFixed(0)}% |`;
 
 const section = [
   '## hacienda-xml',
   '',
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${nproc}), Node ${process.version}, one process (one core), ${DURATION_MS} ms per case. Command: \`pnpm --filter @cr/hacienda-xml bench\`.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${nproc}), Node ${process.version}, one process (one core), ${DURATION_MS} ms per case taken in ${ROUNDS} interleaved slices (load average ${loadavg()[0]!.toFixed(1)} during the run: the machine is shared, compare the ratios). Command: \`pnpm --filter @cr/hacienda-xml bench\`.`,
   '',
   '| case | documents/s | p50 ms | p99 ms | of raw RSA rate |',
   '|---|---|---|---|---|',
   row(raw),
-  row(rawAgain),
   row(five),
   row(hundred),
   '',
   `The 5-line invoice is ${size5.toLocaleString('en-US')} bytes signed. "Build + sign" is the whole public entry point: contract validation, rule checks, decimal arithmetic, clave, XML, three digests and the RSA signature, with the SigningKey opened once and cached (as the tenant-api does). Goal: the 5-line case at ≥ 50% of the raw RSA rate.`,
+  '',
+  'Optimizations (2026-11, without changing any output byte; before them this bench gave 34% for 5 lines and 7% for 100 lines; the old and new code side by side in one process, CPU time: 35% → 63% and 5.6% → 19%): (1) the contract schema validates code lists as `anyOf` of constants, which with ajv `allErrors` allocates an error object per failing branch even for valid input (~18 µs per line, mostly UnidadMedida); `fast-schema.ts` first runs an equivalent compile with those lists as `enum` (same verdicts, property-tested) and falls back to the contract validator for the issues; (2) C14N escaping returns plain text without running its regular expressions; (3) amounts are formatted from decimal.js `toString` (padding) unless rounding is needed; (4) a client amount written exactly as ours is compared without parsing; (5) no per-line object copies, tarifa decimals built once. Signing itself was already cheap (three SHA-256 digests of pre-canonical strings plus the RSA operation; per-key KeyInfo pieces memoized per SigningKey). Step breakdown: `npx tsx bench/steps.ts`. Verification of a 1000-line document: ~3.5 s → ~2.3 s CPU (ADR 0004 §7).',
   '',
 ].join('\n');
 

@@ -5,7 +5,7 @@ import type { CheckedDocument, TipoDocumento } from './document-check';
 import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
 import type { Clave, Consecutivo } from './identifiers';
 import type { Issuer } from './issuer';
-import { type Dec, formatAmount } from './money';
+import { type Dec, formatAmount, toFixedHalfUp } from './money';
 import { el, opt } from './xml-text';
 
 const NS_BASE = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
@@ -19,7 +19,7 @@ export const COMPROBANTE_ROOTS: Record<TipoDocumento, { root: string; namespace:
 const amount = (name: string, value: Dec) => `<${name}>${formatAmount(value)}</${name}>`;
 
 function rate(value: Dec): string {
-  return value.toFixed(2);
+  return toFixedHalfUp(value, 2);
 }
 
 function digitsOnly(value: string): string {
@@ -70,7 +70,7 @@ function buildLines(doc: CheckedDocument): string {
     let xml = `<LineaDetalle><NumeroLinea>${s.numeroLinea}</NumeroLinea>${el('CodigoCABYS', s.codigo)}`;
     for (const c of s.codigoComercial ?? [])
       xml += `<CodigoComercial>${el('Tipo', c.tipo)}${el('Codigo', c.codigo)}</CodigoComercial>`;
-    xml += `<Cantidad>${l.cantidad.toFixed(3)}</Cantidad>${el('UnidadMedida', s.unidadMedida)}`;
+    xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', s.unidadMedida)}`;
     if (doc.tipo !== '04') xml += opt('TipoTransaccion', s.tipoTransaccion);
     xml += opt('UnidadMedidaComercial', s.unidadMedidaComercial) + el('Detalle', s.detalle);
     xml += amount('PrecioUnitario', l.precioUnitario) + amount('MontoTotal', l.montoTotal);

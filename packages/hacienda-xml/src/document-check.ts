@@ -1,7 +1,7 @@
 // Turns a client document into a checked, computed model: schema validation (contracts), the cross-field
 // rules of issue 4, the authoritative arithmetic and the comparison of the client's amounts. Returns every
 // issue instead of throwing.
-import { DocumentRequest, type DocumentLinea, validate } from '@cr/contracts';
+import { type DocumentLinea, DocumentRequest, validate } from '@cr/contracts';
 import {
   type DesgloseEntry,
   type LineAmounts,
@@ -31,6 +31,12 @@ export const TARIFA_BY_CODE: Record<string, string> = {
   '10': '0',
   '11': '0',
 };
+
+/** TARIFA_BY_CODE as decimals, built once. */
+const TARIFA_DEC_BY_CODE: Record<string, Dec> = Object.fromEntries(
+  Object.entries(TARIFA_BY_CODE).map(([code, rate]) => [code, new Dec(rate)]),
+);
+const ONE = new Dec(1);
 
 export type TipoDocumento = '01' | '03' | '04';
 
@@ -125,9 +131,9 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   // Currency.
   const codigoMoneda = doc.resumenFactura.codigoTipoMoneda.codigoMoneda;
   const tipoCambioRaw = doc.resumenFactura.codigoTipoMoneda.tipoCambio;
-  let tipoCambio = new Dec(1);
+  let tipoCambio = ONE;
   if (codigoMoneda === 'CRC') {
-    if (tipoCambioRaw !== undefined && !new Dec(tipoCambioRaw).eq(1)) {
+    if (tipoCambioRaw !== undefined && !new Dec(tipoCambioRaw).eq(ONE)) {
       add('resumenFactura.codigoTipoMoneda.tipoCambio', 'must be 1 for CRC');
     }
   } else if (tipoCambioRaw === undefined) {
@@ -159,7 +165,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     if (tax.codigo !== '01') add(`${tp}.codigo`, 'only IVA (01) is supported by this engine');
     const tarifa = new Dec(tax.tarifa);
     const expectedTarifa = TARIFA_BY_CODE[tax.codigoTarifa]!;
-    if (!tarifa.eq(expectedTarifa)) {
+    if (!tarifa.eq(TARIFA_DEC_BY_CODE[tax.codigoTarifa]!)) {
       add(`${tp}.tarifa`, `must be ${expectedTarifa} for codigoTarifa ${tax.codigoTarifa}`, expectedTarifa);
     }
     if (tipo !== '03' && ['05', '06', '07'].includes(tax.codigoTarifa)) {
@@ -213,16 +219,17 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     }
     compare(`${p}.impuestoNeto`, line.impuestoNeto, amounts.impuestoNeto);
     compare(`${p}.montoTotalLinea`, line.montoTotalLinea, amounts.montoTotalLinea);
-    lines.push({
-      ...amounts,
-      source: line,
-      impuestoCodigo: tax.codigo,
-      codigoTarifa: tax.codigoTarifa,
-      tarifa,
-      cantidad,
-      precioUnitario,
-      ...(tarifaExonerada !== undefined ? { tarifaExonerada } : {}),
-    });
+    // computeLine returns a fresh object: extend it in place (same keys, same order as spreading it
+    // into a new literal, without copying every field of every line).
+    const checkedLine = amounts as CheckedLine;
+    checkedLine.source = line;
+    checkedLine.impuestoCodigo = tax.codigo;
+    checkedLine.codigoTarifa = tax.codigoTarifa;
+    checkedLine.tarifa = tarifa;
+    checkedLine.cantidad = cantidad;
+    checkedLine.precioUnitario = precioUnitario;
+    if (tarifaExonerada !== undefined) checkedLine.tarifaExonerada = tarifaExonerada;
+    lines.push(checkedLine);
   });
 
   // Other charges.
@@ -338,6 +345,13 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   };
 
   function compare(path: string, client: string | number, expected: Dec): void {
+    // Fast path: a client value written exactly as we write the amount (5 decimals) or in its shortest
+    // form is the same number, so it is within tolerance without parsing it into a decimal.
+    // (A string in exponential notation is not a valid amount, so only plain shortest forms qualify.)
+    const text = typeof client === 'number' ? String(client) : client;
+    if (text === formatAmount(expected)) return;
+    const shortest = expected.toString();
+    if (text === shortest && (typeof client === 'number' || shortest.indexOf('e') === -1)) return;
     const value = parseDecimal(client);
     if (!value || !withinTolerance(value, expected)) {
       add(path, 'does not match the computed amount (tolerance 0.01)', formatAmount(expected));

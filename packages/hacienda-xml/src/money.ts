@@ -22,14 +22,38 @@ export function round5(value: Dec): Dec {
   return value.toDecimalPlaces(5, Dec.ROUND_HALF_UP);
 }
 
+const ZEROS = '0000000000';
+
+/**
+ * `value.toFixed(dp, ROUND_HALF_UP)`, faster: decimal.js's toFixed allocates and rounds a copy even when
+ * nothing needs rounding, while toString is cheap. When the plain (non-exponential) string already has at
+ * most `dp` decimals, padding it with zeros is exactly what toFixed returns (including `-0` → `0.000…`);
+ * anything else (more decimals, exponential notation) goes through toFixed itself.
+ */
+export function toFixedHalfUp(value: Dec, dp: number): string {
+  const s = value.toString();
+  if (s.indexOf('e') === -1) {
+    const dot = s.indexOf('.');
+    const decimals = dot === -1 ? 0 : s.length - dot - 1;
+    if (decimals <= dp && dp <= ZEROS.length) {
+      if (decimals === dp) return s;
+      return (dot === -1 ? `${s}.` : s) + ZEROS.slice(0, dp - decimals);
+    }
+  }
+  return value.toFixed(dp, Dec.ROUND_HALF_UP);
+}
+
 /** Money as written in the XML: fixed 5 decimals. */
 export function formatAmount(value: Dec): string {
-  return value.toFixed(5, Dec.ROUND_HALF_UP);
+  return toFixedHalfUp(value, 5);
 }
+
+const NEGATIVE_TOLERANCE = TOLERANCE.neg();
 
 /** Whether a client's amount matches ours within Hacienda's two-decimal tolerance. */
 export function withinTolerance(client: Dec, expected: Dec): boolean {
-  return client.minus(expected).abs().lte(TOLERANCE);
+  const diff = client.minus(expected);
+  return diff.lte(TOLERANCE) && diff.gte(NEGATIVE_TOLERANCE);
 }
 
 /** Sum of a list of decimals. */

@@ -48,6 +48,17 @@ describe('verifySignedXml', () => {
     expect(result.valid).toBe(false);
   });
 
+  it('when an unsigned element repeats a referenced id under an ID or id attribute, then verification fails', () => {
+    const { xml } = buildSignedDocument({ document: invoice(), issuer: ISSUER, key });
+    const propsId = /<xades:SignedProperties Id="([^"]+)"/.exec(xml)![1]!;
+    // ds:SignatureValue's attributes are covered by no digest: an extra attribute there alone keeps the
+    // signature valid, so only the duplicated id can be what makes the checks below fail.
+    const inject = (attr: string) => xml.replace('<ds:SignatureValue ', `<ds:SignatureValue ${attr} `);
+    expect(verifySignedXml(inject('Foo="x"')).valid).toBe(true);
+    for (const attr of [`ID="${propsId}"`, `id="${propsId}"`, `xmlns:x="urn:x" x:id="${propsId}"`])
+      expect(verifySignedXml(inject(attr)).valid).toBe(false);
+  });
+
   it('when the input is not XML or unsigned, then it reports instead of throwing', () => {
     expect(verifySignedXml('<a><b></a>').findings[0]?.code).toBe('malformed_xml');
     expect(verifySignedXml('<a/>').findings[0]?.code).toBe('no_signature');

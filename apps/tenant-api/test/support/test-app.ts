@@ -10,6 +10,7 @@ import {
 } from '@cr/service-kit';
 import { type CabysSearch, createCabysSearch } from '@cr/cabys';
 import { HaciendaPublicApi, TokenBucket } from '@cr/hacienda-client';
+import { Worker, jobsMigrations } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -21,6 +22,9 @@ import type { IssuerDeps } from '../../src/emisor/issuer-deps';
 import type { LookupDeps } from '../../src/lookups/lookup-deps';
 import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
+import { webhookQueues } from '../../src/webhooks/deliver-webhook-job';
+import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
+import { documentsShimMigrations } from './documents-shim';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -32,6 +36,9 @@ export interface TestApp {
   revocations: RevocationList;
   keys: JwksKeySource;
   deps: IssuerDeps & LookupDeps;
+  webhookDeps: WebhookDeps;
+  /** The job worker with every queue, not started: tests drive it with `runOnce()` and the injected clock. */
+  worker: Worker;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
   close(): Promise<void>;
@@ -68,11 +75,12 @@ export interface TestAppOptions {
   /** Default: no local catalogue and no fallback (503). */
   cabys?: CabysSearch;
   lookupLimiter?: LookupDeps['lookupLimiter'];
+  webhooks?: Partial<WebhookSettings>;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  await migrate(db, tenantApiMigrations());
+  await migrate(db, [...tenantApiMigrations(), ...documentsShimMigrations, ...jobsMigrations]);
   const forge = await new TokenForge().start();
   const log = new MemoryTransport();
   const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [log] });
@@ -94,6 +102,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     cabys: options.cabys ?? createCabysSearch({}),
     lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
   };
+  const webhookDeps: WebhookDeps = {
+    ...deps,
+    // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
+    webhooks: { allowPrivateTargets: true, timeoutMs: 2_000, ...options.webhooks },
+    random: () => 0.5,
+  };
+  const worker = new Worker({
+    db,
+    logger,
+    now: deps.now,
+    random: () => 0.5,
+    queues: { ...webhookQueues(webhookDeps) },
+  });
   const verifier = new TokenVerifier({
     keys,
     revocations,
@@ -103,6 +124,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const app = createApp({
     ...deps,
+    webhooks: webhookDeps.webhooks,
     verifier,
     baseDomain: 'localhost',
     trustProxy: options.trustProxy ?? false,
@@ -117,8 +139,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     revocations,
     keys,
     deps,
+    webhookDeps,
+    worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
+      await worker.stop();
       await forge.stop();
       await db.close();
     },

@@ -1,0 +1,130 @@
+// `pnpm admin <command>`: the admin API from a terminal. It calls the running auth-server at AUTH_URL
+// (default http://localhost:4000) with AUTH_ADMIN_TOKEN (or, in development, the token the launcher keeps
+// in <DATA_DIR>/dev-admin-token), so the server stays the only writer of its database.
+//   client:create --base acme [--password …]   (a strong password is generated and printed when omitted)
+//   client:delete --base acme
+//   client:disable --base acme | client:enable --base acme
+//   keys:rotate
+//   keys:list
+//   keys:export-public --out key.pem            (the current signing key as SPKI PEM)
+//   tokens:revoke --jti <jti> [--exp <unix seconds>]
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { SigningKeyList } from '@cr/contracts';
+import { REPO_ROOT } from './config';
+
+function parseArgs(argv: string[]): { command: string | undefined; flags: Record<string, string> } {
+  const [command, ...rest] = argv;
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    if (eq > 0) flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+    else {
+      const value = rest[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new Error(`${arg} needs a value`);
+      flags[arg.slice(2)] = value;
+      i++;
+    }
+  }
+  return { command, flags };
+}
+
+function adminToken(): string {
+  if (process.env.AUTH_ADMIN_TOKEN) return process.env.AUTH_ADMIN_TOKEN;
+  const file = join(
+    resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data', 'auth-server')),
+    'dev-admin-token',
+  );
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new Error('AUTH_ADMIN_TOKEN is not set');
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  const url = (process.env.AUTH_URL ?? 'http://localhost:4000').replace(/\/$/, '') + path;
+  const res = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${adminToken()}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  if (!res.ok) {
+    const msg = (parsed as { message?: string } | undefined)?.message ?? res.statusText;
+    throw new Error(`${method} ${path} → ${res.status}: ${msg}`);
+  }
+  return parsed;
+}
+
+function need(flags: Record<string, string>, name: string): string {
+  const v = flags[name];
+  if (!v) throw new Error(`--${name} is required`);
+  return v;
+}
+
+const USAGE = `usage: pnpm admin <command>
+  client:create --base <base> [--password <password>]
+  client:delete --base <base>
+  client:disable --base <base> | client:enable --base <base>
+  keys:rotate | keys:list | keys:export-public --out <file.pem>
+  tokens:revoke --jti <jti> [--exp <unix seconds>]
+env: AUTH_URL (default http://localhost:4000), AUTH_ADMIN_TOKEN`;
+
+async function run(argv: string[]): Promise<void> {
+  const { command, flags } = parseArgs(argv);
+  const out = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+  switch (command) {
+    case 'client:create': {
+      const generated = flags.password === undefined;
+      const password = flags.password ?? randomBytes(24).toString('base64url');
+      out(await call('POST', '/admin/clients', { base: need(flags, 'base'), password }));
+      if (generated) process.stdout.write(`password (shown once): ${password}\n`);
+      return;
+    }
+    case 'client:delete':
+      await call('DELETE', `/admin/clients/${encodeURIComponent(need(flags, 'base'))}`);
+      process.stdout.write(`deleted ${flags.base}\n`);
+      return;
+    case 'client:disable':
+    case 'client:enable':
+      out(
+        await call('PATCH', `/admin/clients/${encodeURIComponent(need(flags, 'base'))}`, {
+          disabled: command === 'client:disable',
+        }),
+      );
+      return;
+    case 'keys:rotate':
+      out(await call('POST', '/admin/keys/rotate'));
+      return;
+    case 'keys:list':
+      out(await call('GET', '/admin/keys'));
+      return;
+    case 'keys:export-public': {
+      const file = resolve(need(flags, 'out'));
+      const list = (await call('GET', '/admin/keys')) as SigningKeyList;
+      const current = list.keys.find((k) => k.status === 'current');
+      if (!current) throw new Error('the server has no current signing key');
+      writeFileSync(file, current.publicKeyPem);
+      process.stdout.write(`wrote the public key ${current.kid} to ${file}\n`);
+      return;
+    }
+    case 'tokens:revoke': {
+      const exp = flags.exp === undefined ? undefined : Number(flags.exp);
+      if (exp !== undefined && !Number.isInteger(exp)) throw new Error('--exp must be Unix seconds');
+      out(await call('POST', '/admin/tokens/revoke', { jti: need(flags, 'jti'), ...(exp ? { exp } : {}) }));
+      return;
+    }
+    default:
+      throw new Error(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(`admin: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,246 @@
+// RS256 signing keys: generated here, stored in the database with the private half sealed by the secret
+// box, and published as a JWKS. Rotation follows "publish before use, keep until the last token expired":
+//  - there is always one published `next` key (activates_at NULL) that does not sign yet;
+//  - rotating activates it (no earlier than one JWKS cache age after it was published, so every verifier
+//    has had the chance to fetch it) and creates a new `next` key;
+//  - a key stops signing when its successor activates, and stays published until that moment plus the
+//    token lifetime plus the JWKS cache age, after which no token it signed can still be valid anywhere.
+import { createHash, createPublicKey, generateKeyPair, type KeyObject, createPrivateKey } from 'node:crypto';
+import { promisify } from 'node:util';
+import { TOKEN_LIFETIME_SECONDS, type JwkSet, type PublicJwk, type SigningKeyView } from '@cr/contracts';
+import type { Db, Queryable, SecretBox } from '@cr/service-kit';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+export interface KeyStoreOptions {
+  db: Db;
+  secretBox: SecretBox;
+  now: () => number;
+  /** JWKS Cache-Control max-age, seconds. */
+  jwksMaxAgeSeconds: number;
+}
+
+interface KeyRow {
+  kid: string;
+  n: string;
+  e: string;
+  private_sealed: string;
+  created_at: string;
+  activates_at: string | null;
+}
+
+export interface SigningKey {
+  kid: string;
+  n: string;
+  e: string;
+  createdAt: number;
+  /** null for the published `next` key. */
+  activatesAt: number | null;
+  publicKey: KeyObject;
+  /** Opened lazily: only the keys that sign (current and next) are decrypted. */
+  privateKey(): KeyObject;
+}
+
+/** RFC 7638 JWK thumbprint of an RSA public key: SHA-256 over the required members in lexical order. */
+export function thumbprintOf(jwk: { e: string; n: string }): string {
+  const canonical = JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n });
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
+function sealContext(kid: string): string {
+  return `auth-signing-key:${kid}`;
+}
+
+export class KeyStore {
+  private keys: SigningKey[] = [];
+  private jwksCache: { body: Buffer; validUntil: number } | undefined;
+  private readonly privateCache = new Map<string, KeyObject>();
+
+  constructor(private readonly options: KeyStoreOptions) {}
+
+  /** Milliseconds a key stays published after it stopped signing. */
+  get retentionMs(): number {
+    return (TOKEN_LIFETIME_SECONDS + this.options.jwksMaxAgeSeconds) * 1000;
+  }
+
+  /** Loads keys from the database; on a fresh database creates the first signing key and its successor. */
+  async init(): Promise<void> {
+    await this.options.db.transaction(async (tx) => {
+      // One replica creates the first keys; the others wait on the lock and then see them.
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [7_310_507]);
+      const { rows } = await tx.query<{ count: number }>('SELECT count(*)::int AS count FROM signing_keys');
+      if ((rows[0]?.count ?? 0) === 0) {
+        const now = this.options.now();
+        await this.insertKey(tx, now, now);
+        await this.insertKey(tx, now, null);
+      }
+    });
+    await this.refresh();
+  }
+
+  /** Re-reads the keys (another replica may have rotated) and drops the cached JWKS. */
+  async refresh(): Promise<void> {
+    const { rows } = await this.options.db.query<KeyRow>(
+      'SELECT kid, n, e, private_sealed, created_at, activates_at FROM signing_keys ORDER BY created_at, kid',
+    );
+    this.keys = rows.map((r) => this.toKey(r));
+    this.jwksCache = undefined;
+  }
+
+  /**
+   * Activates the `next` key and creates a new `next`. The activation is no earlier than one JWKS cache
+   * age after the key was published. Returns the kids involved.
+   */
+  async rotate(): Promise<{ activated: string; activatesAt: number; next: string }> {
+    const result = await this.options.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [7_310_507]);
+      const now = this.options.now();
+      const { rows } = await tx.query<{ kid: string; created_at: string }>(
+        'SELECT kid, created_at FROM signing_keys WHERE activates_at IS NULL ORDER BY created_at LIMIT 1',
+      );
+      const latest = await tx.query<{ max: string | null }>(
+        'SELECT max(activates_at)::text AS max FROM signing_keys WHERE activates_at IS NOT NULL',
+      );
+      const pending = rows[0];
+      let activated: string;
+      let activatesAt: number;
+      const floor = Math.max(now, Number(latest.rows[0]?.max ?? 0) + 1);
+      if (pending) {
+        activatesAt = Math.max(floor, Number(pending.created_at) + this.options.jwksMaxAgeSeconds * 1000);
+        await tx.query('UPDATE signing_keys SET activates_at = $2 WHERE kid = $1', [
+          pending.kid,
+          activatesAt,
+        ]);
+        activated = pending.kid;
+      } else {
+        // No published successor (e.g. removed by hand): publish one and let it sign after a cache age.
+        activatesAt = Math.max(floor, now + this.options.jwksMaxAgeSeconds * 1000);
+        activated = await this.insertKey(tx, now, activatesAt);
+      }
+      const next = await this.insertKey(tx, now, null);
+      await this.pruneRetired(tx, now);
+      return { activated, activatesAt, next };
+    });
+    await this.refresh();
+    return result;
+  }
+
+  /** The key that signs at `at`: the latest activated one. */
+  currentKey(at = this.options.now()): SigningKey | undefined {
+    let best: SigningKey | undefined;
+    for (const k of this.keys) {
+      if (k.activatesAt !== null && k.activatesAt <= at && (!best || k.activatesAt > best.activatesAt!))
+        best = k;
+    }
+    return best;
+  }
+
+  /** Public key by kid, among the published keys (a retired key past its retention does not verify). */
+  publicKey(kid: string, at = this.options.now()): KeyObject | undefined {
+    return this.publishedKeys(at).find((k) => k.kid === kid)?.publicKey;
+  }
+
+  /** Keys in the JWKS at `at`, with their status. */
+  publishedKeys(at = this.options.now()): Array<SigningKey & { status: SigningKeyView['status'] }> {
+    const current = this.currentKey(at);
+    const out: Array<SigningKey & { status: SigningKeyView['status'] }> = [];
+    for (const k of this.keys) {
+      if (k.activatesAt === null || k.activatesAt > at) out.push({ ...k, status: 'next' });
+      else if (k === current) out.push({ ...k, status: 'current' });
+      else {
+        const retiredAt = this.retiredAt(k);
+        if (retiredAt !== undefined && at < retiredAt + this.retentionMs)
+          out.push({ ...k, status: 'previous' });
+      }
+    }
+    return out;
+  }
+
+  /** The JWKS body, cached until the next moment the published set changes by the clock. */
+  jwksBody(at = this.options.now()): Buffer {
+    const cached = this.jwksCache;
+    if (cached && at < cached.validUntil) return cached.body;
+    const jwks: JwkSet = {
+      keys: this.publishedKeys(at).map(
+        (k): PublicJwk => ({ kty: 'RSA', n: k.n, e: k.e, kid: k.kid, alg: 'RS256', use: 'sig' }),
+      ),
+    };
+    const body = Buffer.from(JSON.stringify(jwks));
+    this.jwksCache = { body, validUntil: this.nextChangeAfter(at) };
+    return body;
+  }
+
+  private nextChangeAfter(at: number): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const k of this.keys) {
+      if (k.activatesAt !== null && k.activatesAt > at) next = Math.min(next, k.activatesAt);
+      const retiredAt = this.retiredAt(k);
+      if (retiredAt !== undefined) {
+        if (retiredAt > at) next = Math.min(next, retiredAt);
+        const gone = retiredAt + this.retentionMs;
+        if (gone > at) next = Math.min(next, gone);
+      }
+    }
+    return next;
+  }
+
+  /** When a key stopped signing: when the first key activated after it did. */
+  private retiredAt(key: SigningKey): number | undefined {
+    if (key.activatesAt === null) return undefined;
+    let successor: number | undefined;
+    for (const k of this.keys) {
+      if (k.activatesAt !== null && k.activatesAt > key.activatesAt) {
+        if (successor === undefined || k.activatesAt < successor) successor = k.activatesAt;
+      }
+    }
+    return successor;
+  }
+
+  private async pruneRetired(tx: Queryable, now: number): Promise<void> {
+    // A key whose successor activated longer ago than the retention can never verify a live token again.
+    await tx.query(
+      `DELETE FROM signing_keys k WHERE k.activates_at IS NOT NULL AND EXISTS (
+         SELECT 1 FROM signing_keys s WHERE s.activates_at > k.activates_at AND s.activates_at + $2 <= $1)`,
+      [now, this.retentionMs],
+    );
+  }
+
+  private async insertKey(tx: Queryable, now: number, activatesAt: number | null): Promise<string> {
+    const { publicKey, privateKey } = await generateKeyPairAsync('rsa', { modulusLength: 2048 });
+    const jwk = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+    const kid = thumbprintOf(jwk);
+    const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
+    const sealed = this.options.secretBox.seal(pkcs8, sealContext(kid));
+    await tx.query(
+      'INSERT INTO signing_keys (kid, n, e, private_sealed, created_at, activates_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [kid, jwk.n, jwk.e, sealed, now, activatesAt],
+    );
+    return kid;
+  }
+
+  private toKey(row: KeyRow): SigningKey {
+    const publicKey = createPublicKey({ key: { kty: 'RSA', n: row.n, e: row.e }, format: 'jwk' });
+    return {
+      kid: row.kid,
+      n: row.n,
+      e: row.e,
+      createdAt: Number(row.created_at),
+      activatesAt: row.activates_at === null ? null : Number(row.activates_at),
+      publicKey,
+      privateKey: () => {
+        let key = this.privateCache.get(row.kid);
+        if (!key) {
+          const der = this.options.secretBox.open(row.private_sealed, sealContext(row.kid));
+          key = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+          this.privateCache.set(row.kid, key);
+        }
+        return key;
+      },
+    };
+  }
+}
+
+/** SPKI PEM of a public key, for verifiers that keep a local copy. */
+export function toPem(key: KeyObject): string {
+  return key.export({ format: 'pem', type: 'spki' }).toString();
+}

@@ -1,0 +1,101 @@
+// The admin API under /admin, guarded by `Authorization: Bearer AUTH_ADMIN_TOKEN`. When no admin token is
+// configured the whole API answers 404 exactly like an unknown route, so its existence is not advertised.
+// The token comparison is constant-time (both sides hashed to a fixed length first).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type Express, type RequestHandler, Router } from 'express';
+import {
+  CreateClientRequest,
+  RevokeTokenRequest,
+  type SigningKeyList,
+  UpdateClientRequest,
+} from '@cr/contracts';
+import { AppError, parseBody } from '@cr/service-kit';
+import { toPem } from '../keys';
+import type { AuthServices } from '../services';
+import { bearerOf } from './logout';
+
+const BASE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+export function requireAdmin(adminToken: string | undefined): RequestHandler {
+  const expected = adminToken ? digest(adminToken) : undefined;
+  return (req, _res, next) => {
+    if (!expected)
+      return next(new AppError('not_found', `no route for ${req.method} ${req.originalUrl.split('?')[0]}`));
+    const presented = bearerOf(req.get('authorization'));
+    if (!presented || !timingSafeEqual(digest(presented), expected)) {
+      return next(
+        new AppError('unauthorized', 'a valid admin token is required', {
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        }),
+      );
+    }
+    next();
+  };
+}
+
+function baseParam(value: string | string[] | undefined): string {
+  if (typeof value !== 'string' || !BASE.test(value))
+    throw new AppError('bad_request', 'base: must be a DNS label (lower-case letters, digits, hyphen; 1-63)');
+  return value;
+}
+
+export function mountAdmin(app: Express, s: AuthServices): void {
+  const admin = Router();
+  admin.use(requireAdmin(s.adminToken));
+
+  admin.post('/clients', async (req, res) => {
+    const { base, password } = parseBody(CreateClientRequest, req.body);
+    if (await s.clients.find(base)) throw new AppError('conflict', `base: client "${base}" already exists`);
+    const view = await s.clients.create(base, await s.hasher.hash(password));
+    res.locals.log.info('client created', { base });
+    res.status(201).json(view);
+  });
+
+  admin.patch('/clients/:base', async (req, res) => {
+    const base = baseParam(req.params.base);
+    const { disabled } = parseBody(UpdateClientRequest, req.body);
+    const view = await s.clients.setDisabled(base, disabled);
+    res.locals.log.info(disabled ? 'client disabled' : 'client enabled', { base });
+    res.json(view);
+  });
+
+  admin.delete('/clients/:base', async (req, res) => {
+    const base = baseParam(req.params.base);
+    await s.clients.delete(base);
+    res.locals.log.info('client deleted', { base });
+    res.status(204).end();
+  });
+
+  admin.get('/keys', (_req, res) => {
+    const body: SigningKeyList = {
+      keys: s.keys.publishedKeys().map((k) => ({
+        kid: k.kid,
+        status: k.status,
+        createdAt: new Date(k.createdAt).toISOString(),
+        activatesAt: k.activatesAt === null ? null : new Date(k.activatesAt).toISOString(),
+        publicKeyPem: toPem(k.publicKey),
+      })),
+    };
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(body);
+  });
+
+  admin.post('/keys/rotate', async (_req, res) => {
+    const r = await s.keys.rotate();
+    res.locals.log.info('signing keys rotated', r);
+    res.json({ activated: r.activated, activatesAt: new Date(r.activatesAt).toISOString(), next: r.next });
+  });
+
+  admin.post('/tokens/revoke', async (req, res) => {
+    const { jti, exp } = parseBody(RevokeTokenRequest, req.body);
+    const r = await s.revocations.revoke(jti, exp);
+    res.locals.log.info('token revoked', { jti });
+    res.json(r);
+  });
+
+  app.use('/admin', admin);
+}

@@ -1,0 +1,72 @@
+// POST /login {base, password} → {token, expires_in, token_type}. Unknown client, wrong password and
+// disabled client all take the same path (one argon2 verification, one failure record) and get the same
+// bytes back; the 401 body deliberately carries no requestId (it is in the X-Request-Id header) so the
+// bodies are byte-identical.
+import { createHash } from 'node:crypto';
+import type { Express, Response } from 'express';
+import { BASE_PATTERN, LoginRequest, type LoginResponse, TOKEN_LIFETIME_SECONDS } from '@cr/contracts';
+import { parseBody } from '@cr/service-kit';
+import type { AuthServices } from '../services';
+
+export const INVALID_CREDENTIALS_BODY = JSON.stringify({
+  error: 'invalid_credentials',
+  message: 'base or password is incorrect',
+});
+
+function sendInvalidCredentials(res: Response): void {
+  res.status(401).type('application/json').setHeader('Cache-Control', 'no-store');
+  res.end(INVALID_CREDENTIALS_BODY);
+}
+
+const BASE_LABEL = new RegExp(BASE_PATTERN);
+
+/**
+ * Every existing client's base is a DNS label. Anything else cannot match a client, and may hold bytes the
+ * database refuses in text (NUL), so it is never sent to SQL: the lookup is skipped and the throttle counts
+ * it under a digest.
+ */
+function throttleKeyOf(base: string): { key: string; canExist: boolean } {
+  if (BASE_LABEL.test(base)) return { key: base, canExist: true };
+  return { key: `~${createHash('sha256').update(base, 'utf8').digest('base64url')}`, canExist: false };
+}
+
+export function mountLogin(app: Express, s: AuthServices): void {
+  app.post('/login', async (req, res) => {
+    const { base, password } = parseBody(LoginRequest, req.body);
+    const ip = req.ip ?? 'unknown';
+    const { key, canExist } = throttleKeyOf(base);
+    await s.throttle.assertAllowed(key, ip);
+
+    const client = canExist ? await s.clients.find(base) : undefined;
+    let ok = false;
+    if (client) ok = (await s.hasher.verify(client.passwordHash, password)) && !client.disabled;
+    else await s.hasher.verifyDummy(password);
+
+    if (!ok || !client) {
+      await s.throttle.recordFailure(key, ip);
+      res.locals.log.info('login refused', { base: canExist ? base : key });
+      sendInvalidCredentials(res);
+      return;
+    }
+
+    await s.throttle.recordSuccess(key, ip);
+    if (s.hasher.needsRehash(client.passwordHash)) {
+      // Parameters changed since this hash was made: upgrade it now that the password is known. Off the
+      // response path; a failure only means the upgrade waits for the next login.
+      void s.hasher
+        .hash(password)
+        .then((h) => s.clients.updatePasswordHash(base, client.passwordHash, h))
+        .then(() => res.locals.log.info('password hash upgraded', { base }))
+        .catch((err: unknown) => res.locals.log.warn('password rehash failed', { base, err }));
+    }
+    const issued = s.tokens.issue(base);
+    res.locals.log.info('login', { base, jti: issued.claims.jti, kid: issued.kid });
+    const body: LoginResponse = {
+      token: issued.token,
+      expires_in: TOKEN_LIFETIME_SECONDS,
+      token_type: 'Bearer',
+    };
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(body);
+  });
+}

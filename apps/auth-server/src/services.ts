@@ -1,0 +1,74 @@
+// Wires the auth-server's components from a database, a secret box and settings. main.ts, the tests and the
+// benchmark all build the service through here, so they run the same code.
+import type { Db, Logger, SecretBox } from '@cr/service-kit';
+import { ClientStore } from './clients';
+import { KeyStore } from './keys';
+import { type Argon2Params, OWASP_ARGON2, PasswordHasher } from './passwords';
+import { RevocationStore } from './revocations';
+import { LoginThrottle, type ThrottlePolicy } from './throttle';
+import { TokenService } from './tokens';
+
+export interface AuthServicesOptions {
+  db: Db;
+  secretBox: SecretBox;
+  logger: Logger;
+  /** Milliseconds since the epoch; tests inject a frozen clock. */
+  now?: () => number;
+  issuer?: string;
+  audience?: string;
+  /** Unset → the admin API does not exist (404). */
+  adminToken?: string | undefined;
+  jwksMaxAgeSeconds?: number;
+  argon2?: Argon2Params;
+  hashConcurrency?: number;
+  hashQueueLimit?: number;
+  throttle?: { perBaseIp?: ThrottlePolicy; perBase?: ThrottlePolicy; windowMs?: number };
+  trustProxy?: boolean | number | string | undefined;
+}
+
+export interface AuthServices {
+  db: Db;
+  logger: Logger;
+  now: () => number;
+  issuer: string;
+  audience: string;
+  adminToken: string | undefined;
+  jwksMaxAgeSeconds: number;
+  trustProxy: boolean | number | string | undefined;
+  keys: KeyStore;
+  tokens: TokenService;
+  clients: ClientStore;
+  hasher: PasswordHasher;
+  throttle: LoginThrottle;
+  revocations: RevocationStore;
+}
+
+/** Builds the components and loads (or, on a fresh database, creates) the signing keys. */
+export async function createAuthServices(options: AuthServicesOptions): Promise<AuthServices> {
+  const now = options.now ?? Date.now;
+  const issuer = options.issuer ?? 'http://localhost:4000';
+  const audience = options.audience ?? 'tenant-api';
+  const jwksMaxAgeSeconds = options.jwksMaxAgeSeconds ?? 300;
+  const keys = new KeyStore({ db: options.db, secretBox: options.secretBox, now, jwksMaxAgeSeconds });
+  await keys.init();
+  return {
+    db: options.db,
+    logger: options.logger,
+    now,
+    issuer,
+    audience,
+    adminToken: options.adminToken,
+    jwksMaxAgeSeconds,
+    trustProxy: options.trustProxy,
+    keys,
+    tokens: new TokenService({ keys, issuer, audience, now }),
+    clients: new ClientStore(options.db, now),
+    hasher: new PasswordHasher({
+      params: options.argon2 ?? OWASP_ARGON2,
+      ...(options.hashConcurrency ? { concurrency: options.hashConcurrency } : {}),
+      ...(options.hashQueueLimit !== undefined ? { queueLimit: options.hashQueueLimit } : {}),
+    }),
+    throttle: new LoginThrottle({ db: options.db, now, ...options.throttle }),
+    revocations: new RevocationStore({ db: options.db, now }),
+  };
+}

@@ -1,0 +1,93 @@
+// Starts the Hacienda sandbox: config, logger, database (migrations), keys, catalogue, processor (resuming
+// pending documents), HTTP app; provisions the demo setup on first start and prints how to use it.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger, listen, migrate, onShutdown, openDatabase, readMigrations } from '@cr/service-kit';
+import { createApp, createProcessor } from './app';
+import { loadCabysCatalog } from './cabys-catalog';
+import { loadOrCreateKeys } from './certificate-authority';
+import { loadSandboxConfig } from './config';
+import { provisionDemo } from './demo';
+import { FaultInjector } from './faults';
+import { createResponseSigner } from './verdict/engine-checks';
+import { VERDICT_CHECKS } from './verdict/pipeline';
+import { createXsdValidator } from './verdict/xsd-check';
+
+async function main(): Promise<void> {
+  const config = loadSandboxConfig();
+  const logger = createLogger({ service: 'hacienda-sandbox', level: config.LOG_LEVEL });
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: join(config.DATA_DIR, 'db'),
+    applicationName: 'hacienda-sandbox',
+  });
+  await migrate(db, readMigrations(join(__dirname, '..', 'migrations')));
+  const keys = loadOrCreateKeys(config.DATA_DIR);
+  const cabys = loadCabysCatalog(config.HACIENDA_DATA_DIR);
+  const xsd = createXsdValidator(config.HACIENDA_XSD_DIR);
+  if (!xsd.available)
+    logger.warn('HACIENDA_XSD_DIR not found: documents are not validated against the XSD', {
+      dir: config.HACIENDA_XSD_DIR,
+    });
+  if (!cabys.complete)
+    logger.warn('cabys.json not found in HACIENDA_DATA_DIR: only built-in CABYS entries', {
+      dir: config.HACIENDA_DATA_DIR,
+    });
+  if (config.openMode)
+    logger.warn(
+      'open mode: unknown IdP users are auto-provisioned; admin API open unless SANDBOX_ADMIN_TOKEN is set',
+    );
+  if (config.SANDBOX_TRUST_ANY_CA)
+    logger.warn('SANDBOX_TRUST_ANY_CA=true: signatures from any certificate authority are accepted');
+
+  const faults = new FaultInjector();
+  const processor = createProcessor({
+    config,
+    logger,
+    db,
+    keys,
+    cabys,
+    xsd,
+    checks: VERDICT_CHECKS,
+    signResponse: createResponseSigner(keys.hacienda),
+  });
+  const app = createApp({ config, logger, db, keys, cabys, processor, faults });
+  const resumed = await processor.resume();
+  const server = await listen(app, config.SANDBOX_PORT);
+  const base = config.SANDBOX_PUBLIC_URL ?? server.url;
+  logger.info('hacienda-sandbox listening', { url: server.url, resumed, database: db.kind });
+
+  const { demo, created } = await provisionDemo(db, keys.ca, config.DATA_DIR);
+  process.stdout.write(
+    [
+      '',
+      `Hacienda sandbox on ${base}${created ? ' (demo provisioned now)' : ''}`,
+      `  IdP token:   POST ${base}/auth/realms/rut-stag/protocol/openid-connect/token  (client_id=api-stag)`,
+      `  Recepción:   ${base}/recepcion/v1/recepcion`,
+      `  Public API:  ${base}/fe/ae?identificacion=${demo.identificacion}`,
+      `  Demo user:   ${demo.username}  (emisor ${demo.identificacion}, actividad ${demo.codigoActividad})`,
+      `  Demo key:    ${demo.p12Path}`,
+      // The password and PIN stay in the file, out of terminal scroll-back and log collectors.
+      `  Password and PIN: ${join(config.DATA_DIR, 'demo', 'demo.json')}`,
+      `  Admin API:   ${base}/sandbox/…${config.SANDBOX_ADMIN_TOKEN ? ' (Bearer SANDBOX_ADMIN_TOKEN)' : config.openMode ? ' (open: no SANDBOX_ADMIN_TOKEN set)' : ' (disabled: set SANDBOX_ADMIN_TOKEN)'}`,
+      '',
+    ].join('\n'),
+  );
+
+  onShutdown(logger, [
+    () => server.close(),
+    () => {
+      faults.close();
+    },
+    () => processor.close(),
+    () => db.close(),
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `hacienda-sandbox failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,178 @@
+// Asynchronous processing of received documents, as Hacienda does it: recibido → procesando → aceptado |
+// rechazado | error, each step after a configurable delay, then the status JSON POSTed to the callbackUrl
+// (retried 3 times on a non-200 or timeout). State lives in the database, so a restart resumes whatever
+// was pending. Transitions are also emitted as events, for tests and logs.
+import { EventEmitter } from 'node:events';
+import type { SandboxRecepcionStatus } from '@cr/contracts';
+import type { Db, Logger } from '@cr/service-kit';
+import type { ForcedVerdict, VerdictResult } from './verdict/run-verdict';
+
+export interface DocumentRow {
+  clave: string;
+  fecha: string;
+  estado: string;
+  callback_url: string | null;
+  comprobante_xml: string;
+  forced: ForcedVerdict | null;
+  respuesta_xml: string | null;
+}
+
+export interface ProcessorOptions {
+  db: Db;
+  logger: Logger;
+  delayMs: number;
+  callbackTimeoutMs: number;
+  callbackRetryDelayMs: number;
+  /** Decides the verdict of one document (decoded XML). */
+  decide(xml: string, clave: string, forced: ForcedVerdict | undefined): Promise<VerdictResult>;
+}
+
+export interface TransitionEvent {
+  clave: string;
+  estado: string;
+}
+
+export interface CallbackEvent {
+  clave: string;
+  attempt: number;
+  status?: number;
+  delivered: boolean;
+}
+
+/** The GET /recepcion/{clave} body, which is also the callback body (REFERENCE §4.3, §4.4). */
+export function toStatusBody(
+  row: Pick<DocumentRow, 'clave' | 'fecha' | 'estado' | 'respuesta_xml' | 'callback_url'>,
+): SandboxRecepcionStatus {
+  return {
+    clave: row.clave,
+    fecha: row.fecha,
+    'ind-estado': row.estado as SandboxRecepcionStatus['ind-estado'],
+    ...(row.respuesta_xml ? { 'respuesta-xml': row.respuesta_xml } : {}),
+    ...(row.callback_url ? { callbackUrl: row.callback_url } : {}),
+  };
+}
+
+export const CALLBACK_RETRIES = 3;
+
+export class DocumentProcessor extends EventEmitter {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(private readonly options: ProcessorOptions) {
+    super();
+  }
+
+  /** Re-schedules every document left in recibido/procesando (after a restart). */
+  async resume(): Promise<number> {
+    const pending = await this.options.db.query<{ clave: string }>(
+      "SELECT clave FROM documents WHERE estado IN ('recibido', 'procesando') ORDER BY received_at",
+    );
+    for (const r of pending.rows) this.schedule(r.clave);
+    return pending.rowCount;
+  }
+
+  schedule(clave: string, delayMs = this.options.delayMs): void {
+    this.later(delayMs, () => this.advance(clave));
+  }
+
+  private later(delayMs: number, fn: () => Promise<void>): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const run = fn()
+        .catch((err: unknown) => {
+          this.options.logger.error('document processing failed', { err });
+        })
+        .finally(() => this.inFlight.delete(run));
+      this.inFlight.add(run);
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private async load(clave: string): Promise<DocumentRow | undefined> {
+    const r = await this.options.db.query<DocumentRow>(
+      'SELECT clave, fecha, estado, callback_url, comprobante_xml, forced, respuesta_xml FROM documents WHERE clave = $1',
+      [clave],
+    );
+    return r.rows[0];
+  }
+
+  private async advance(clave: string): Promise<void> {
+    const row = await this.load(clave);
+    if (!row || this.closed) return;
+    const { db, logger } = this.options;
+    if (row.estado === 'recibido') {
+      await db.query(
+        "UPDATE documents SET estado = 'procesando', updated_at = now() WHERE clave = $1 AND estado = 'recibido'",
+        [clave],
+      );
+      this.emit('transition', { clave, estado: 'procesando' } satisfies TransitionEvent);
+      this.schedule(clave);
+      return;
+    }
+    if (row.estado !== 'procesando') return;
+    // "Never answer": the document stays in procesando, as when Hacienda's queue stalls.
+    if (row.forced?.outcome === 'never') return;
+    const xml = Buffer.from(row.comprobante_xml, 'base64').toString('utf8');
+    const verdict = await this.options.decide(xml, clave, row.forced ?? undefined);
+    const respuesta =
+      verdict.estado === 'error' ? null : Buffer.from(verdict.respuestaXml, 'utf8').toString('base64');
+    await db.query(
+      "UPDATE documents SET estado = $2, respuesta_xml = $3, findings = $4, updated_at = now() WHERE clave = $1 AND estado = 'procesando'",
+      [clave, verdict.estado, respuesta, JSON.stringify(verdict.findings)],
+    );
+    logger.info('document processed', { clave, estado: verdict.estado, findings: verdict.findings.length });
+    this.emit('transition', { clave, estado: verdict.estado } satisfies TransitionEvent);
+    if (row.callback_url) this.deliver(clave, 1);
+  }
+
+  private deliver(clave: string, attempt: number): void {
+    this.later(attempt === 1 ? 0 : this.options.callbackRetryDelayMs, () =>
+      this.attemptCallback(clave, attempt),
+    );
+  }
+
+  private async attemptCallback(clave: string, attempt: number): Promise<void> {
+    const row = await this.load(clave);
+    if (!row?.callback_url) return;
+    let status: number | undefined;
+    try {
+      const res = await fetch(row.callback_url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(toStatusBody(row)),
+        signal: AbortSignal.timeout(this.options.callbackTimeoutMs),
+        redirect: 'manual',
+      });
+      status = res.status;
+      await res.arrayBuffer().catch(() => undefined);
+    } catch (err) {
+      this.options.logger.warn('callback failed', {
+        clave,
+        attempt,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+    }
+    const delivered = status === 200;
+    await this.options.db.query(
+      'UPDATE documents SET callback_attempts = $2, callback_status = $3 WHERE clave = $1',
+      [clave, attempt, delivered ? 'delivered' : status ? `http ${status}` : 'no answer'],
+    );
+    this.emit('callback', {
+      clave,
+      attempt,
+      delivered,
+      ...(status ? { status } : {}),
+    } satisfies CallbackEvent);
+    if (!delivered && attempt <= CALLBACK_RETRIES) this.deliver(clave, attempt + 1);
+  }
+
+  /** Stops scheduling and waits for the steps already running. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

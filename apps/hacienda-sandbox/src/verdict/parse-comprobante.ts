@@ -1,0 +1,203 @@
+// Reads what the verdict needs out of a received v4.4 comprobante (FE, ND, NC, TE, FEC, FEE, REP) with a
+// real XML parser. Values stay strings; the checks turn amounts into decimals themselves.
+import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+
+export const V44_PREFIX = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
+export const DS_NS = 'http://www.w3.org/2000/09/xmldsig#';
+
+/** Root element → document type code in the consecutivo (REFERENCE §1.1) and its XSD file. */
+export const ROOTS: Readonly<Record<string, { tipo: string; xsd: string; ns: string }>> = {
+  FacturaElectronica: { tipo: '01', xsd: 'FacturaElectronica_V4.4.xsd', ns: 'facturaElectronica' },
+  NotaDebitoElectronica: { tipo: '02', xsd: 'NotaDebitoElectronica_V4.4.xsd', ns: 'notaDebitoElectronica' },
+  NotaCreditoElectronica: {
+    tipo: '03',
+    xsd: 'NotaCreditoElectronica_V4.4.xsd',
+    ns: 'notaCreditoElectronica',
+  },
+  TiqueteElectronico: { tipo: '04', xsd: 'TiqueteElectronico_V4.4.xsd', ns: 'tiqueteElectronico' },
+  FacturaElectronicaCompra: {
+    tipo: '08',
+    xsd: 'FacturaElectronicaCompra_V4.4.xsd',
+    ns: 'facturaElectronicaCompra',
+  },
+  FacturaElectronicaExportacion: {
+    tipo: '09',
+    xsd: 'FacturaElectronicaExportacion_V4.4.xsd',
+    ns: 'facturaElectronicaExportacion',
+  },
+  ReciboElectronicoPago: { tipo: '10', xsd: 'ReciboElectronicoPago_V4.4.xsd', ns: 'reciboElectronicoPago' },
+  MensajeReceptor: { tipo: '05', xsd: 'MensajeReceptor_V4.4.xsd', ns: 'mensajeReceptor' },
+};
+
+export interface ParsedParty {
+  nombre?: string;
+  tipo?: string;
+  numero?: string;
+}
+
+export interface ParsedImpuesto {
+  codigo?: string;
+  codigoTarifaIVA?: string;
+  tarifa?: string;
+  monto?: string;
+  montoExoneracion?: string;
+}
+
+export interface ParsedLine {
+  numeroLinea?: string;
+  cabys?: string;
+  cantidad?: string;
+  precioUnitario?: string;
+  montoTotal?: string;
+  descuentos: string[];
+  subTotal?: string;
+  baseImponible?: string;
+  impuestos: ParsedImpuesto[];
+  impuestoAsumidoEmisorFabrica?: string;
+  impuestoNeto?: string;
+  montoTotalLinea?: string;
+}
+
+export interface ParsedComprobante {
+  xml: string;
+  doc: Document;
+  root: Element;
+  rootName: string;
+  namespace: string;
+  clave?: string;
+  numeroConsecutivo?: string;
+  fechaEmision?: string;
+  codigoActividadEmisor?: string;
+  condicionVenta?: string;
+  emisor: ParsedParty;
+  receptor?: ParsedParty;
+  lines: ParsedLine[];
+  otrosCargos: string[];
+  /** ResumenFactura children by name (first occurrence). */
+  resumen: Record<string, string>;
+  desglose: Array<{ codigo?: string; codigoTarifaIVA?: string; totalMontoImpuesto?: string }>;
+  mediosPago: Array<{ tipo?: string; total?: string }>;
+  /** Base64 DER of the first ds:X509Certificate of the document's own signature. */
+  signatureCertificate?: string;
+  hasSignature: boolean;
+}
+
+export class UnprocessableXmlError extends Error {}
+
+function children(el: Element, name: string): Element[] {
+  const out: Element[] = [];
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1 && (n as Element).localName === name) out.push(n as Element);
+  }
+  return out;
+}
+
+function hasElementChild(el: Element): boolean {
+  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) return true;
+  return false;
+}
+
+function child(el: Element | undefined, name: string): Element | undefined {
+  return el ? children(el, name)[0] : undefined;
+}
+
+function text(el: Element | undefined, name?: string): string | undefined {
+  const target = name ? child(el, name) : el;
+  const t = target?.textContent;
+  return t == null ? undefined : t.trim();
+}
+
+function parseParty(el: Element | undefined): ParsedParty | undefined {
+  if (!el) return undefined;
+  const id = child(el, 'Identificacion');
+  return { nombre: text(el, 'Nombre'), tipo: text(id, 'Tipo'), numero: text(id, 'Numero') };
+}
+
+/** Throws UnprocessableXmlError when the bytes are not a well-formed XML document. */
+export function parseXmlDocument(xml: string): Document {
+  const errors: string[] = [];
+  let doc: Document;
+  try {
+    doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') errors.push(String(message));
+      },
+    }).parseFromString(xml, 'text/xml');
+  } catch (err) {
+    throw new UnprocessableXmlError(`XML mal formado: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (errors.length || !doc.documentElement) {
+    throw new UnprocessableXmlError(`XML mal formado: ${errors[0] ?? 'sin elemento raíz'}`);
+  }
+  return doc;
+}
+
+export function parseComprobante(xml: string): ParsedComprobante {
+  const doc = parseXmlDocument(xml);
+  const root = doc.documentElement as Element;
+  const rootName = root.localName ?? root.nodeName;
+  const resumenEl = child(root, 'ResumenFactura');
+  const resumen: Record<string, string> = {};
+  if (resumenEl) {
+    for (let n = resumenEl.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType !== 1) continue;
+      const e = n as Element;
+      const name = e.localName ?? e.nodeName;
+      if (!(name in resumen) && !hasElementChild(e)) resumen[name] = (e.textContent ?? '').trim();
+    }
+  }
+  const lines: ParsedLine[] = children(child(root, 'DetalleServicio') ?? root, 'LineaDetalle').map((l) => ({
+    numeroLinea: text(l, 'NumeroLinea'),
+    cabys: text(l, 'CodigoCABYS'),
+    cantidad: text(l, 'Cantidad'),
+    precioUnitario: text(l, 'PrecioUnitario'),
+    montoTotal: text(l, 'MontoTotal'),
+    descuentos: children(l, 'Descuento').map((d) => text(d, 'MontoDescuento') ?? ''),
+    subTotal: text(l, 'SubTotal'),
+    baseImponible: text(l, 'BaseImponible'),
+    impuestos: children(l, 'Impuesto').map((i) => ({
+      codigo: text(i, 'Codigo'),
+      codigoTarifaIVA: text(i, 'CodigoTarifaIVA'),
+      tarifa: text(i, 'Tarifa'),
+      monto: text(i, 'Monto'),
+      montoExoneracion: text(child(i, 'Exoneracion'), 'MontoExoneracion'),
+    })),
+    impuestoAsumidoEmisorFabrica: text(l, 'ImpuestoAsumidoEmisorFabrica'),
+    impuestoNeto: text(l, 'ImpuestoNeto'),
+    montoTotalLinea: text(l, 'MontoTotalLinea'),
+  }));
+  const signature = children(root, 'Signature').find((s) => s.namespaceURI === DS_NS);
+  const certEl = signature ? signature.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0] : undefined;
+  return {
+    xml,
+    doc,
+    root,
+    rootName,
+    namespace: root.namespaceURI ?? '',
+    clave: text(root, 'Clave'),
+    numeroConsecutivo: text(root, 'NumeroConsecutivo'),
+    fechaEmision: text(root, 'FechaEmision'),
+    codigoActividadEmisor: text(root, 'CodigoActividadEmisor'),
+    condicionVenta: text(root, 'CondicionVenta'),
+    emisor: parseParty(child(root, 'Emisor')) ?? {},
+    receptor: parseParty(child(root, 'Receptor')),
+    lines,
+    otrosCargos: children(root, 'OtrosCargos').map((o) => text(o, 'MontoCargo') ?? ''),
+    resumen,
+    desglose: resumenEl
+      ? children(resumenEl, 'TotalDesgloseImpuesto').map((d) => ({
+          codigo: text(d, 'Codigo'),
+          codigoTarifaIVA: text(d, 'CodigoTarifaIVA'),
+          totalMontoImpuesto: text(d, 'TotalMontoImpuesto'),
+        }))
+      : [],
+    mediosPago: resumenEl
+      ? children(resumenEl, 'MedioPago').map((m) => ({
+          tipo: text(m, 'TipoMedioPago'),
+          total: text(m, 'TotalMedioPago'),
+        }))
+      : [],
+    signatureCertificate: certEl?.textContent?.replace(/\s+/g, '') || undefined,
+    hasSignature: signature !== undefined,
+  };
+}

@@ -1,0 +1,262 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type SigningKey,
+  buildSignedDocument,
+  formatCostaRicaDateTime,
+  openP12,
+  parseMensajeHacienda,
+  signCanonicalDocument,
+} from '@cr/hacienda-xml';
+import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
+import { requireResource, xsdDir } from '@cr/testkit';
+import request from 'supertest';
+import type { TransitionEvent } from '../src/processor';
+import { CODES } from '../src/verdict/findings';
+import { bodyFor, readSample, sampleFiles, tokenFor } from './documents';
+import { type Harness, startHarness } from './sandbox-harness';
+
+const hasTool = (name: string) => spawnSync('which', [name]).status === 0;
+
+function withTemp<T>(files: Record<string, string>, fn: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), 'verdict-'));
+  try {
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Submits a signed XML and waits for its final state; returns the status body and the parsed answer. */
+async function submit(h: Harness, auth: string, xml: string) {
+  const body = bodyFor(xml);
+  const done = new Promise<void>((resolve) => {
+    const on = (e: TransitionEvent) => {
+      if (e.clave !== body.clave || !['aceptado', 'rechazado', 'error'].includes(e.estado)) return;
+      h.processor.off('transition', on);
+      resolve();
+    };
+    h.processor.on('transition', on);
+  });
+  const res = await request(h.app).post('/recepcion/v1/recepcion').set('Authorization', auth).send(body);
+  if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${res.headers['x-error-cause']}`);
+  await done;
+  const status = await request(h.app)
+    .get(`/recepcion/v1/recepcion/${body.clave}`)
+    .set('Authorization', auth)
+    .expect(200);
+  const respuesta = status.body['respuesta-xml']
+    ? Buffer.from(status.body['respuesta-xml'], 'base64').toString('utf8')
+    : undefined;
+  return { status: status.body, respuesta, mensaje: respuesta ? parseMensajeHacienda(respuesta) : undefined };
+}
+
+// Signed now: the certificate the sandbox issues in beforeAll is valid from now on.
+const SIGNED_AT = new Date();
+
+/** Re-signs a document the engine built after editing its (canonical) body, so only the edit is wrong. */
+function resign(xml: string, key: SigningKey, edit: (body: string) => string): string {
+  const m =
+    /^(?:<\?xml[^>]*\?>\s*)?(<(\w+) xmlns="([^"]+)">)([\s\S]*?)(<ds:Signature[\s\S]*)(<\/\2>)\s*$/.exec(xml);
+  if (!m) throw new Error('unexpected document shape');
+  const [, open, , namespace, body, , close] = m as unknown as string[];
+  return signCanonicalDocument(
+    { open: open!, body: edit(body!), close: close!, namespace: namespace! },
+    key,
+    { now: SIGNED_AT },
+  );
+}
+
+describe('verdicts', () => {
+  const have = sampleFiles().length === 3;
+  let trusting: Harness;
+  let strict: Harness;
+  let authTrusting: string;
+  let authStrict: string;
+  let key: SigningKey;
+  let good: string;
+
+  beforeAll(async () => {
+    trusting = await startHarness({ env: { SANDBOX_TRUST_ANY_CA: 'true' } });
+    strict = await startHarness();
+    authTrusting = await tokenFor(trusting.app);
+    authStrict = await tokenFor(strict.app);
+    const cert = await request(strict.app)
+      .post('/sandbox/certificados')
+      .send({
+        identificacion: ISSUER.numeroIdentificacion,
+        tipoIdentificacion: '02',
+        nombre: ISSUER.nombre,
+        pin: '4321',
+      })
+      .expect(201);
+    key = openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
+    good = buildSignedDocument({
+      document: invoice({ fechaEmision: formatCostaRicaDateTime(SIGNED_AT) }),
+      issuer: ISSUER,
+      key,
+      now: SIGNED_AT,
+      codigoSeguridad: '12345678',
+    }).xml;
+  }, 120_000);
+  afterAll(async () => {
+    await trusting.close();
+    await strict.close();
+  });
+
+  it.each(['fe-', 'NC-', 'Comprobante_'])(
+    'when the real accepted sample %s is submitted and any CA is trusted, then it is aceptado',
+    async (prefix) => {
+      if (!requireResource('Hacienda samples', have)) return;
+      const { status, mensaje } = await submit(
+        trusting,
+        authTrusting,
+        readSample(sampleFiles().find((f) => f.startsWith(prefix)) as string),
+      );
+      expect(status['ind-estado']).toBe('aceptado');
+      expect(mensaje).toMatchObject({ mensaje: 1, estadoMensaje: 'Aceptado' });
+      expect(mensaje?.detalles).toEqual([]);
+    },
+  );
+
+  it('when a real sample is submitted to a sandbox trusting only its CA, then it is rechazado for the certificate', async () => {
+    if (!requireResource('Hacienda samples', have)) return;
+    const { mensaje } = await submit(
+      strict,
+      authStrict,
+      readSample(sampleFiles().find((f) => f.startsWith('fe-')) as string),
+    );
+    expect(mensaje?.mensaje).toBe(3);
+    expect(mensaje?.detalles.map((d) => d.codigo)).toEqual([CODES.certificadoNoConfiable]);
+  });
+
+  it('when a document signed with a sandbox-issued key is right, then it is aceptado and the answer is valid against the XSD and verifies with xmlsec1', async () => {
+    const { status, respuesta, mensaje } = await submit(strict, authStrict, good);
+    expect(status['ind-estado']).toBe('aceptado');
+    expect(mensaje).toMatchObject({
+      mensaje: 1,
+      estadoMensaje: 'Aceptado',
+      numeroCedulaEmisor: ISSUER.numeroIdentificacion,
+    });
+    if (
+      !requireResource(
+        'XSDs, xmllint and xmlsec1',
+        existsSync(join(xsdDir(), 'MensajeHacienda_V4.4.xsd')) && hasTool('xmllint') && hasTool('xmlsec1'),
+      )
+    )
+      return;
+    withTemp({ 'r.xml': respuesta as string, 'ca.pem': strict.keys.ca.certPem }, (dir) => {
+      execFileSync(
+        'xmllint',
+        ['--noout', '--nonet', '--schema', join(xsdDir(), 'MensajeHacienda_V4.4.xsd'), join(dir, 'r.xml')],
+        { stdio: 'pipe' },
+      );
+      // The chain is checked too: the answer's certificate must lead to the sandbox CA.
+      const out = execFileSync(
+        'xmlsec1',
+        [
+          '--verify',
+          '--trusted-pem',
+          join(dir, 'ca.pem'),
+          '--id-attr:Id',
+          'http://uri.etsi.org/01903/v1.3.2#:SignedProperties',
+          '--id-attr:Id',
+          'http://www.w3.org/2000/09/xmldsig#:KeyInfo',
+          join(dir, 'r.xml'),
+        ],
+        { encoding: 'utf8', stdio: 'pipe' },
+      );
+      expect(out).not.toMatch(/FAIL/);
+    });
+  });
+
+  it('when a signed document is altered after signing, then it is rechazado for the signature (broken digest)', async () => {
+    const tampered = good.replace(/12345678<\/Clave>/, '12345673</Clave>');
+    const { mensaje } = await submit(strict, authStrict, tampered);
+    expect(mensaje?.mensaje).toBe(3);
+    expect(mensaje?.detalles).toEqual([
+      expect.objectContaining({ codigo: CODES.firma, mensaje: expect.stringContaining('digest') }),
+    ]);
+  });
+
+  it('when TotalComprobante is wrong, then it is rechazado with the TotalComprobante finding', async () => {
+    const doc = resign(good, key, (body) =>
+      body
+        .replace(
+          /<TotalComprobante>[^<]+<\/TotalComprobante>/,
+          '<TotalComprobante>999.00000</TotalComprobante>',
+        )
+        .replace(/12345678<\/Clave>/, '12345670</Clave>'),
+    );
+    const { mensaje } = await submit(strict, authStrict, doc);
+    expect(mensaje?.mensaje).toBe(3);
+    expect(mensaje?.detalles).toEqual([
+      expect.objectContaining({
+        codigo: CODES.calculoResumen,
+        mensaje: expect.stringContaining('TotalComprobante'),
+      }),
+    ]);
+  });
+
+  it('when Tarifa does not match CodigoTarifaIVA, then it is rechazado with −505', async () => {
+    const doc = resign(good, key, (body) =>
+      body
+        .replace(/<Tarifa>13(\.00)?<\/Tarifa>/, '<Tarifa>4.00</Tarifa>')
+        .replace(/12345678<\/Clave>/, '12345671</Clave>'),
+    );
+    const { mensaje } = await submit(strict, authStrict, doc);
+    expect(mensaje?.mensaje).toBe(3);
+    expect(mensaje?.detalles.map((d) => d.codigo)).toContain(CODES.tarifa);
+  });
+
+  it('when CondicionVenta is not in the code table, then it is rechazado with the XSD (−99) and code-table findings', async () => {
+    const doc = resign(good, key, (body) =>
+      body
+        .replace(/<CondicionVenta>01<\/CondicionVenta>/, '<CondicionVenta>77</CondicionVenta>')
+        .replace(/12345678<\/Clave>/, '12345674</Clave>'),
+    );
+    const { mensaje } = await submit(strict, authStrict, doc);
+    expect(mensaje?.mensaje).toBe(3);
+    const codes = mensaje?.detalles.map((d) => d.codigo) ?? [];
+    expect(codes).toContain(CODES.codigo);
+    if (
+      requireResource(
+        'XSDs and xmllint',
+        existsSync(join(xsdDir(), 'FacturaElectronica_V4.4.xsd')) && hasTool('xmllint'),
+      )
+    ) {
+      expect(mensaje?.detalles).toContainEqual(
+        expect.objectContaining({ codigo: CODES.schema, mensaje: expect.stringContaining('CondicionVenta') }),
+      );
+    }
+  });
+
+  it('when the clave’s date does not match FechaEmision, then it is rechazado with −15', async () => {
+    const doc = resign(good, key, (body) =>
+      body.replace(/<Clave>506(\d\d)/, (_m, dd: string) => `<Clave>506${dd === '01' ? '02' : '01'}`),
+    );
+    const { mensaje } = await submit(strict, authStrict, doc);
+    expect(mensaje?.mensaje).toBe(3);
+    expect(mensaje?.detalles).toEqual([
+      expect.objectContaining({ codigo: CODES.clave, mensaje: expect.stringContaining('FechaEmision') }),
+    ]);
+  });
+
+  it('when the emisor is registered and the activity code is not its own, then it is rechazado with −408', async () => {
+    await request(strict.app)
+      .post('/sandbox/contribuyentes')
+      .send({
+        identificacion: ISSUER.numeroIdentificacion,
+        tipoIdentificacion: '02',
+        nombre: ISSUER.nombre,
+        actividades: [{ codigo: '4711.0', descripcion: 'COMERCIO' }],
+      })
+      .expect(201);
+    const doc = resign(good, key, (body) => body.replace(/12345678<\/Clave>/, '12345672</Clave>'));
+    const { mensaje } = await submit(strict, authStrict, doc);
+    expect(mensaje?.detalles.map((d) => d.codigo)).toEqual([CODES.actividad]);
+  });
+});

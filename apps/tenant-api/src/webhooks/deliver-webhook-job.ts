@@ -1,0 +1,161 @@
+// The `webhook.deliver` queue: one job per event. The first run freezes the event (id and body) in
+// webhook_events, so every retry, and every re-claim after a crash, sends identical bytes under the same
+// webhook-id; each attempt signs with the secrets active at that moment and is recorded. Retries follow the
+// Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, with jitter); 410
+// disables the endpoint. No transaction is held while the receiver is called.
+import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult } from '@cr/jobs';
+import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
+import { withTenant } from '../db/with-tenant';
+import { type WebhookDeps, targetPolicy } from './webhook-deps';
+import {
+  WEBHOOK_QUEUE,
+  type WebhookJobPayload,
+  buildEventPayload,
+  isFinalState,
+  newEventId,
+} from './webhook-event';
+import {
+  type WebhookEndpointRow,
+  type WebhookEventRow,
+  countAttempts,
+  disableEndpoint,
+  findDocumentById,
+  findEndpoint,
+  findEventOfJob,
+  finishEvent,
+  insertDelivery,
+  insertEvent,
+} from './webhook-repository';
+import { signingSecrets } from './webhook-secrets';
+
+type Prepared =
+  | { kind: 'stop'; result: JobResult }
+  | {
+      kind: 'deliver';
+      event: WebhookEventRow;
+      attempt: number;
+      endpoint: WebhookEndpointRow;
+      secrets: string[];
+    };
+
+/** Loads (or freezes) the event and decides whether there is anywhere to send it. */
+async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date): Promise<Prepared> {
+  const { tenantId, documentId } = job.payload;
+  return withTenant(deps.db, tenantId, async (tx) => {
+    let event = await findEventOfJob(tx, tenantId, job.id);
+    if (!event) {
+      const doc = await findDocumentById(tx, tenantId, documentId);
+      if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+      if (!isFinalState(doc.estado)) {
+        return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
+      }
+      const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado }));
+      event = {
+        id: job.payload.eventId ?? newEventId(),
+        tenant_id: tenantId,
+        document_id: doc.id,
+        clave: doc.clave,
+        estado: doc.estado,
+        job_id: job.id,
+        body,
+        state: 'pending',
+      };
+      await insertEvent(tx, event, now);
+    }
+    // A job claimed again after its event finished (crash between the two writes): nothing left to do.
+    if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
+    const attempt = (await countAttempts(tx, tenantId, event.id)) + 1;
+    const endpoint = await findEndpoint(tx, tenantId);
+    if (!endpoint?.active) {
+      // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
+      await insertDelivery(tx, tenantId, {
+        documentId: event.document_id,
+        eventId: event.id,
+        attempt,
+        url: endpoint?.url ?? '',
+        status: null,
+        latencyMs: null,
+        error: endpoint ? 'webhook endpoint is disabled' : 'no webhook endpoint configured',
+        at: now,
+      });
+      await finishEvent(tx, tenantId, event.id, endpoint ? 'disabled' : 'no_endpoint', now);
+      return { kind: 'stop', result: jobResult.done() };
+    }
+    return {
+      kind: 'deliver',
+      event,
+      attempt,
+      endpoint,
+      secrets: signingSecrets(deps.secrets, endpoint, now),
+    };
+  });
+}
+
+export async function runWebhookDelivery(
+  deps: WebhookDeps,
+  job: Job<WebhookJobPayload>,
+  context: Pick<JobContext, 'now'>,
+): Promise<JobResult> {
+  const prepared = await prepare(deps, job, context.now());
+  if (prepared.kind === 'stop') return prepared.result;
+  const { event, attempt, endpoint, secrets } = prepared;
+  const { tenantId } = job.payload;
+  const result = await deliverWebhook(
+    {
+      url: endpoint.url,
+      id: event.id,
+      timestamp: Math.floor(context.now().getTime() / 1000),
+      body: event.body,
+      secrets,
+      timeoutMs: deps.webhooks.timeoutMs,
+    },
+    targetPolicy(deps.webhooks),
+  );
+  const at = context.now();
+  const retryIn = result.ok || result.gone ? undefined : webhookRetryDelayMs(attempt + 1, deps.random);
+  await withTenant(deps.db, tenantId, async (tx) => {
+    await insertDelivery(tx, tenantId, {
+      documentId: event.document_id,
+      eventId: event.id,
+      attempt,
+      url: endpoint.url,
+      status: result.status ?? null,
+      latencyMs: Math.round(result.latencyMs),
+      error: result.error ?? null,
+      at,
+    });
+    if (result.ok) await finishEvent(tx, tenantId, event.id, 'delivered', at);
+    else if (result.gone) {
+      await disableEndpoint(tx, tenantId, endpoint.updated_at, 'receiver answered 410 Gone', at);
+      await finishEvent(tx, tenantId, event.id, 'gone', at);
+    } else if (retryIn === undefined) await finishEvent(tx, tenantId, event.id, 'failed', at);
+  });
+  const log = { tenantId, eventId: event.id, clave: event.clave, attempt, host: new URL(endpoint.url).host };
+  if (result.ok) {
+    deps.logger.info('webhook delivered', { ...log, status: result.status, latencyMs: result.latencyMs });
+    return jobResult.done();
+  }
+  if (result.gone) {
+    deps.logger.warn('webhook receiver answered 410 Gone; endpoint disabled', log);
+    return jobResult.done();
+  }
+  if (retryIn === undefined) {
+    deps.logger.warn('webhook delivery abandoned after the last retry', { ...log, error: result.error });
+    return jobResult.fail(`gave up after ${attempt} attempts: ${result.error}`);
+  }
+  deps.logger.info('webhook delivery failed; will retry', {
+    ...log,
+    error: result.error,
+    retryInMs: retryIn,
+  });
+  return jobResult.retryAt(new Date(at.getTime() + retryIn), result.error);
+}
+
+/** The queues this module runs, for the app's one Worker: `queues: { ...webhookQueues(deps), … }`. */
+export function webhookQueues(deps: WebhookDeps): Record<string, QueueOptions<WebhookJobPayload>> {
+  return {
+    [WEBHOOK_QUEUE]: {
+      handler: (job, context) => runWebhookDelivery(deps, job, context),
+    },
+  };
+}

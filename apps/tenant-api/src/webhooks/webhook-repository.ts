@@ -1,0 +1,209 @@
+// SQL of the webhook tables (and the reads of `documents` the webhooks need). Every function runs inside
+// withTenant and still names its tenant: RLS is the second wall, not the first.
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '@cr/service-kit';
+
+export interface WebhookEndpointRow {
+  tenant_id: string;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  secrets_key_id: string;
+  rotated_at: Date | string | null;
+  active: boolean;
+  disabled_at: Date | string | null;
+  disabled_reason: string | null;
+  updated_at: Date | string;
+}
+
+export async function findEndpoint(
+  tx: Queryable,
+  tenantId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<WebhookEndpointRow | undefined> {
+  const r = await tx.query<WebhookEndpointRow>(
+    `SELECT tenant_id, url, secret_sealed, previous_secret_sealed, secrets_key_id, rotated_at, active,
+            disabled_at, disabled_reason, updated_at
+     FROM webhook_endpoints WHERE tenant_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [tenantId],
+  );
+  return r.rows[0];
+}
+
+export interface EndpointValues {
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  secretsKeyId: string;
+  rotatedAt: Date | null;
+  now: Date;
+}
+
+/** Creates or replaces the endpoint; re-enables it (a configuration is a fresh start). */
+export async function upsertEndpoint(tx: Queryable, tenantId: string, v: EndpointValues): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_endpoints
+       (tenant_id, url, secret_sealed, previous_secret_sealed, secrets_key_id, rotated_at, active, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $7)
+     ON CONFLICT (tenant_id) DO UPDATE SET
+       url = EXCLUDED.url, secret_sealed = EXCLUDED.secret_sealed,
+       previous_secret_sealed = EXCLUDED.previous_secret_sealed, secrets_key_id = EXCLUDED.secrets_key_id,
+       rotated_at = EXCLUDED.rotated_at, active = true, disabled_at = NULL, disabled_reason = NULL,
+       updated_at = EXCLUDED.updated_at`,
+    [tenantId, v.url, v.secretSealed, v.previousSecretSealed, v.secretsKeyId, v.rotatedAt, v.now],
+  );
+}
+
+/** Disables the endpoint unless it was reconfigured since `seenUpdatedAt` (that configuration wins). */
+export async function disableEndpoint(
+  tx: Queryable,
+  tenantId: string,
+  seenUpdatedAt: Date | string,
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  const r = await tx.query(
+    `UPDATE webhook_endpoints SET active = false, disabled_at = $3, disabled_reason = $4
+     WHERE tenant_id = $1 AND updated_at = $2 AND active`,
+    [tenantId, seenUpdatedAt, now, reason],
+  );
+  return r.rowCount > 0;
+}
+
+export interface DocumentForEvent {
+  id: string;
+  clave: string;
+  estado: string;
+  respuesta_xml: string | null;
+}
+
+export async function findDocumentById(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+): Promise<DocumentForEvent | undefined> {
+  const r = await tx.query<DocumentForEvent>(
+    'SELECT id, clave, estado, respuesta_xml FROM documents WHERE tenant_id = $1 AND id = $2',
+    [tenantId, documentId],
+  );
+  return r.rows[0];
+}
+
+export async function findDocumentByClave(
+  tx: Queryable,
+  tenantId: string,
+  clave: string,
+): Promise<Pick<DocumentForEvent, 'id' | 'clave' | 'estado'> | undefined> {
+  const r = await tx.query<Pick<DocumentForEvent, 'id' | 'clave' | 'estado'>>(
+    'SELECT id, clave, estado FROM documents WHERE tenant_id = $1 AND clave = $2',
+    [tenantId, clave],
+  );
+  return r.rows[0];
+}
+
+export interface WebhookEventRow {
+  id: string;
+  tenant_id: string;
+  document_id: string;
+  clave: string;
+  estado: string;
+  job_id: string;
+  body: string;
+  state: string;
+}
+
+export async function findEventOfJob(
+  tx: Queryable,
+  tenantId: string,
+  jobId: string,
+): Promise<WebhookEventRow | undefined> {
+  const r = await tx.query<WebhookEventRow>(
+    `SELECT id, tenant_id, document_id, clave, estado, job_id::text AS job_id, body, state
+     FROM webhook_events WHERE tenant_id = $1 AND job_id = $2::bigint`,
+    [tenantId, jobId],
+  );
+  return r.rows[0];
+}
+
+export async function insertEvent(
+  tx: Queryable,
+  e: Omit<WebhookEventRow, 'state'>,
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_events (id, tenant_id, document_id, clave, estado, job_id, body, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7, $8)`,
+    [e.id, e.tenant_id, e.document_id, e.clave, e.estado, e.job_id, e.body, now],
+  );
+}
+
+export async function finishEvent(
+  tx: Queryable,
+  tenantId: string,
+  eventId: string,
+  state: 'delivered' | 'failed' | 'gone' | 'no_endpoint' | 'disabled',
+  now: Date,
+): Promise<void> {
+  await tx.query('UPDATE webhook_events SET state = $3, finished_at = $4 WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    eventId,
+    state,
+    now,
+  ]);
+}
+
+export async function countAttempts(tx: Queryable, tenantId: string, eventId: string): Promise<number> {
+  const r = await tx.query<{ n: number | string }>(
+    'SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND event_id = $2',
+    [tenantId, eventId],
+  );
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+export interface DeliveryValues {
+  documentId: string;
+  eventId: string;
+  attempt: number;
+  url: string;
+  status: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  at: Date;
+}
+
+export async function insertDelivery(tx: Queryable, tenantId: string, d: DeliveryValues): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_deliveries
+       (id, tenant_id, document_id, event_id, attempt, url, status, latency_ms, error, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [randomUUID(), tenantId, d.documentId, d.eventId, d.attempt, d.url, d.status, d.latencyMs, d.error, d.at],
+  );
+}
+
+export interface DeliveryRow {
+  event_id: string;
+  attempt: number;
+  url: string;
+  status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  created_at: Date | string;
+  clave: string;
+}
+
+/** The latest attempts of the tenant, newest first. */
+export async function listRecentDeliveries(
+  tx: Queryable,
+  tenantId: string,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  const r = await tx.query<DeliveryRow>(
+    `SELECT d.event_id, d.attempt, d.url, d.status, d.latency_ms, d.error, d.created_at, e.clave
+     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.tenant_id = d.tenant_id
+     WHERE d.tenant_id = $1
+     ORDER BY d.created_at DESC, d.attempt DESC
+     LIMIT $2`,
+    [tenantId, limit],
+  );
+  return r.rows;
+}

@@ -1,0 +1,155 @@
+// The whole trust chain with the real auth-server running as its own process: a client created through its
+// admin API logs in, and the tenant-api verifies that token through jwks-rsa against the live JWKS, honours
+// the live revocation list, and refuses the same token at another tenant's host.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createLogger,
+  migrate,
+  createTestDatabase,
+  type TestDatabase,
+  SecretBox,
+  MemoryTransport,
+} from '@cr/service-kit';
+import { type AppProcess, startApp } from '@cr/testkit';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createCabysSearch } from '@cr/cabys';
+import { createApp } from '../src/app';
+import { JwksKeySource } from '../src/auth/key-source';
+import { RevocationList } from '../src/auth/revocation-list';
+import { TokenVerifier } from '../src/auth/token-verifier';
+import { tenantApiMigrations } from '../src/db/with-tenant';
+import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
+import { issuerBody } from './support/issuer-mother';
+import { testPublicApi, testTerritory } from './support/test-app';
+
+const ADMIN_TOKEN = 'admin-token-for-the-real-auth-server-test';
+const ISSUER = 'http://auth.test.local';
+const AUDIENCE = 'tenant-api';
+
+let auth: AppProcess;
+let dataDir: string;
+let db: TestDatabase;
+let app: Express;
+let revocations: RevocationList;
+
+async function createClient(base: string, password: string): Promise<void> {
+  const r = await fetch(`${auth.url}/admin/clients`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ base, password }),
+  });
+  expect(r.status).toBe(201);
+}
+
+async function login(base: string, password: string): Promise<string> {
+  const r = await fetch(`${auth.url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ base, password }),
+  });
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { token: string }).token;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'auth-server-'));
+  auth = await startApp({
+    app: 'auth-server',
+    portVar: 'AUTH_PORT',
+    env: {
+      DATA_DIR: dataDir,
+      DATABASE_URL: undefined,
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: AUDIENCE,
+      AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+    },
+    timeoutMs: 90_000,
+  });
+  db = await createTestDatabase();
+  await migrate(db, tenantApiMigrations());
+  const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [new MemoryTransport()] });
+  const keys = new JwksKeySource({ jwksUri: `${auth.url}/.well-known/jwks.json`, logger });
+  revocations = new RevocationList({ url: `${auth.url}/revocations`, logger, intervalMs: 60_000 });
+  app = createApp({
+    db,
+    secrets: SecretBox.fromSetting(SecretBox.generateSetting('t1')),
+    logger,
+    territory: testTerritory(),
+    now: () => new Date(),
+    certificateWarningDays: 30,
+    hacienda: { publicApi: testPublicApi('http://127.0.0.1:9') },
+    cabys: createCabysSearch({}),
+    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
+    verifier: new TokenVerifier({
+      keys,
+      revocations,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clockToleranceSeconds: 30,
+    }),
+    baseDomain: 'localhost',
+    trustProxy: false,
+  });
+  await createClient('acme', 'acme-password-123');
+  await createClient('globex', 'globex-password-123');
+}, 120_000);
+
+afterAll(async () => {
+  await auth?.stop();
+  await db?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('tenant-api with the real auth-server', () => {
+  it('when a client logs in, then its token registers and consults an issuer at its own host', async () => {
+    const token = await login('acme', 'acme-password-123');
+    const created = await request(app)
+      .post('/api/enviar/emisor')
+      .set('Host', 'acme.localhost')
+      .set('Authorization', `Bearer ${token}`)
+      .send(issuerBody());
+    expect(created.status).toBe(200);
+    const found = await request(app)
+      .post('/api/consultar/emisor')
+      .set('Host', 'acme.localhost')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ identificacion: 3101123456 });
+    expect(found.status).toBe(200);
+    expect(found.body.data.identificacion).toBe(3101123456);
+  });
+
+  it("when another client's real token is used at acme's host, then it is refused", async () => {
+    const token = await login('globex', 'globex-password-123');
+    const r = await request(app)
+      .post('/api/consultar/emisor')
+      .set('Host', 'acme.localhost')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ identificacion: 3101123456 });
+    expect(r.status).toBe(401);
+    expect(r.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('when the client logs out, then its token is refused once the revocation list is refreshed', async () => {
+    const token = await login('acme', 'acme-password-123');
+    const ask = () =>
+      request(app)
+        .post('/api/consultar/emisor')
+        .set('Host', 'acme.localhost')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ identificacion: 3101123456 });
+    expect((await ask()).status).toBe(200);
+    const out = await fetch(`${auth.url}/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(out.status).toBeLessThan(300);
+    expect(await revocations.sync()).toBe(true);
+    const refused = await ask();
+    expect(refused.status).toBe(401);
+    expect(JSON.stringify(refused.body)).not.toContain(token);
+  });
+});

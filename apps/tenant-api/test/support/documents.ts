@@ -1,0 +1,65 @@
+// Puts a document in a given state straight into the database (through withTenant), for the webhook tests:
+// what the submission pipeline stores, without running it.
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Db } from '@cr/service-kit';
+import { withTenant } from '../../src/db/with-tenant';
+
+export interface TestDocument {
+  id: string;
+  clave: string;
+  estado: string;
+  respuestaXml: string | null;
+}
+
+export function randomClave(): string {
+  let digits = '506';
+  while (digits.length < 50) digits += String(randomInt(10));
+  return digits;
+}
+
+export function mensajeHaciendaXml(clave: string, mensaje = 1): string {
+  return `<?xml version="1.0" encoding="utf-8"?><MensajeHacienda xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda"><Clave>${clave}</Clave><NombreEmisor>ACME SOCIEDAD ANONIMA</NombreEmisor><Mensaje>${mensaje}</Mensaje><DetalleMensaje>Aceptado</DetalleMensaje><MontoTotalImpuesto>130.00</MontoTotalImpuesto><TotalFactura>1130.00</TotalFactura></MensajeHacienda>`;
+}
+
+export async function insertTestDocument(
+  db: Db,
+  tenantId: string,
+  options: { estado?: string; respuestaXml?: string | null; clave?: string } = {},
+): Promise<TestDocument> {
+  const id = randomUUID();
+  const clave = options.clave ?? randomClave();
+  const estado = options.estado ?? 'aceptado';
+  const respuestaXml =
+    options.respuestaXml === undefined
+      ? estado === 'aceptado' || estado === 'rechazado'
+        ? mensajeHaciendaXml(clave, estado === 'aceptado' ? 1 : 3)
+        : null
+      : options.respuestaXml;
+  await withTenant(db, tenantId, (tx) =>
+    tx.query(
+      `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, numero_referencia, consecutivo, fecha_emision,
+                              estado, xml, respuesta_xml)
+       VALUES ($1, $2, $3, '01', '3101123456', 1, $4, now(), $5, '<FacturaElectronica/>', $6)`,
+      [id, tenantId, clave, clave.slice(21, 41), estado, respuestaXml],
+    ),
+  );
+  return { id, clave, estado, respuestaXml };
+}
+
+/** Moves a document to another state, as the follow-up does when Hacienda answers. */
+export async function setDocumentState(
+  db: Db,
+  tenantId: string,
+  id: string,
+  estado: string,
+  respuestaXml: string | null,
+): Promise<void> {
+  await withTenant(db, tenantId, (tx) =>
+    tx.query('UPDATE documents SET estado = $3, respuesta_xml = $4 WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+      estado,
+      respuestaXml,
+    ]),
+  );
+}

@@ -1,0 +1,62 @@
+// Shared steps of the webhook tests: a movable clock, draining the worker, raising a final-state event the
+// way the follow-up does (enqueue in a transaction), and reading the raw delivery rows.
+import { enqueue } from '@cr/jobs';
+import type { Db } from '@cr/service-kit';
+import { withTenant } from '../../src/db/with-tenant';
+import { WEBHOOK_QUEUE, type WebhookJobPayload } from '../../src/webhooks/webhook-event';
+import type { TestApp } from './test-app';
+
+/** A clock that only moves when told; starts a little ahead of real time so jobs enqueued now are due. */
+export class TestClock {
+  ms = Date.now() + 1_000;
+  readonly now = () => new Date(this.ms);
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+  get unixSeconds(): number {
+    return Math.floor(this.ms / 1000);
+  }
+}
+
+/** Runs the worker until nothing is due at the current clock; returns how many jobs ran. */
+export async function drain(ctx: TestApp): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ran = await ctx.worker.runOnce();
+    if (ran === 0) return total;
+    total += ran;
+  }
+}
+
+/** What the follow-up does on a final state (interface agreement): one deduplicated job per state. */
+export async function raiseFinalStateEvent(
+  db: Db,
+  tenantId: string,
+  doc: { id: string; estado: string },
+): Promise<string> {
+  const payload: WebhookJobPayload = { tenantId, documentId: doc.id };
+  const job = await db.transaction((tx) =>
+    enqueue(tx, { queue: WEBHOOK_QUEUE, key: `webhook:${doc.id}:${doc.estado}`, payload }),
+  );
+  return job.id;
+}
+
+export interface RawDelivery {
+  event_id: string;
+  attempt: number;
+  url: string;
+  status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
+export async function deliveriesOf(db: Db, tenantId: string, documentId: string): Promise<RawDelivery[]> {
+  return withTenant(db, tenantId, async (tx) => {
+    const r = await tx.query<RawDelivery>(
+      `SELECT event_id, attempt, url, status, latency_ms, error FROM webhook_deliveries
+       WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at, attempt`,
+      [tenantId, documentId],
+    );
+    return r.rows;
+  });
+}

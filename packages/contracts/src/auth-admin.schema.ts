@@ -1,0 +1,69 @@
+// The auth-server's admin API (Bearer AUTH_ADMIN_TOKEN): clients, key rotation and token revocation.
+import { type Static, Type } from '@sinclair/typebox';
+import { BASE_PATTERN } from './login.schema';
+
+export const CreateClientRequest = Type.Object(
+  {
+    base: Type.String({
+      pattern: BASE_PATTERN,
+      maxLength: 63,
+      description: 'DNS label: lower-case letters, digits and hyphens, 1-63 characters',
+    }),
+    password: Type.String({ minLength: 12, maxLength: 1024, description: 'At least 12 characters' }),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-create-client-request.json', additionalProperties: false },
+);
+export type CreateClientRequest = Static<typeof CreateClientRequest>;
+
+export const ClientView = Type.Object(
+  {
+    base: Type.String(),
+    disabled: Type.Boolean(),
+    createdAt: Type.String({ description: 'ISO 8601' }),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-client.json', additionalProperties: false },
+);
+export type ClientView = Static<typeof ClientView>;
+
+export const UpdateClientRequest = Type.Object(
+  { disabled: Type.Boolean({ description: 'A disabled client cannot log in' }) },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-update-client-request.json', additionalProperties: false },
+);
+export type UpdateClientRequest = Static<typeof UpdateClientRequest>;
+
+export const RevokeTokenRequest = Type.Object(
+  {
+    jti: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'The token id to revoke (printable ASCII)',
+    }),
+    exp: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "The token's exp (Unix seconds) when known; otherwise the longest lifetime is assumed",
+      }),
+    ),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-revoke-token-request.json', additionalProperties: false },
+);
+export type RevokeTokenRequest = Static<typeof RevokeTokenRequest>;
+
+export const SigningKeyView = Type.Object(
+  {
+    kid: Type.String({ description: 'RFC 7638 thumbprint' }),
+    status: Type.Union([Type.Literal('next'), Type.Literal('current'), Type.Literal('previous')]),
+    createdAt: Type.String(),
+    activatesAt: Type.Union([Type.String(), Type.Null()]),
+    publicKeyPem: Type.String(),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-signing-key.json', additionalProperties: false },
+);
+export type SigningKeyView = Static<typeof SigningKeyView>;
+
+export const SigningKeyList = Type.Object(
+  { keys: Type.Array(SigningKeyView) },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-signing-key-list.json', additionalProperties: false },
+);
+export type SigningKeyList = Static<typeof SigningKeyList>;
