@@ -1,13 +1,13 @@
-// The lookups that reach Hacienda's public API, against the hacienda-sandbox app (or, until it is in the
-// repository, the stand-in of support/hacienda-double.ts): exoneración, contribuyente, the CABYS fallback,
-// the issuer registration check, the pipeline's exoneration check, and the per-tenant lookup limit.
+// The lookups that reach Hacienda's public API, against the real hacienda-sandbox app: exoneración,
+// contribuyente, the CABYS fallback, the issuer registration check, the pipeline's exoneration check, and the
+// per-tenant lookup limit.
 import { createCabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { checkExonerations } from '../src/lookups/check-exonerations';
 import { haciendaCabysFallback } from '../src/lookups/cabys-fallback';
 import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { post } from './support/client';
-import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-double';
+import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp, testPublicApi } from './support/test-app';
 
