@@ -13,7 +13,9 @@ import { SecretBox, createLogger, listen, migrate, openDatabase } from '@cr/serv
 import { haciendaDataDir, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
+import { createCabysSearch } from '@cr/cabys';
 import { createApp } from '../src/app';
+import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { PemKeySource } from '../src/auth/key-source';
 import { noRevocations } from '../src/auth/revocation-list';
 import { TokenVerifier } from '../src/auth/token-verifier';
@@ -158,7 +160,14 @@ async function main(): Promise<void> {
     publicUrl: 'http://127.0.0.1:1',
     wakeWorker: () => worker?.wake(),
   };
-  const app = createApp({ ...submission, verifier, baseDomain: 'localhost', trustProxy: false });
+  const app = createApp({
+    ...submission,
+    cabys: createCabysSearch({}),
+    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
+    verifier,
+    baseDomain: 'localhost',
+    trustProxy: false,
+  });
   const server = await listen(app, 0, '127.0.0.1');
   // Hacienda's callback reaches this server on a non-tenant host (production schedules otherwise).
   submission.publicUrl = server.url;

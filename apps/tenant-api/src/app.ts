@@ -7,16 +7,20 @@ import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
+import type { LookupDeps } from './lookups/lookup-deps';
 import { mountDocumentRoutes } from './routes/documents';
 import { mountEmisorRoutes } from './routes/emisor';
+import { mountHaciendaRoutes } from './routes/hacienda';
 import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
 
-export interface AppDeps extends SubmissionDeps {
+export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   /** Webhook target policy and timeout; default: public https targets only, 15 s. */
   webhooks?: WebhookSettings;
   logger: Logger;
+  /** `createHaciendaClients(...)`: submissions use its IdP and recepción, the lookups its public API. */
+  hacienda: SubmissionDeps['hacienda'];
   /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
   verifier: Pick<import('./auth/token-verifier').TokenVerifier, 'verify'>;
   baseDomain: string;
@@ -46,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
       mountDocumentRoutes(api, deps);
+      mountHaciendaRoutes(api, deps);
       mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
       app.use('/api', api);
     },

@@ -25,6 +25,13 @@ export const TenantConfigSchema = Type.Object({
   BODY_LIMIT: Type.String({ default: '256kb' }),
   CERT_EXPIRY_WARNING_DAYS: Type.Integer({ default: 30, minimum: 1 }),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  ...haciendaSettingsProperties,
+  /** Lookups per tenant that may reach Hacienda's public API (exoneración, contribuyente, CABYS fallback)… */
+  HACIENDA_LOOKUP_RATE_LIMIT: Type.Integer({ default: 60, minimum: 1 }),
+  /** …in this many seconds; beyond it, 429 with Retry-After. */
+  HACIENDA_LOOKUP_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
+  /** How often the imported CABYS copy (DATA_DIR/cabys.json) is checked for a new import. */
+  CABYS_RELOAD_CHECK_SECONDS: Type.Integer({ default: 5, minimum: 1 }),
   /** Webhook targets on private, loopback or reserved addresses (and http to loopback); development only. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
   /** A delivery succeeds only with a 2xx within this time. */

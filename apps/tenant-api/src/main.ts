@@ -1,5 +1,9 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
-// token verification, the certificate expiry watch; then listens and shuts down gracefully on signals.
+// token verification, the certificate expiry watch, the job worker (Hacienda submissions and status checks,
+// webhook deliveries); then listens and shuts down gracefully on signals (the worker stops before the
+// database closes). Hacienda's clients and the CABYS catalogue (reloaded when `pnpm cabys:import` installs a
+// new copy) serve the lookups and the exoneration check of the pipeline.
+import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import {
   SecretBox,
@@ -10,6 +14,7 @@ import {
   onShutdown,
   openDatabase,
 } from '@cr/service-kit';
+import type { DocumentRequest } from '@cr/contracts';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { Worker } from '@cr/jobs';
 import { createApp } from './app';
@@ -19,6 +24,9 @@ import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
 import { SigningMaterialLoader } from './emisor/load-signing-material';
 import { submissionQueues } from './hacienda/submission-queues';
+import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
+import { checkExonerations } from './lookups/check-exonerations';
+import { createLookupLimiter } from './lookups/tenant-lookup-limit';
 import { loadTerritory } from './territory/load-territory';
 import { webhookQueues } from './webhooks/deliver-webhook-job';
 import type { WebhookDeps } from './webhooks/webhook-deps';
@@ -46,6 +54,18 @@ async function main(): Promise<void> {
   const auth = buildAuth(config, logger);
   await auth.start();
   const now = () => new Date();
+  const hacienda = createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
+  const cabys = await loadTenantCabys({
+    dataDir: config.DATA_DIR,
+    haciendaDataDir: config.HACIENDA_DATA_DIR,
+    publicApi: hacienda.publicApi,
+    logger,
+  });
+  // `pnpm cabys:import` replaces the copy; the running service swaps in the new index.
+  const cabysCopy = importedCabysPath(config.DATA_DIR);
+  watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
+    if (cur.isFile()) void cabys.reload();
+  });
   const issuerDeps = {
     logger,
     db,
@@ -53,8 +73,8 @@ async function main(): Promise<void> {
     territory,
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+    taxpayerRegistry: hacienda,
   };
-  const hacienda = createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
   let worker: Worker | undefined;
   const submissionDeps = {
     ...issuerDeps,
@@ -62,6 +82,9 @@ async function main(): Promise<void> {
     hacienda,
     publicUrl: config.PUBLIC_URL,
     wakeWorker: () => worker?.wake(),
+    // Exonerations of type 04/11 are confirmed with Hacienda before anything is signed.
+    checkExonerations: (document: DocumentRequest) =>
+      checkExonerations({ document, now: now() }, hacienda.publicApi),
   };
   const webhookDeps: WebhookDeps = {
     db,
@@ -84,6 +107,11 @@ async function main(): Promise<void> {
   const app = createApp({
     ...submissionDeps,
     webhooks: webhookDeps.webhooks,
+    cabys,
+    lookupLimiter: createLookupLimiter({
+      limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
+      windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
+    }),
     verifier: auth.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: config.TRUST_PROXY,
@@ -105,6 +133,7 @@ async function main(): Promise<void> {
     () => server.close(),
     () => {
       stopWatch();
+      unwatchFile(cabysCopy);
       auth.stop();
     },
     () => worker?.stop(),

@@ -9,7 +9,9 @@ jest.setTimeout(120_000);
 
 let ctx: TestApp;
 beforeAll(async () => {
-  ctx = await startTestApp();
+  // No Hacienda in this suite: the exoneration kind's authorization check is covered against the sandbox
+  // (submission.sandbox and lookups.hacienda tests).
+  ctx = await startTestApp({ checkExonerations: false });
   expect((await post(ctx, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
 });
 afterAll(() => ctx.close());

@@ -67,6 +67,16 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
       startWorker: true,
     });
     await admin('POST', '/sandbox/usuarios', { username: USER, password: PASSWORD });
+    // The exoneration kind carries a type 04 authorization: the pipeline confirms it with Hacienda's public
+    // API before signing, so it exists there for the receptor and the line's CABYS.
+    await admin('POST', '/sandbox/exoneraciones', {
+      numeroDocumento: 'AL-00460853-20',
+      identificacion: '3101779527',
+      porcentajeExoneracion: 13,
+      fechaEmision: '2026-01-15',
+      fechaVencimiento: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
+      cabys: ['8314300000000'],
+    });
     const cert = (await admin('POST', '/sandbox/certificados', {
       identificacion: '3101123456',
       tipoIdentificacion: '02',

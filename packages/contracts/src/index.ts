@@ -4,6 +4,7 @@ export * from './login.schema';
 export * from './common.schema';
 export * from './document.schema';
 export * from './emisor.schema';
+export * from './lookups.schema';
 export * from './auth-admin.schema';
 export * from './revocations.schema';
 export * from './hacienda-sandbox.schema';

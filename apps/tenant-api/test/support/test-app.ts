@@ -8,7 +8,15 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
-import { type HaciendaClients, type HaciendaSettings, createHaciendaClients } from '@cr/hacienda-client';
+import { type CabysSearch, createCabysSearch } from '@cr/cabys';
+import type { DocumentRequest } from '@cr/contracts';
+import {
+  type HaciendaClients,
+  HaciendaPublicApi,
+  type HaciendaSettings,
+  TokenBucket,
+  createHaciendaClients,
+} from '@cr/hacienda-client';
 import { Worker } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
@@ -21,6 +29,9 @@ import type { SubmissionDeps, SubmissionSchedules } from '../../src/documents/su
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
 import { SigningMaterialLoader } from '../../src/emisor/load-signing-material';
 import { submissionQueues } from '../../src/hacienda/submission-queues';
+import { checkExonerations } from '../../src/lookups/check-exonerations';
+import type { LookupDeps } from '../../src/lookups/lookup-deps';
+import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import { webhookQueues } from '../../src/webhooks/deliver-webhook-job';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
@@ -34,8 +45,8 @@ export interface TestApp {
   log: MemoryTransport;
   revocations: RevocationList;
   keys: JwksKeySource;
-  deps: IssuerDeps;
-  submission: SubmissionDeps;
+  deps: IssuerDeps & LookupDeps;
+  submission: SubmissionDeps & LookupDeps;
   hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
   /** The jobs worker with the app's queues; started only when asked (`startWorker`). */
@@ -69,11 +80,38 @@ const NO_HACIENDA: HaciendaSettings = {
   HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
 };
 
+/**
+ * Hacienda's public API client as main.ts builds it, tuned for tests: retries after 5 ms instead of seconds
+ * and a bucket that never makes a test wait. Still the real client (cache, retries, 429 pause).
+ */
+export function testPublicApi(baseUrl: string, options: { cacheTtlMs?: number } = {}): HaciendaPublicApi {
+  return new HaciendaPublicApi({
+    baseUrl,
+    timeoutMs: 2_000,
+    retryDelaysMs: [5, 5, 5],
+    bucket: new TokenBucket({ capacity: 1_000, refillPerSecond: 1_000 }),
+    ...options,
+  });
+}
+
 export async function startTestApp(
   options: {
     now?: () => Date;
     trustProxy?: boolean;
+    /** Hacienda's IdP and recepción (and public API unless `publicApi` is given); default: nothing listens. */
     hacienda?: HaciendaSettings;
+    /** Hacienda's public API for the lookups; default a test-tuned client of `hacienda`'s public API URL. */
+    publicApi?: LookupDeps['hacienda']['publicApi'];
+    /** Run the issuer check against Hacienda's registry (publicApi) at registration. */
+    checkIssuersWithHacienda?: boolean;
+    /** Default: no local catalogue and no fallback (503). */
+    cabys?: CabysSearch;
+    lookupLimiter?: LookupDeps['lookupLimiter'];
+    /**
+     * Confirm type 04/11 exonerations with Hacienda before signing, as main.ts does (default). Only suites
+     * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
+     */
+    checkExonerations?: boolean;
     haciendaTimeoutMs?: number;
     publicUrl?: string;
     schedules?: Partial<SubmissionSchedules>;
@@ -96,26 +134,41 @@ export async function startTestApp(
     intervalMs: 60_000,
   });
   const secrets = SecretBox.fromSetting(SecretBox.generateSetting('t1'));
-  const deps: IssuerDeps = {
+  const settings = options.hacienda ?? NO_HACIENDA;
+  const clients = createHaciendaClients(settings, { logger, timeoutMs: options.haciendaTimeoutMs ?? 2_000 });
+  const hacienda = {
+    ...clients,
+    publicApi: options.publicApi ?? testPublicApi(settings.HACIENDA_PUBLIC_API_URL),
+  } as HaciendaClients;
+  const deps: IssuerDeps & LookupDeps = {
     db,
     secrets,
     logger,
     territory: testTerritory(),
     now: options.now ?? (() => new Date()),
     certificateWarningDays: 30,
+    hacienda,
+    ...(options.checkIssuersWithHacienda
+      ? { taxpayerRegistry: hacienda, taxpayerCheckTimeoutMs: 3_000 }
+      : {}),
+    cabys: options.cabys ?? createCabysSearch({}),
+    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
   };
-  const hacienda = createHaciendaClients(options.hacienda ?? NO_HACIENDA, {
-    logger,
-    timeoutMs: options.haciendaTimeoutMs ?? 2_000,
-  });
   let worker: Worker | undefined;
-  const submission: SubmissionDeps = {
+  const submission: SubmissionDeps & LookupDeps = {
     ...deps,
     signing: new SigningMaterialLoader(deps),
     hacienda,
     publicUrl: options.publicUrl ?? 'http://callbacks.localhost',
     schedules: { ...FAST_SCHEDULES, ...options.schedules },
     wakeWorker: () => worker?.wake(),
+    // As main.ts: exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
+    ...(options.checkExonerations === false
+      ? {}
+      : {
+          checkExonerations: (document: DocumentRequest) =>
+            checkExonerations({ document, now: deps.now() }, hacienda.publicApi),
+        }),
   };
   const webhookDeps: WebhookDeps = {
     ...deps,
