@@ -4,7 +4,7 @@
 // and vanish at COMMIT/ROLLBACK, so a pooled connection never carries one tenant into the next request.
 import { readMigrations } from '@cr/service-kit';
 import type { Db, Migration, Queryable } from '@cr/service-kit';
-import { join } from 'node:path';
+import { MIGRATIONS_DIR } from '../package-root';
 
 export const TENANT_ROLE = 'tenant_api_tenant';
 
@@ -20,5 +20,5 @@ export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable
 }
 
 export function tenantApiMigrations(): Migration[] {
-  return readMigrations(join(__dirname, '..', '..', 'migrations'));
+  return readMigrations(MIGRATIONS_DIR);
 }
