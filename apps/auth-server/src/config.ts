@@ -3,8 +3,9 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
+import { PACKAGE_ROOT } from './package-root';
 
-export const REPO_ROOT = resolve(__dirname, '../../..');
+export const REPO_ROOT = resolve(PACKAGE_ROOT, '../..');
 
 export const AuthConfigSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),

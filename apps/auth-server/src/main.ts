@@ -16,6 +16,7 @@ import {
 } from '@cr/service-kit';
 import { createApp } from './app';
 import { loadAuthConfig, parseTrustProxy } from './config';
+import { MIGRATIONS_DIR } from './package-root';
 import { createAuthServices } from './services';
 
 async function main(): Promise<void> {
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
     dataDir: join(dataDir, 'pgdata'),
     applicationName: 'auth-server',
   });
-  const applied = await migrate(db, readMigrations(join(__dirname, '..', 'migrations')));
+  const applied = await migrate(db, readMigrations(MIGRATIONS_DIR));
   if (applied.length) logger.info('migrations applied', { applied });
 
   const services = await createAuthServices({

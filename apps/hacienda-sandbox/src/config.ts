@@ -3,8 +3,9 @@
 import { join, resolve } from 'node:path';
 import { loadConfig } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
+import { PACKAGE_ROOT } from './package-root';
 
-export const REPO_ROOT = resolve(__dirname, '../../..');
+export const REPO_ROOT = resolve(PACKAGE_ROOT, '../..');
 
 export const SandboxConfigSchema = Type.Object({
   SANDBOX_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4002 }),

@@ -9,6 +9,7 @@ import { loadOrCreateKeys } from './certificate-authority';
 import { loadSandboxConfig } from './config';
 import { provisionDemo } from './demo';
 import { FaultInjector } from './faults';
+import { MIGRATIONS_DIR } from './package-root';
 import { createResponseSigner } from './verdict/engine-checks';
 import { VERDICT_CHECKS } from './verdict/pipeline';
 import { createXsdValidator } from './verdict/xsd-check';
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'hacienda-sandbox',
   });
-  await migrate(db, readMigrations(join(__dirname, '..', 'migrations')));
+  await migrate(db, readMigrations(MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(config.DATA_DIR);
   const cabys = loadCabysCatalog(config.HACIENDA_DATA_DIR);
   const xsd = createXsdValidator(config.HACIENDA_XSD_DIR);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { haciendaSettingsProperties } from '@cr/hacienda-client';
 import { loadConfig } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
+import { PACKAGE_ROOT } from './package-root';
 
 export const TenantConfigSchema = Type.Object({
   TENANT_PORT: Type.Integer({ default: 4001, minimum: 0, maximum: 65535 }),
@@ -49,14 +50,14 @@ export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: strin
 /** Loads and completes the settings; the JWKS URL defaults to the local auth-server's. */
 export function loadTenantConfig(env: NodeJS.ProcessEnv = process.env): TenantConfig {
   const config = loadConfig(TenantConfigSchema, env);
-  const dataDir = config.DATA_DIR ?? resolve(__dirname, '../../../.data/tenant-api');
+  const dataDir = config.DATA_DIR ?? resolve(PACKAGE_ROOT, '../../.data/tenant-api');
   const jwksUrl =
     config.AUTH_JWKS_URL ??
     (config.AUTH_PUBLIC_KEY_PATH
       ? undefined
       : `${config.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`);
   // Development default: the shared Hacienda files beside the repository (never copied into it).
-  const haciendaDataDir = config.HACIENDA_DATA_DIR ?? resolve(__dirname, '../../../../shared/hacienda/cabys');
+  const haciendaDataDir = config.HACIENDA_DATA_DIR ?? resolve(PACKAGE_ROOT, '../../../shared/hacienda/cabys');
   return {
     ...config,
     DATA_DIR: dataDir,

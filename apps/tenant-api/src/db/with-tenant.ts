@@ -5,7 +5,7 @@
 import { jobsMigrations } from '@cr/jobs';
 import { readMigrations } from '@cr/service-kit';
 import type { Db, Migration, Queryable } from '@cr/service-kit';
-import { join } from 'node:path';
+import { MIGRATIONS_DIR } from '../package-root';
 
 export const TENANT_ROLE = 'tenant_api_tenant';
 
@@ -34,5 +34,5 @@ GRANT USAGE ON SEQUENCE jobs_id_seq TO ${TENANT_ROLE};`,
 
 /** The app's migrations, then the jobs table of @cr/jobs, then the tenant role's grants on it. */
 export function tenantApiMigrations(): Migration[] {
-  return [...readMigrations(join(__dirname, '..', '..', 'migrations')), ...jobsMigrations, tenantJobsGrants];
+  return [...readMigrations(MIGRATIONS_DIR), ...jobsMigrations, tenantJobsGrants];
 }

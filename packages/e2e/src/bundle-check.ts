@@ -1,0 +1,217 @@
+// Proves each app's container build runs (pnpm --filter @cr/e2e check:bundles; also part of check:infra):
+//   1. `pnpm --filter <app> build` (tsup, infra/docker/tsup.config.base.ts) → apps/<app>/dist/main.js;
+//   2. `pnpm deploy --prod` of the app exactly as its Dockerfile does, then an image-like directory holding
+//      only what the Dockerfile's runtime stage copies from /out (package.json, node_modules, dist, …);
+//   3. `node dist/main.js` there, as the image's CMD, with NODE_ENV=production, the embedded database in a
+//      temporary DATA_DIR and a free port, until /health/live answers 200; then SIGTERM, which must end it
+//      cleanly (exit code 0).
+// No Docker needed: this catches what breaks only once bundled (a file read relative to a source file, a
+// dependency missing from the production install, a native addon or WASM file not found).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort, haciendaDataDir, xsdDir } from '@cr/testkit';
+
+const REPO = resolve(__dirname, '../../..');
+
+interface AppBundle {
+  app: string;
+  portVar: string;
+  /** Settings beyond port, DATA_DIR and NODE_ENV=production that the app needs to start. */
+  env: () => Record<string, string>;
+}
+
+const secretsKey = () => `k1:${randomBytes(32).toString('base64')}`;
+
+export const APP_BUNDLES: AppBundle[] = [
+  {
+    app: 'auth-server',
+    portVar: 'AUTH_PORT',
+    env: () => ({ SECRETS_KEY: secretsKey(), AUTH_ADMIN_TOKEN: randomBytes(24).toString('base64url') }),
+  },
+  {
+    app: 'tenant-api',
+    portVar: 'TENANT_PORT',
+    // Nothing listens there: the app starts and retries the keys on demand (readiness says so, liveness not).
+    env: () => ({
+      SECRETS_KEY: secretsKey(),
+      AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
+      PUBLIC_URL: 'http://callbacks.api.localtest',
+      PROVEEDOR_SISTEMAS: '3101123456',
+      HACIENDA_DATA_DIR: haciendaDataDir(),
+    }),
+  },
+  {
+    app: 'hacienda-sandbox',
+    portVar: 'SANDBOX_PORT',
+    env: () => ({ HACIENDA_XSD_DIR: xsdDir(), HACIENDA_DATA_DIR: haciendaDataDir() }),
+  },
+];
+
+interface Outcome {
+  ok: boolean;
+  lines: string[];
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+function run(cmd: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on('error', (err) => done({ code: -1, output: `${output}${err.message}` }));
+    child.on('exit', (code) => done({ code, output }));
+  });
+}
+
+/** What the Dockerfile's runtime stage copies from the deploy output: `COPY --from=build /out/<x> ./<x>`. */
+export function runtimeCopies(dockerfile: string): string[] {
+  return [...dockerfile.matchAll(/^COPY --from=build \/out\/(\S+)\s/gm)].map((m) => m[1] as string);
+}
+
+/** The `pnpm … deploy …` flags of the Dockerfile (between `pnpm` and the /out target), so both agree. */
+export function deployArgs(dockerfile: string, app: string): string[] {
+  const line = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .find((l) => l.includes(`--filter @cr/${app} --prod deploy`));
+  const m = line?.match(/pnpm (--filter \S+ --prod deploy[^\n]*?) \/out\b/);
+  if (!m?.[1]) throw new Error(`${app}.Dockerfile: no "pnpm --filter @cr/${app} --prod deploy … /out" line`);
+  // The store is the build stage's cache mount; here pnpm's own store is the right one.
+  return m[1].split(/\s+/).filter((a, i, all) => a !== '--store-dir' && all[i - 1] !== '--store-dir');
+}
+
+async function waitLive(url: string, child: ChildProcess, timeoutMs: number): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) return `exited with ${child.exitCode} before answering`;
+    try {
+      const r = await fetch(`${url}/health/live`);
+      if (r.status === 200) return undefined;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) return `no 200 from /health/live within ${timeoutMs} ms`;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function stop(child: ChildProcess, timeoutMs: number): Promise<number | null | 'timeout'> {
+  return new Promise((done) => {
+    if (child.exitCode !== null) return done(child.exitCode);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      done('timeout');
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Deploys the (already built) app into `work` as its image would hold it, starts it and stops it. */
+export async function checkBundle(bundle: AppBundle, work: string): Promise<Outcome> {
+  const { app } = bundle;
+  const lines: string[] = [];
+  const fail = (msg: string): Outcome => ({ ok: false, lines: [...lines, `bundles: FAIL ${app}: ${msg}`] });
+  const started = Date.now();
+  const dockerfile = readFileSync(join(REPO, 'infra', 'docker', `${app}.Dockerfile`), 'utf8');
+  if (!existsSync(join(REPO, 'apps', app, 'dist', 'main.js'))) return fail('dist/main.js was not built');
+
+  const out = join(work, 'out');
+  const deployed = await run('pnpm', [...deployArgs(dockerfile, app), '--prefer-offline', out], REPO);
+  if (deployed.code !== 0) return fail(`pnpm deploy failed:\n${deployed.output}`);
+  rmSync(join(out, 'node_modules', '@cr'), { recursive: true, force: true });
+  rmSync(join(out, 'node_modules', '.bin'), { recursive: true, force: true });
+  // The image: only what the runtime stage copies; no sources, so nothing can quietly read them.
+  const image = join(work, 'app');
+  mkdirSync(image);
+  for (const entry of runtimeCopies(dockerfile)) {
+    if (!existsSync(join(out, entry)))
+      return fail(`the Dockerfile copies /out/${entry}, which deploy did not produce`);
+    renameSync(join(out, entry), join(image, entry));
+  }
+
+  const deployedAfter = Date.now() - started;
+  const port = await freePort();
+  const dataDir = join(work, 'data');
+  mkdirSync(dataDir);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? work,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    [bundle.portVar]: String(port),
+    ...bundle.env(),
+  };
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
+    cwd: image,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  const problem = await waitLive(`http://127.0.0.1:${port}`, child, 60_000);
+  const liveAfter = Date.now() - started - deployedAfter;
+  const exit = await stop(child, 10_000);
+  if (problem) return fail(`node dist/main.js ${problem}:\n${output}`);
+  if (exit !== 0) return fail(`SIGTERM did not end it cleanly (exit ${exit}):\n${output}`);
+  lines.push(
+    `bundles: ${app}: deployed as its image in ${deployedAfter} ms, node dist/main.js live in ${liveAfter} ms, stopped cleanly`,
+  );
+  return { ok: true, lines };
+}
+
+/** Builds the three apps, then checks the bundles side by side (deploying is mostly waiting on the disk). */
+export async function checkBundles(): Promise<Outcome> {
+  const filters = APP_BUNDLES.flatMap((b) => ['--filter', `@cr/${b.app}`]);
+  const built = await run('pnpm', [...filters, 'build'], REPO);
+  if (built.code !== 0) return { ok: false, lines: [`bundles: FAIL pnpm build:\n${built.output}`] };
+  const outcomes = await Promise.all(
+    APP_BUNDLES.map(async (bundle) => {
+      const work = mkdtempSync(join(tmpdir(), `cr-bundle-${bundle.app}-`));
+      try {
+        return await checkBundle(bundle, work);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    }),
+  );
+  return {
+    ok: outcomes.every((o) => o.ok),
+    lines: ['bundles: built dist/main.js of the three apps (tsup)', ...outcomes.flatMap((o) => o.lines)],
+  };
+}
+
+if (require.main === module) {
+  checkBundles().then(
+    (o) => {
+      for (const line of o.lines) process.stdout.write(`${line}\n`);
+      process.stdout.write(o.ok ? 'bundle checks: ok\n' : 'bundle checks: FAILED\n');
+      process.exit(o.ok ? 0 : 1);
+    },
+    (err: unknown) => {
+      process.stderr.write(`bundle checks: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
