@@ -22,6 +22,8 @@ export const TenantConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** `production` refuses to start without SECRETS_KEY instead of generating a development key. */
+  NODE_ENV: Type.Optional(Type.String()),
   HACIENDA_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   BODY_LIMIT: Type.String({ default: '256kb' }),
   CERT_EXPIRY_WARNING_DAYS: Type.Integer({ default: 30, minimum: 1 }),

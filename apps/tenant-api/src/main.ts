@@ -34,6 +34,12 @@ import type { WebhookDeps } from './webhooks/webhook-deps';
 async function main(): Promise<void> {
   const config = loadTenantConfig();
   const logger = createLogger({ service: 'tenant-api', level: config.LOG_LEVEL });
+  // Issuers' passwords, PINs and keys are sealed with SECRETS_KEY: a generated development key would make
+  // them unreadable after the data directory is lost, so production never falls back to one.
+  if (!config.SECRETS_KEY && config.NODE_ENV === 'production') {
+    console.error('tenant-api: invalid configuration: SECRETS_KEY: is required in production');
+    process.exit(2);
+  }
   const db = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: join(config.DATA_DIR, 'db'),

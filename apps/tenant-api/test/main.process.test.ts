@@ -5,7 +5,8 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox } from '@cr/service-kit';
-import { type AppProcess, haciendaDataDir, startApp } from '@cr/testkit';
+import { spawn } from 'node:child_process';
+import { type AppProcess, REPO_ROOT, haciendaDataDir, startApp } from '@cr/testkit';
 import { issuerBody } from './support/issuer-mother';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './support/token-forge';
 
@@ -90,5 +91,39 @@ describe('tenant-api process', () => {
     expect(proc.output()).not.toContain('S3cr3t-Hacienda');
     await proc.stop();
     expect(proc.child.exitCode).toBe(0);
+  }, 60_000);
+});
+
+describe('tenant-api process in production', () => {
+  it('when SECRETS_KEY is missing, then it refuses to start and names the setting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenant-api-prod-'));
+    const forge = new TokenForge();
+    writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'SECRETS_KEY') env[k] = v;
+    Object.assign(env, {
+      NODE_ENV: 'production',
+      NODE_OPTIONS: '',
+      AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
+      DATA_DIR: join(dir, 'data'),
+      TENANT_PORT: '0',
+    });
+    delete env.DATABASE_URL;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'apps/tenant-api/src/main.ts')],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const generated = existsSync(join(dir, 'data', 'secrets-key'));
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(2);
+    expect(stderr).toContain('SECRETS_KEY: is required in production');
+    expect(generated).toBe(false);
   }, 60_000);
 });
