@@ -1,10 +1,12 @@
-// The tenant API's HTTP app: health → tenant from the host (refused before the body is read) → JSON body
+// The tenant API's HTTP app: health and API docs → tenant from the host (refused before the body is read) → JSON body
 // (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
 // error handler. createApp never listens; main.ts and the tests do.
+import { buildTenantApiOpenApi } from '@cr/contracts';
 import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
 import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { IssuerDeps } from './emisor/issuer-deps';
+import { docsRouter } from './routes/docs';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
@@ -34,7 +36,12 @@ export function createApp(deps: AppDeps): Express {
       },
       ...deps.readiness,
     },
-    beforeBody: [resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy })],
+    // The API documentation is public and served on any host, like the health routes: before the tenant
+    // is resolved from the host.
+    beforeBody: [
+      docsRouter(buildTenantApiOpenApi({ baseDomain: deps.baseDomain }), 'tenant-api'),
+      resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy }),
+    ],
     routes(app) {
       const api = Router();
       api.use(requireAuth(deps.verifier));

@@ -221,6 +221,7 @@ export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): Js
         description: "your tenant's subdomain (the `base` you log in with)",
         variables: { tenant: { default: 'acme', description: 'your client base' } },
       },
+      { url: '/', description: 'the host this document was read from' },
     ],
     tags: [
       { name: 'emisor', description: 'Issuers (emisores) of the tenant' },
