@@ -144,6 +144,7 @@ describe('the tenant-api document', () => {
         url: 'https://{tenant}.api.factura.cr',
         variables: { tenant: expect.objectContaining({ default: 'acme' }) },
       }),
+      { url: '/', description: expect.any(String) },
     ]);
   });
 
