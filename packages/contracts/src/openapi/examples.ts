@@ -8,6 +8,7 @@ import type {
   UpdateClientRequest,
 } from '../auth-admin.schema';
 import type { SuccessMessage } from '../common.schema';
+import type { DocumentRequest } from '../document.schema';
 import type { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
 import type { LoginRequest, LoginResponse } from '../login.schema';
 import type {
@@ -173,6 +174,36 @@ export const webhookReplayResponseExample: WebhookReplayResponse = {
   status: 'success',
   message: `event msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f queued for document ${CLAVE} (aceptado)`,
   data: { eventId: 'msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f' },
+};
+
+/** The spec's invoice (packages/contracts/src/document.schema.test.ts), for the issuer above. */
+export const documentRequestExample: DocumentRequest = {
+  emisor: '3101123456',
+  numeroReferencia: 33,
+  codigoActividad: '6201.0',
+  tipoDoc: '1',
+  folioType: 'INVOICE',
+  fechaEmision: '2026-05-26T12:30:59-06:00',
+  receptor: { nombre: 'Pixdea SA', identificacion: { tipo: '02', numero: '3101779527' } },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '8314300000000',
+      detalle: 'Servicios de desarrollo',
+      cantidad: 1,
+      unidadMedida: 'Sp',
+      precioUnitario: '1250.00',
+      subTotal: '1250.00',
+      montoTotal: '1250.00',
+      impuestoNeto: 162.5,
+      montoTotalLinea: 1412.5,
+      impuesto: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '162.50' }],
+    },
+  ],
+  resumenFactura: {
+    codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '455.14' },
+    mediosPago: [{ tipoMedioPago: '01' }],
+  },
 };
 
 export const EXAMPLE_CLAVE = CLAVE;
