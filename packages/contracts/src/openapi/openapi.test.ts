@@ -1,6 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { validate } from '../ajv';
+import { DocumentRequest } from '../document.schema';
 import { ErrorBody } from '../error.schema';
+import { documentRequestExample } from './examples';
 import { authServerRoutes, buildAuthServerOpenApi } from './auth-server.openapi';
 import { type JsonObject, type RouteDoc, STATUS_OF_ERROR, componentNameOf } from './build-document';
 import { buildTenantApiOpenApi, tenantApiRoutes } from './tenant-api.openapi';
@@ -177,5 +179,11 @@ describe('componentNameOf', () => {
     expect(
       componentNameOf({ $id: 'https://schemas.cr-einvoice.dev/auth-create-client-request.json' } as TSchema),
     ).toBe('AuthCreateClientRequest');
+  });
+});
+
+describe('the document request example', () => {
+  it('when validated against DocumentRequest, then it is valid (it is shown by the document routes)', () => {
+    expect(validate(DocumentRequest, documentRequestExample)).toMatchObject({ ok: true });
   });
 });
