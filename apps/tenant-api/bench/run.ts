@@ -6,15 +6,19 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import type { TokenClaims } from '@cr/contracts';
+import { createCabysSearch } from '@cr/cabys';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
+import { createHaciendaClients } from '@cr/hacienda-client';
 import { createApp } from '../src/app';
 import { PemKeySource } from '../src/auth/key-source';
 import { noRevocations } from '../src/auth/revocation-list';
 import { TokenVerifier } from '../src/auth/token-verifier';
 import { tenantApiMigrations } from '../src/db/with-tenant';
+import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { registerIssuer } from '../src/emisor/register-issuer';
+import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { issuerBody } from '../test/support/issuer-mother';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -55,7 +59,25 @@ async function main(): Promise<void> {
       JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')) as TokenClaims,
   };
 
-  const common = { ...deps, baseDomain: 'localhost', trustProxy: false };
+  // Only issuers are read here (bench/submission.ts and bench/cabys.ts measure the rest); Hacienda is never
+  // called, and its settings point where nothing listens.
+  const nowhere = 'http://127.0.0.1:9';
+  const common = {
+    ...deps,
+    signing: new SigningMaterialLoader(deps),
+    hacienda: createHaciendaClients({
+      HACIENDA_IDP_URL_TEST: `${nowhere}/token`,
+      HACIENDA_IDP_URL_PROD: `${nowhere}/token`,
+      HACIENDA_RECEPCION_URL_TEST: `${nowhere}/recepcion/v1`,
+      HACIENDA_RECEPCION_URL_PROD: `${nowhere}/recepcion/v1`,
+      HACIENDA_PUBLIC_API_URL: nowhere,
+    }),
+    publicUrl: 'http://localhost:4001',
+    cabys: createCabysSearch({}),
+    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
+    baseDomain: 'localhost',
+    trustProxy: false,
+  };
   const servers = {
     verified: await listen(createApp({ ...common, verifier: real }), 0, '127.0.0.1'),
     bypassed: await listen(createApp({ ...common, verifier: bypass }), 0, '127.0.0.1'),

@@ -1,21 +1,28 @@
-// The tenant API's HTTP app: health and API docs → tenant from the host (refused before the body is read) → JSON body
+// The tenant API's HTTP app: health and API docs → Hacienda's callback (no tenant, no JWT, body unread) → tenant
+// from the host (refused before the body is read) → JSON body
 // (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
 // error handler. createApp never listens; main.ts and the tests do.
 import { buildTenantApiOpenApi } from '@cr/contracts';
 import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
 import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
-import type { IssuerDeps } from './emisor/issuer-deps';
+import type { SubmissionDeps } from './documents/submission-deps';
+import { haciendaCallbackRouter } from './hacienda/callback-route';
+import type { LookupDeps } from './lookups/lookup-deps';
+import { mountDocumentRoutes } from './routes/documents';
 import { docsRouter } from './routes/docs';
 import { mountEmisorRoutes } from './routes/emisor';
+import { mountHaciendaRoutes } from './routes/hacienda';
 import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
 
-export interface AppDeps extends IssuerDeps {
+export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   /** Webhook target policy and timeout; default: public https targets only, 15 s. */
   webhooks?: WebhookSettings;
   logger: Logger;
+  /** `createHaciendaClients(...)`: submissions use its IdP and recepción, the lookups its public API. */
+  hacienda: SubmissionDeps['hacienda'];
   /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
   verifier: Pick<import('./auth/token-verifier').TokenVerifier, 'verify'>;
   baseDomain: string;
@@ -37,15 +44,18 @@ export function createApp(deps: AppDeps): Express {
       ...deps.readiness,
     },
     // The API documentation is public and served on any host, like the health routes: before the tenant
-    // is resolved from the host.
+    // is resolved from the host. Hacienda's callback too: it carries no tenant host and no JWT.
     beforeBody: [
       docsRouter(buildTenantApiOpenApi({ baseDomain: deps.baseDomain }), 'tenant-api'),
+      haciendaCallbackRouter(deps),
       resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy }),
     ],
     routes(app) {
       const api = Router();
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
+      mountDocumentRoutes(api, deps);
+      mountHaciendaRoutes(api, deps);
       mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
       app.use('/api', api);
     },

@@ -1,5 +1,6 @@
 // The tenant-api's settings, validated at start; every one can be overridden by the environment.
 import { resolve } from 'node:path';
+import { haciendaSettingsProperties } from '@cr/hacienda-client';
 import { loadConfig } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 
@@ -24,10 +25,24 @@ export const TenantConfigSchema = Type.Object({
   BODY_LIMIT: Type.String({ default: '256kb' }),
   CERT_EXPIRY_WARNING_DAYS: Type.Integer({ default: 30, minimum: 1 }),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  ...haciendaSettingsProperties,
+  /** Lookups per tenant that may reach Hacienda's public API (exoneración, contribuyente, CABYS fallback)… */
+  HACIENDA_LOOKUP_RATE_LIMIT: Type.Integer({ default: 60, minimum: 1 }),
+  /** …in this many seconds; beyond it, 429 with Retry-After. */
+  HACIENDA_LOOKUP_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
+  /** How often the imported CABYS copy (DATA_DIR/cabys.json) is checked for a new import. */
+  CABYS_RELOAD_CHECK_SECONDS: Type.Integer({ default: 5, minimum: 1 }),
   /** Webhook targets on private, loopback or reserved addresses (and http to loopback); development only. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
   /** A delivery succeeds only with a 2xx within this time. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 15000, minimum: 100, maximum: 60000 }),
+  ...haciendaSettingsProperties,
+  /** Base URL where Hacienda's callback reaches this service (`<PUBLIC_URL>/hacienda/callback/<token>`). */
+  PUBLIC_URL: Type.String({ default: 'http://localhost:4001', format: 'uri' }),
+  /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, webhooks). */
+  JOBS_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
+  HACIENDA_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100 }),
 });
 export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: string; AUTH_JWKS_URL?: string };
 

@@ -1,8 +1,10 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
-// token verification, the certificate expiry watch, the job worker (webhook deliveries); then listens and
-// shuts down gracefully on signals (the worker stops before the database closes).
+// token verification, the certificate expiry watch, the job worker (Hacienda submissions and status checks,
+// webhook deliveries); then listens and shuts down gracefully on signals (the worker stops before the
+// database closes). Hacienda's clients and the CABYS catalogue (reloaded when `pnpm cabys:import` installs a
+// new copy) serve the lookups and the exoneration check of the pipeline.
+import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
-import { Worker, jobsMigrations } from '@cr/jobs';
 import {
   SecretBox,
   createLogger,
@@ -12,11 +14,19 @@ import {
   onShutdown,
   openDatabase,
 } from '@cr/service-kit';
+import type { DocumentRequest } from '@cr/contracts';
+import { createHaciendaClients } from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
 import { createApp } from './app';
 import { buildAuth } from './auth/build-auth';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
+import { SigningMaterialLoader } from './emisor/load-signing-material';
+import { submissionQueues } from './hacienda/submission-queues';
+import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
+import { checkExonerations } from './lookups/check-exonerations';
+import { createLookupLimiter } from './lookups/tenant-lookup-limit';
 import { loadTerritory } from './territory/load-territory';
 import { webhookQueues } from './webhooks/deliver-webhook-job';
 import type { WebhookDeps } from './webhooks/webhook-deps';
@@ -29,7 +39,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
   });
-  const applied = await migrate(db, [...tenantApiMigrations(), ...jobsMigrations]);
+  const applied = await migrate(db, tenantApiMigrations());
   if (applied.length) logger.info('migrations applied', { applied });
   const secrets = SecretBox.fromSetting(
     config.SECRETS_KEY ??
@@ -44,6 +54,38 @@ async function main(): Promise<void> {
   const auth = buildAuth(config, logger);
   await auth.start();
   const now = () => new Date();
+  const hacienda = createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
+  const cabys = await loadTenantCabys({
+    dataDir: config.DATA_DIR,
+    haciendaDataDir: config.HACIENDA_DATA_DIR,
+    publicApi: hacienda.publicApi,
+    logger,
+  });
+  // `pnpm cabys:import` replaces the copy; the running service swaps in the new index.
+  const cabysCopy = importedCabysPath(config.DATA_DIR);
+  watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
+    if (cur.isFile()) void cabys.reload();
+  });
+  const issuerDeps = {
+    logger,
+    db,
+    secrets,
+    territory,
+    now,
+    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+    taxpayerRegistry: hacienda,
+  };
+  let worker: Worker | undefined;
+  const submissionDeps = {
+    ...issuerDeps,
+    signing: new SigningMaterialLoader(issuerDeps),
+    hacienda,
+    publicUrl: config.PUBLIC_URL,
+    wakeWorker: () => worker?.wake(),
+    // Exonerations of type 04/11 are confirmed with Hacienda before anything is signed.
+    checkExonerations: (document: DocumentRequest) =>
+      checkExonerations({ document, now: now() }, hacienda.publicApi),
+  };
   const webhookDeps: WebhookDeps = {
     db,
     secrets,
@@ -54,10 +96,22 @@ async function main(): Promise<void> {
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     },
   };
+  // One worker runs every queue, so a document's submission, status checks and webhook share one pool.
+  worker = new Worker({
+    db,
+    logger,
+    concurrency: config.JOBS_CONCURRENCY,
+    pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
+    queues: { ...submissionQueues(submissionDeps), ...webhookQueues(webhookDeps) },
+  });
   const app = createApp({
-    ...webhookDeps,
-    territory,
-    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+    ...submissionDeps,
+    webhooks: webhookDeps.webhooks,
+    cabys,
+    lookupLimiter: createLookupLimiter({
+      limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
+      windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
+    }),
     verifier: auth.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: config.TRUST_PROXY,
@@ -70,9 +124,8 @@ async function main(): Promise<void> {
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
-  const worker = new Worker({ db, logger, queues: { ...webhookQueues(webhookDeps) } });
-  worker.start();
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
+  worker.start();
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
   );
@@ -80,9 +133,10 @@ async function main(): Promise<void> {
     () => server.close(),
     () => {
       stopWatch();
+      unwatchFile(cabysCopy);
       auth.stop();
     },
-    () => worker.stop(),
+    () => worker?.stop(),
     () => db.close(),
   ]);
 }

@@ -1,6 +1,6 @@
 // The real process, as `pnpm start` runs it: settings from the environment, migrations at start, a local PEM
 // for tokens, readiness, a full register + consult through HTTP, and a graceful stop on SIGTERM.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,8 @@ describe('tenant-api process', () => {
         DATABASE_URL: undefined,
         SECRETS_KEY: SecretBox.generateSetting('p1'),
         HACIENDA_DATA_DIR: haciendaDataDir(),
+        // Never the real Hacienda from a test: nothing listens here, so the issuer check warns.
+        HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
         TENANT_HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
       },
@@ -71,13 +73,20 @@ describe('tenant-api process', () => {
     const created = await call(proc.port, 'acme.localhost', '/api/enviar/emisor', token, issuerBody());
     expect(created).toEqual({
       status: 200,
-      body: { status: 'success', message: 'issuer 3101123456 registered' },
+      body: {
+        status: 'success',
+        message: 'issuer 3101123456 registered',
+        warnings: [{ path: '(hacienda)', reason: expect.stringContaining('could not be reached') }],
+      },
     });
     const found = await call(proc.port, 'acme.localhost', '/api/consultar/emisor', token, {
       identificacion: 3101123456,
     });
     expect(found.status).toBe(200);
     expect(proc.output()).toContain('tenant-api listening on');
+    if (existsSync(join(haciendaDataDir(), 'cabys.json'))) {
+      expect(proc.output()).toMatch(/CABYS catalogue: \d+ codes from /);
+    }
     expect(proc.output()).not.toContain('S3cr3t-Hacienda');
     await proc.stop();
     expect(proc.child.exitCode).toBe(0);

@@ -19,6 +19,10 @@ describe('the tenant-api OpenAPI document', () => {
       expect.arrayContaining([
         { method: 'post', path: '/api/enviar/emisor' },
         { method: 'post', path: '/api/reenviar/webhook' },
+        { method: 'post', path: '/api/enviar/items' },
+        { method: 'get', path: '/api/descargar/{clave}/respuesta' },
+        { method: 'post', path: '/api/hacienda/cabys' },
+        { method: 'post', path: '/hacienda/callback/{token}' },
         { method: 'get', path: '/health' },
         { method: 'get', path: '/docs' },
       ]),

@@ -4,24 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createLogger,
-  migrate,
-  createTestDatabase,
-  type TestDatabase,
-  SecretBox,
-  MemoryTransport,
-} from '@cr/service-kit';
 import { type AppProcess, startApp } from '@cr/testkit';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApp } from '../src/app';
-import { JwksKeySource } from '../src/auth/key-source';
-import { RevocationList } from '../src/auth/revocation-list';
-import { TokenVerifier } from '../src/auth/token-verifier';
-import { tenantApiMigrations } from '../src/db/with-tenant';
+import type { RevocationList } from '../src/auth/revocation-list';
 import { issuerBody } from './support/issuer-mother';
-import { testTerritory } from './support/test-app';
+import { type TestApp, startTestApp } from './support/test-app';
 
 const ADMIN_TOKEN = 'admin-token-for-the-real-auth-server-test';
 const ISSUER = 'http://auth.test.local';
@@ -29,7 +17,7 @@ const AUDIENCE = 'tenant-api';
 
 let auth: AppProcess;
 let dataDir: string;
-let db: TestDatabase;
+let ctx: TestApp;
 let app: Express;
 let revocations: RevocationList;
 
@@ -67,35 +55,23 @@ beforeAll(async () => {
     },
     timeoutMs: 90_000,
   });
-  db = await createTestDatabase();
-  await migrate(db, tenantApiMigrations());
-  const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [new MemoryTransport()] });
-  const keys = new JwksKeySource({ jwksUri: `${auth.url}/.well-known/jwks.json`, logger });
-  revocations = new RevocationList({ url: `${auth.url}/revocations`, logger, intervalMs: 60_000 });
-  app = createApp({
-    db,
-    secrets: SecretBox.fromSetting(SecretBox.generateSetting('t1')),
-    logger,
-    territory: testTerritory(),
-    now: () => new Date(),
-    certificateWarningDays: 30,
-    verifier: new TokenVerifier({
-      keys,
-      revocations,
+  ctx = await startTestApp({
+    auth: {
+      jwksUrl: `${auth.url}/.well-known/jwks.json`,
+      revocationsUrl: `${auth.url}/revocations`,
       issuer: ISSUER,
       audience: AUDIENCE,
-      clockToleranceSeconds: 30,
-    }),
-    baseDomain: 'localhost',
-    trustProxy: false,
+    },
   });
+  app = ctx.app;
+  revocations = ctx.revocations;
   await createClient('acme', 'acme-password-123');
   await createClient('globex', 'globex-password-123');
 }, 120_000);
 
 afterAll(async () => {
   await auth?.stop();
-  await db?.close();
+  await ctx?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -175,6 +175,23 @@ describe('webhooks: delivery', () => {
       [4, 204, null],
     ]);
     expect((await getJob(ctx.db, { id: jobId }))?.state).toBe('done');
+
+    const consulted = await post(ctx, 'acme', '/api/consultar/documento', { clave: doc.clave });
+    expect(consulted.status).toBe(200);
+    expect(
+      consulted.body.data.webhook.entregas.map((e: { intento: number; status: number }) => [
+        e.intento,
+        e.status,
+      ]),
+    ).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 502],
+      [4, 204],
+    ]);
+    expect(
+      new Set(consulted.body.data.webhook.entregas.map((e: { eventId: string }) => e.eventId)).size,
+    ).toBe(1);
   });
 
   it('when the receiver keeps failing, then it gives up after the eighth attempt (10 h after the seventh)', async () => {

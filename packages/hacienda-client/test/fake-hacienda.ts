@@ -32,7 +32,10 @@ export class FakeHacienda {
   idpScript: Script[] = [];
   readonly received = new Map<string, { body: Record<string, unknown>; estado: string }>();
   readonly submissions: Array<{ authorization?: string; body: Record<string, unknown> }> = [];
+  /** Scripted answers for the next POST /recepcion calls. */
   recepcionScript: Script[] = [];
+  /** Scripted answers for the next GET /recepcion/{clave} calls (kept apart so polling cannot eat a POST's script). */
+  statusScript: Script[] = [];
   publicScript: Script[] = [];
   publicRequests: string[] = [];
 
@@ -135,7 +138,7 @@ export class FakeHacienda {
       return res.status(202).set('Location', `${this.url}/recepcion/v1/recepcion/${clave}`).end();
     });
     app.get('/recepcion/v1/recepcion/:clave', (req, res) => {
-      const script = this.recepcionScript.shift();
+      const script = this.statusScript.shift();
       if (script) return script(req, res);
       rateHeaders(res);
       if (!authorized(req)) return res.status(401).end();

@@ -35,6 +35,7 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => {
   fake.recepcionScript = [];
+  fake.statusScript = [];
   fake.submissions.length = 0;
 });
 
@@ -180,12 +181,12 @@ describe('RecepcionClient.status', () => {
     ['invalid', (res: import('express').Response) => res.status(400).set('X-Error-Cause', 'bad').end()],
     ['unexpected', (res: import('express').Response) => res.json({ unexpected: true })],
   ])('when status gets an answer classified as %s, then that kind comes back', async (kind, answer) => {
-    fake.recepcionScript.push((_req, res) => answer(res));
+    fake.statusScript.push((_req, res) => answer(res));
     expect(await clients.recepcion(2).status('t', nextClave())).toMatchObject({ kind });
   });
 
   it('when status times out, then timeout', async () => {
-    fake.recepcionScript.push((_req, res) => void setTimeout(() => res.json({}), 1_000));
+    fake.statusScript.push((_req, res) => void setTimeout(() => res.json({}), 1_000));
     expect(await clients.recepcion(2).status('t', nextClave())).toMatchObject({ kind: 'timeout' });
   });
 });

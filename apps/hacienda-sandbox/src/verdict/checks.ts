@@ -2,7 +2,14 @@
 // findings. A check throws UnprocessableXmlError when the document cannot be processed at all (the
 // document then ends in `error`, not `rechazado`). Checks backed by the document engine (signature) are
 // added to the same list.
-import { Dec as D, TOLERANCE, isServiceCabys } from '@cr/hacienda-xml';
+import { CODIGOS_IMPUESTO, CONDICIONES_VENTA, MEDIOS_PAGO } from '@cr/contracts';
+import {
+  Dec as D,
+  TARIFA_BY_CODE,
+  TOLERANCE,
+  describeIdentificacionProblem,
+  isServiceCabys,
+} from '@cr/hacienda-xml';
 import forge from 'node-forge';
 import { identificationFromSubjectSerial, isIssuedByCa, type KeyMaterial } from '../certificate-authority';
 import type { CabysCatalog } from '../cabys-catalog';
@@ -183,48 +190,12 @@ export const claveCheck: VerdictCheck = {
   },
 };
 
-const CONDICION_VENTA = new Set([
-  '01',
-  '02',
-  '03',
-  '04',
-  '05',
-  '06',
-  '07',
-  '08',
-  '09',
-  '10',
-  '11',
-  '12',
-  '13',
-  '14',
-  '15',
-  '99',
-]);
-const MEDIO_PAGO = new Set(['01', '02', '03', '04', '05', '06', '07', '99']);
-const IMPUESTO = new Set(['01', '02', '03', '04', '05', '06', '07', '08', '12', '99']);
-/** CodigoTarifaIVA → Tarifa (REFERENCE §7.4); 10 (exenta) carries no rate of its own. */
-const TARIFA_IVA: Readonly<Record<string, string | undefined>> = {
-  '01': '0',
-  '02': '1',
-  '03': '2',
-  '04': '4',
-  '05': '0',
-  '06': '4',
-  '07': '8',
-  '08': '13',
-  '09': '0.5',
-  '10': undefined,
-  '11': '0',
-};
-const ID_FORMAT: Readonly<Record<string, RegExp>> = {
-  '01': /^[1-9]\d{8}$/,
-  '02': /^\d{10}$/,
-  '03': /^[1-9]\d{10,11}$/,
-  '04': /^\d{10}$/,
-  '05': /^[A-Za-z0-9]{1,20}$/,
-  '06': /^[A-Za-z0-9]{1,20}$/,
-};
+// The code tables are the contract's and the engine's, so the sandbox judges by the same lists we emit.
+const CONDICION_VENTA = new Set<string>(CONDICIONES_VENTA);
+const MEDIO_PAGO = new Set<string>(MEDIOS_PAGO);
+const IMPUESTO = new Set<string>(CODIGOS_IMPUESTO);
+/** 10 (tarifa exenta) carries no rate of its own, so only its existence is checked. */
+const TARIFA_UNCHECKED = new Set(['10']);
 
 export const codesCheck: VerdictCheck = {
   name: 'codes',
@@ -235,13 +206,13 @@ export const codesCheck: VerdictCheck = {
       ['receptor', doc.receptor],
     ] as const) {
       if (!party?.tipo) continue;
-      const format = ID_FORMAT[party.tipo];
-      if (!format)
+      const problem = describeIdentificacionProblem(party.tipo, party.numero ?? '');
+      if (problem?.startsWith('tipo '))
         findings.push({
           code: CODES.codigo,
           text: `El tipo de identificación del ${role} (${party.tipo}) no existe (Nota 4)`,
         });
-      else if (!format.test(party.numero ?? '')) {
+      else if (problem) {
         findings.push({
           code: CODES.emisor,
           text: `La identificación del ${role} no tiene el formato del tipo ${party.tipo}`,
@@ -266,14 +237,14 @@ export const codesCheck: VerdictCheck = {
         }
         if (imp.codigo !== '01' && imp.codigo !== '07') continue;
         const code = imp.codigoTarifaIVA;
-        if (!code || !(code in TARIFA_IVA)) {
+        if (!code || !(code in TARIFA_BY_CODE)) {
           findings.push({
             code: CODES.codigo,
             text: `Línea ${n}: CodigoTarifaIVA ${code ?? '(vacío)'} no existe (Nota 8.1)`,
           });
           continue;
         }
-        const expected = TARIFA_IVA[code];
+        const expected = TARIFA_UNCHECKED.has(code) ? undefined : TARIFA_BY_CODE[code];
         const tarifa = dec(imp.tarifa);
         if (expected !== undefined && !tarifa?.eq(expected)) {
           findings.push({

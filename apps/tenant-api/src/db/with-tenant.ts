@@ -2,6 +2,7 @@
 // tenant_api_tenant role and sets app.tenant_id, so PostgreSQL's row-level security hides and refuses every
 // other tenant's rows even if a query forgets its `tenant_id = $1`. Both settings are transaction-local
 // and vanish at COMMIT/ROLLBACK, so a pooled connection never carries one tenant into the next request.
+import { jobsMigrations } from '@cr/jobs';
 import { readMigrations } from '@cr/service-kit';
 import type { Db, Migration, Queryable } from '@cr/service-kit';
 import { join } from 'node:path';
@@ -19,6 +20,19 @@ export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable
   });
 }
 
+/**
+ * Tenant work enqueues jobs inside its withTenant transaction (a document and its submission job commit
+ * together), so the tenant role may add jobs and read back the id of one with the same key; payloads stay
+ * hidden from it. Runs after the jobs table exists.
+ */
+export const tenantJobsGrants: Migration = {
+  id: 'tenant_api_jobs_0001_grants',
+  sql: `GRANT INSERT ON jobs TO ${TENANT_ROLE};
+GRANT SELECT (id, key) ON jobs TO ${TENANT_ROLE};
+GRANT USAGE ON SEQUENCE jobs_id_seq TO ${TENANT_ROLE};`,
+};
+
+/** The app's migrations, then the jobs table of @cr/jobs, then the tenant role's grants on it. */
 export function tenantApiMigrations(): Migration[] {
-  return readMigrations(join(__dirname, '..', '..', 'migrations'));
+  return [...readMigrations(join(__dirname, '..', '..', 'migrations')), ...jobsMigrations, tenantJobsGrants];
 }

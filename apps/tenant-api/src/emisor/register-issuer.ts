@@ -1,8 +1,10 @@
 // Use case of POST /api/enviar/emisor: validate, seal the secrets, insert. Registering the same issuer
 // again with the same data is an idempotent success; with different data it is a conflict (use actualizar).
+import type { Warning } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { warnIfExpiringSoon } from './certificate-expiry';
+import { checkIssuerWithHacienda } from './check-with-hacienda';
 import type { IssuerDeps } from './issuer-deps';
 import { findIssuer, insertIssuer, type IssuerRow } from './issuer-repository';
 import { secretContext, toIssuerValues } from './issuer-secrets';
@@ -11,6 +13,8 @@ import { type ValidRegistration, validateRegistration } from './validate-registr
 export interface RegisterIssuerResult {
   created: boolean;
   identificacion: string;
+  /** Findings of the check against Hacienda's taxpayer registry; empty when all agrees. */
+  warnings: Warning[];
 }
 
 /** Whether the stored issuer holds exactly what `valid` would store (secrets compared after opening). */
@@ -53,6 +57,7 @@ export async function registerIssuer(
 ): Promise<RegisterIssuerResult> {
   const valid = validateRegistration(input.body, { territory: deps.territory, now: deps.now() });
   const values = toIssuerValues(deps.secrets, input.tenantId, valid);
+  const warnings = await checkIssuerWithHacienda(deps, valid);
   const created = await withTenant(deps.db, input.tenantId, async (tx) => {
     if (await insertIssuer(tx, input.tenantId, values)) return true;
     const existing = await findIssuer(tx, input.tenantId, values.identificacion);
@@ -69,5 +74,5 @@ export async function registerIssuer(
     });
     warnIfExpiringSoon(deps, input.tenantId, values.identificacion, valid.certificate.notAfter);
   }
-  return { created, identificacion: values.identificacion };
+  return { created, identificacion: values.identificacion, warnings };
 }

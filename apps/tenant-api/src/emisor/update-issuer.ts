@@ -1,8 +1,10 @@
 // Use case of POST /api/actualizar/emisor: the same body as the registration, fully re-validated
 // (certificate included), replacing the stored issuer; 404 when this tenant has no such issuer.
+import type { Warning } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { warnIfExpiringSoon } from './certificate-expiry';
+import { checkIssuerWithHacienda } from './check-with-hacienda';
 import type { IssuerDeps } from './issuer-deps';
 import { updateIssuer as updateIssuerRow } from './issuer-repository';
 import { toIssuerValues } from './issuer-secrets';
@@ -11,9 +13,10 @@ import { validateRegistration } from './validate-registration';
 export async function updateIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
-): Promise<{ identificacion: string }> {
+): Promise<{ identificacion: string; warnings: Warning[] }> {
   const valid = validateRegistration(input.body, { territory: deps.territory, now: deps.now() });
   const values = toIssuerValues(deps.secrets, input.tenantId, valid);
+  const warnings = await checkIssuerWithHacienda(deps, valid);
   const found = await withTenant(deps.db, input.tenantId, (tx) =>
     updateIssuerRow(tx, input.tenantId, values),
   );
@@ -22,5 +25,5 @@ export async function updateIssuer(
   }
   deps.logger.info('issuer updated', { tenantId: input.tenantId, identificacion: values.identificacion });
   warnIfExpiringSoon(deps, input.tenantId, values.identificacion, valid.certificate.notAfter);
-  return { identificacion: values.identificacion };
+  return { identificacion: values.identificacion, warnings };
 }

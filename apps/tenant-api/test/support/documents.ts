@@ -37,10 +37,22 @@ export async function insertTestDocument(
       : options.respuestaXml;
   await withTenant(db, tenantId, (tx) =>
     tx.query(
-      `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, numero_referencia, consecutivo, fecha_emision,
-                              estado, xml, respuesta_xml)
-       VALUES ($1, $2, $3, '01', '3101123456', 1, $4, now(), $5, '<FacturaElectronica/>', $6)`,
-      [id, tenantId, clave, clave.slice(21, 41), estado, respuestaXml],
+      `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, emisor_tipo, sucursal, terminal,
+                              numero_referencia, consecutivo, fecha_emision, fecha_emision_text, ambiente, estado,
+                              request_hash, xml, totals, callback_token_hash, callback_token_sealed, respuesta_xml)
+       VALUES ($1, $2, $3, '1', '3101123456', '02', 1, 1, $4, $5, now(), '2026-11-21T10:00:00-06:00', 2, $6,
+               $7, '<FacturaElectronica/>', '{}', $8, 'unused', $9)`,
+      [
+        id,
+        tenantId,
+        clave,
+        randomInt(1, 2 ** 40),
+        clave.slice(21, 41),
+        estado,
+        randomUUID(),
+        randomUUID(),
+        respuestaXml,
+      ],
     ),
   );
   return { id, clave, estado, respuestaXml };

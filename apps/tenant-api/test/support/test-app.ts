@@ -8,7 +8,16 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
-import { Worker, jobsMigrations } from '@cr/jobs';
+import { type CabysSearch, createCabysSearch } from '@cr/cabys';
+import type { DocumentRequest } from '@cr/contracts';
+import {
+  type HaciendaClients,
+  HaciendaPublicApi,
+  type HaciendaSettings,
+  TokenBucket,
+  createHaciendaClients,
+} from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -16,11 +25,16 @@ import { JwksKeySource } from '../../src/auth/key-source';
 import { RevocationList } from '../../src/auth/revocation-list';
 import { TokenVerifier } from '../../src/auth/token-verifier';
 import { tenantApiMigrations } from '../../src/db/with-tenant';
+import type { SubmissionDeps, SubmissionSchedules } from '../../src/documents/submission-deps';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
+import { SigningMaterialLoader } from '../../src/emisor/load-signing-material';
+import { submissionQueues } from '../../src/hacienda/submission-queues';
+import { checkExonerations } from '../../src/lookups/check-exonerations';
+import type { LookupDeps } from '../../src/lookups/lookup-deps';
+import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import { webhookQueues } from '../../src/webhooks/deliver-webhook-job';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
-import { documentsShimMigrations } from './documents-shim';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -31,9 +45,11 @@ export interface TestApp {
   log: MemoryTransport;
   revocations: RevocationList;
   keys: JwksKeySource;
-  deps: IssuerDeps;
+  deps: IssuerDeps & LookupDeps;
+  submission: SubmissionDeps & LookupDeps;
+  hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
-  /** The job worker with every queue, not started: tests drive it with `runOnce()` and the injected clock. */
+  /** The jobs worker with the app's queues; started only when asked (`startWorker`). */
   worker: Worker;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
@@ -47,24 +63,112 @@ export function testTerritory(): TerritorialTable | undefined {
   return territory;
 }
 
+/** Short schedules so a test follows a document to its end in well under a second per step. */
+export const FAST_SCHEDULES: SubmissionSchedules = {
+  submit: [20, 50, 100],
+  status: [20, 50, 100],
+  statusCapMs: 200,
+  firstStatusMs: 20,
+};
+
+// Nothing listens on port 9 (discard): without a Hacienda under test, submissions fail as network errors.
+const NO_HACIENDA: HaciendaSettings = {
+  HACIENDA_IDP_URL_TEST: 'http://127.0.0.1:9/auth/realms/rut-stag/protocol/openid-connect/token',
+  HACIENDA_IDP_URL_PROD: 'http://127.0.0.1:9/auth/realms/rut/protocol/openid-connect/token',
+  HACIENDA_RECEPCION_URL_TEST: 'http://127.0.0.1:9/recepcion/v1',
+  HACIENDA_RECEPCION_URL_PROD: 'http://127.0.0.1:9/recepcion/v1',
+  HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+};
+
+/**
+ * Hacienda's public API client as main.ts builds it, tuned for tests: retries after 5 ms instead of seconds
+ * and a bucket that never makes a test wait. Still the real client (cache, retries, 429 pause).
+ */
+export function testPublicApi(baseUrl: string, options: { cacheTtlMs?: number } = {}): HaciendaPublicApi {
+  return new HaciendaPublicApi({
+    baseUrl,
+    timeoutMs: 2_000,
+    retryDelaysMs: [5, 5, 5],
+    bucket: new TokenBucket({ capacity: 1_000, refillPerSecond: 1_000 }),
+    ...options,
+  });
+}
+
 export async function startTestApp(
-  options: { now?: () => Date; trustProxy?: boolean; webhooks?: Partial<WebhookSettings> } = {},
+  options: {
+    now?: () => Date;
+    trustProxy?: boolean;
+    /** Hacienda's IdP and recepción (and public API unless `publicApi` is given); default: nothing listens. */
+    hacienda?: HaciendaSettings;
+    /** Hacienda's public API for the lookups; default a test-tuned client of `hacienda`'s public API URL. */
+    publicApi?: LookupDeps['hacienda']['publicApi'];
+    /** Run the issuer check against Hacienda's registry (publicApi) at registration. */
+    checkIssuersWithHacienda?: boolean;
+    /** Default: no local catalogue and no fallback (503). */
+    cabys?: CabysSearch;
+    lookupLimiter?: LookupDeps['lookupLimiter'];
+    /**
+     * Confirm type 04/11 exonerations with Hacienda before signing, as main.ts does (default). Only suites
+     * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
+     */
+    checkExonerations?: boolean;
+    haciendaTimeoutMs?: number;
+    publicUrl?: string;
+    schedules?: Partial<SubmissionSchedules>;
+    startWorker?: boolean;
+    leaseMs?: number;
+    webhooks?: Partial<WebhookSettings>;
+    /** Verify tokens of a real auth-server instead of the forge's (the forge still runs for other uses). */
+    auth?: { jwksUrl: string; revocationsUrl: string; issuer: string; audience: string };
+  } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
-  await migrate(db, [...tenantApiMigrations(), ...documentsShimMigrations, ...jobsMigrations]);
+  await migrate(db, tenantApiMigrations());
   const forge = await new TokenForge().start();
   const log = new MemoryTransport();
   const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [log] });
-  const keys = new JwksKeySource({ jwksUri: forge.jwksUrl, logger });
-  const revocations = new RevocationList({ url: `${forge.url}/revocations`, logger, intervalMs: 60_000 });
+  const keys = new JwksKeySource({ jwksUri: options.auth?.jwksUrl ?? forge.jwksUrl, logger });
+  const revocations = new RevocationList({
+    url: options.auth?.revocationsUrl ?? `${forge.url}/revocations`,
+    logger,
+    intervalMs: 60_000,
+  });
   const secrets = SecretBox.fromSetting(SecretBox.generateSetting('t1'));
-  const deps: IssuerDeps = {
+  const settings = options.hacienda ?? NO_HACIENDA;
+  const clients = createHaciendaClients(settings, { logger, timeoutMs: options.haciendaTimeoutMs ?? 2_000 });
+  const hacienda = {
+    ...clients,
+    publicApi: options.publicApi ?? testPublicApi(settings.HACIENDA_PUBLIC_API_URL),
+  } as HaciendaClients;
+  const deps: IssuerDeps & LookupDeps = {
     db,
     secrets,
     logger,
     territory: testTerritory(),
     now: options.now ?? (() => new Date()),
     certificateWarningDays: 30,
+    hacienda,
+    ...(options.checkIssuersWithHacienda
+      ? { taxpayerRegistry: hacienda, taxpayerCheckTimeoutMs: 3_000 }
+      : {}),
+    cabys: options.cabys ?? createCabysSearch({}),
+    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
+  };
+  let worker: Worker | undefined;
+  const submission: SubmissionDeps & LookupDeps = {
+    ...deps,
+    signing: new SigningMaterialLoader(deps),
+    hacienda,
+    publicUrl: options.publicUrl ?? 'http://callbacks.localhost',
+    schedules: { ...FAST_SCHEDULES, ...options.schedules },
+    wakeWorker: () => worker?.wake(),
+    // As main.ts: exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
+    ...(options.checkExonerations === false
+      ? {}
+      : {
+          checkExonerations: (document: DocumentRequest) =>
+            checkExonerations({ document, now: deps.now() }, hacienda.publicApi),
+        }),
   };
   const webhookDeps: WebhookDeps = {
     ...deps,
@@ -72,22 +176,27 @@ export async function startTestApp(
     webhooks: { allowPrivateTargets: true, timeoutMs: 2_000, ...options.webhooks },
     random: () => 0.5,
   };
-  const worker = new Worker({
+  worker = new Worker({
     db,
     logger,
+    // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
     now: deps.now,
     random: () => 0.5,
-    queues: { ...webhookQueues(webhookDeps) },
+    concurrency: 8,
+    pollIntervalMs: 50,
+    leaseMs: options.leaseMs ?? 5_000,
+    queues: { ...submissionQueues(submission), ...webhookQueues(webhookDeps) },
   });
+  if (options.startWorker) worker.start();
   const verifier = new TokenVerifier({
     keys,
     revocations,
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
+    issuer: options.auth?.issuer ?? TEST_ISSUER,
+    audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
   const app = createApp({
-    ...deps,
+    ...submission,
     webhooks: webhookDeps.webhooks,
     verifier,
     baseDomain: 'localhost',
@@ -103,11 +212,13 @@ export async function startTestApp(
     revocations,
     keys,
     deps,
+    submission,
+    hacienda,
     webhookDeps,
     worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
-      await worker.stop();
+      await worker?.stop(5_000);
       await forge.stop();
       await db.close();
     },

@@ -43,6 +43,8 @@ export interface ErrorDoc {
   when: string;
   /** A message the service really produces for it (taken from the tests). */
   message: string;
+  /** Headers the error response may carry, e.g. Retry-After on a 429. */
+  headers?: Record<string, { description: string; schema: JsonObject }>;
 }
 
 export interface ParameterDoc {
@@ -153,8 +155,10 @@ function errorResponses(components: Components, errors: ErrorDoc[]): Record<stri
       const key = examples[e.code] ? `${e.code}_${i}` : e.code;
       examples[key] = { summary: e.when, value: { error: e.code, message: e.message } };
     });
+    const headers = Object.assign({}, ...list.map((e) => e.headers ?? {})) as JsonObject;
     out[String(status)] = {
       description: list.map((e) => `\`${e.code}\`: ${e.when}`).join('; '),
+      ...(Object.keys(headers).length ? { headers } : {}),
       content: {
         [JSON_TYPE]: {
           // The shared ErrorBody, with `error` narrowed to the codes this route answers with this status.

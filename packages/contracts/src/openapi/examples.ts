@@ -10,6 +10,15 @@ import type {
 import type { SuccessMessage } from '../common.schema';
 import type { DocumentRequest } from '../document.schema';
 import type { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
+import type {
+  CabysQuery,
+  CabysResponse,
+  ContribuyenteQuery,
+  ContribuyenteResponse,
+  EmisorWriteResponse,
+  ExoneracionQuery,
+  ExoneracionResponse,
+} from '../lookups.schema';
 import type { LoginRequest, LoginResponse } from '../login.schema';
 import type {
   KeyRotationResponse,
@@ -18,6 +27,7 @@ import type {
   TokenRevokedResponse,
 } from '../operations.schema';
 import type { JwkSet, RevocationList } from '../revocations.schema';
+import type { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
 import type { RevokeTokenRequest } from '../auth-admin.schema';
 import type {
   WebhookConfigRequest,
@@ -118,11 +128,40 @@ export const emisorRegistrationExample: EmisorRegistration = {
   pinCertificado: '4821',
   certificadoHacienda: 'MIIKcQIBAzCCCjcGCSqGSIb3DQEHAaCCCigEggokMIIKIDCCBNcGCSqGSIb3DQEHBqCCBMgwggTE',
 };
-export const emisorRegisteredExample: SuccessMessage = {
+export const emisorRegisteredExample: EmisorWriteResponse = {
   status: 'success',
   message: 'issuer 3101123456 registered',
 };
-export const emisorUpdatedExample: SuccessMessage = {
+/** Hacienda's taxpayer registry disagrees (apps/tenant-api/test/lookups.hacienda.test.ts): stored anyway. */
+export const emisorRegisteredWithWarningsExample: EmisorWriteResponse = {
+  status: 'success',
+  message: 'issuer 3101123456 registered',
+  warnings: [
+    {
+      path: 'codigoActividad',
+      reason:
+        "6201.0 is not an active activity of this taxpayer in Hacienda's registry (active: 620100 ACTIVIDADES DE PROGRAMACION INFORMATICA); Hacienda rejects documents with it",
+    },
+    {
+      path: 'nombre',
+      reason:
+        'Hacienda registers this taxpayer as "ACME SOLUCIONES SOCIEDAD ANONIMA"; documents carry "Acme Soluciones"',
+    },
+  ],
+};
+/** Hacienda's public API was down: the registration is stored unchecked. */
+export const emisorUnreachableRegistryExample: EmisorWriteResponse = {
+  status: 'success',
+  message: 'issuer 3101123456 updated',
+  warnings: [
+    {
+      path: '(hacienda)',
+      reason:
+        "Hacienda's taxpayer registry could not be reached; identificacion, nombre and codigoActividad were not checked against it",
+    },
+  ],
+};
+export const emisorUpdatedExample: EmisorWriteResponse = {
   status: 'success',
   message: 'issuer 3101123456 updated',
 };
@@ -203,6 +242,138 @@ export const documentRequestExample: DocumentRequest = {
   resumenFactura: {
     codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '455.14' },
     mediosPago: [{ tipoMedioPago: '01' }],
+  },
+};
+
+export const enviarItemsResponseExample: EnviarItemsResponse = {
+  status: 'success',
+  message: `document ${CLAVE} received; Hacienda's answer will follow`,
+  clave: CLAVE,
+};
+export const documentQueryExample: DocumentQuery = { clave: CLAVE };
+/** An accepted invoice whose final-state event was delivered on the first attempt. */
+export const documentQueryResponseExample: DocumentQueryResponse = {
+  status: 'success',
+  data: {
+    clave: CLAVE,
+    tipoDoc: '1',
+    emisor: '3101123456',
+    numeroReferencia: 1,
+    consecutivo: '00100001010000000001',
+    fechaEmision: '2025-01-01T08:15:00-06:00',
+    estado: 'aceptado',
+    mensajeHacienda: { mensaje: 1, detalle: [] },
+    intentos: 1,
+    webhook: {
+      entregas: [
+        {
+          eventId: 'msg_2f0c6d0b9a1e4c7f8b3d5e6f7a8b9c0d',
+          intento: 1,
+          url: 'https://erp.acme.cr/hooks/facturas',
+          status: 200,
+          latenciaMs: 84,
+          error: null,
+          fecha: '2025-01-01T14:20:12.000Z',
+        },
+      ],
+    },
+  },
+};
+/** A rejected one: Hacienda's detail lines, and a delivery that failed once. */
+export const documentRejectedResponseExample: DocumentQueryResponse = {
+  status: 'success',
+  data: {
+    ...documentQueryResponseExample.data,
+    estado: 'rechazado',
+    mensajeHacienda: {
+      mensaje: 3,
+      detalle: [
+        {
+          codigo: -37,
+          mensaje: 'El receptor indicado no se encuentra inscrito en el Registro Único Tributario',
+          fila: 0,
+          columna: 0,
+        },
+      ],
+    },
+    webhook: {
+      entregas: [
+        {
+          eventId: 'msg_9a8b7c6d5e4f30211a2b3c4d5e6f7a8b',
+          intento: 1,
+          url: 'https://erp.acme.cr/hooks/facturas',
+          status: 503,
+          latenciaMs: 120,
+          error: 'receiver answered 503',
+          fecha: '2025-01-01T14:20:12.000Z',
+        },
+      ],
+    },
+  },
+};
+/** The start of a signed comprobante, as GET /api/descargar/{clave}/xml answers it (abridged). */
+export const comprobanteXmlExample = `<?xml version="1.0" encoding="UTF-8"?>
+<FacturaElectronica xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica">
+  <Clave>${CLAVE}</Clave>
+  <ProveedorSistemas>3101123456</ProveedorSistemas>
+  <CodigoActividadEmisor>6201.0</CodigoActividadEmisor>
+  <NumeroConsecutivo>00100001010000000001</NumeroConsecutivo>
+  <FechaEmision>2025-01-01T08:15:00-06:00</FechaEmision>
+  <!-- … Emisor, Receptor, DetalleServicio, ResumenFactura, ds:Signature … -->
+</FacturaElectronica>`;
+/** Hacienda's MensajeHacienda for it (abridged), as GET /api/descargar/{clave}/respuesta answers it. */
+export const respuestaXmlExample = `<?xml version="1.0" encoding="utf-8"?>
+<MensajeHacienda xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda">
+  <Clave>${CLAVE}</Clave>
+  <NombreEmisor>Acme Soluciones</NombreEmisor>
+  <TipoIdentificacionEmisor>02</TipoIdentificacionEmisor>
+  <NumeroCedulaEmisor>3101123456</NumeroCedulaEmisor>
+  <Mensaje>1</Mensaje>
+  <DetalleMensaje>Este comprobante fue aceptado en el ambiente de pruebas</DetalleMensaje>
+  <!-- … MontoTotalImpuesto, TotalFactura, ds:Signature … -->
+</MensajeHacienda>`;
+export const callbackResponseExample: SuccessMessage = {
+  status: 'success',
+  message: 'status check scheduled',
+};
+
+export const cabysQueryExample: CabysQuery = { name: 'desarrollo de software', limite: 5 };
+export const cabysResponseExample: CabysResponse = {
+  status: 'success',
+  data: [
+    {
+      codigo: '8314300000000',
+      descripcion: 'Servicios de diseño y desarrollo de tecnología de la información (TI) para aplicaciones',
+      impuesto: 13,
+    },
+  ],
+};
+export const exoneracionQueryExample: ExoneracionQuery = { exoneracion: 'AL-00020402-24' };
+export const exoneracionResponseExample: ExoneracionResponse = {
+  status: 'success',
+  data: {
+    numeroDocumento: 'AL-00020402-24',
+    estado: 'vigente',
+    porcentajeExoneracion: 13,
+    fechaVencimiento: '2030-12-31T00:00:00',
+    fechaEmision: '2024-03-01T00:00:00',
+    identificacion: '3101779527',
+    tipoDocumento: { codigo: '04', descripcion: 'Exenciones Dirección General de Hacienda' },
+    nombreInstitucion: 'Ministerio de Hacienda',
+    cabys: ['8314300000000'],
+  },
+};
+export const contribuyenteQueryExample: ContribuyenteQuery = { identificacion: '3101123456' };
+export const contribuyenteResponseExample: ContribuyenteResponse = {
+  status: 'success',
+  data: {
+    nombre: 'ACME SOLUCIONES SOCIEDAD ANONIMA',
+    tipoIdentificacion: '02',
+    regimen: { codigo: '1', descripcion: 'Régimen General' },
+    situacion: { moroso: 'NO', omiso: 'NO', estado: 'Inscrito', administracionTributaria: 'San José Este' },
+    actividades: [
+      { codigo: '620100', descripcion: 'ACTIVIDADES DE PROGRAMACION INFORMATICA', estado: 'A', tipo: 'P' },
+    ],
   },
 };
 

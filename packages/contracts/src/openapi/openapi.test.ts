@@ -161,6 +161,65 @@ describe('the tenant-api document', () => {
   });
 });
 
+describe('the tenant-api document: documents, callback and lookups', () => {
+  const paths = () => buildTenantApiOpenApi().paths as Record<string, Record<string, JsonObject>>;
+  const responses = (path: string, method: string) =>
+    paths()[path]![method]!.responses as Record<string, JsonObject>;
+
+  it('when the downloads are read, then they answer application/xml and take the clave from the path', () => {
+    for (const which of ['xml', 'respuesta']) {
+      const op = paths()[`/api/descargar/{clave}/${which}`]!.get!;
+      const ok = responses(`/api/descargar/{clave}/${which}`, 'get')['200']!;
+      expect(Object.keys(ok.content as JsonObject)).toEqual(['application/xml']);
+      expect(ok.headers).toHaveProperty('Content-Disposition');
+      expect(op.parameters).toEqual([expect.objectContaining({ name: 'clave', in: 'path', required: true })]);
+    }
+    expect(JSON.stringify(responses('/api/descargar/{clave}/respuesta', 'get')['404'])).toContain(
+      'is not available yet',
+    );
+  });
+
+  it('when the callback is read, then it needs no token and answers no 401', () => {
+    const op = paths()['/hacienda/callback/{token}']!.post!;
+    expect(op.security).toEqual([]);
+    expect(Object.keys(op.responses as JsonObject)).toEqual(['200', '404']);
+  });
+
+  it('when the submission is read, then it takes the optional Idempotency-Key and answers 409, 422 and 502', () => {
+    const op = paths()['/api/enviar/items']!.post!;
+    expect(op.parameters).toEqual([
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    ]);
+    expect(Object.keys(op.responses as JsonObject)).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '409',
+      '422',
+      '502',
+    ]);
+  });
+
+  it.each(['/api/hacienda/exoneracion', '/api/hacienda/contribuyente', '/api/hacienda/cabys'])(
+    'when the lookup %s is read, then it answers 429 and 502 with Retry-After',
+    (path) => {
+      const r = responses(path, 'post');
+      expect(r['429']!.headers).toHaveProperty('Retry-After');
+      expect(r['502']!.headers).toHaveProperty('Retry-After');
+      expect(JSON.stringify(r['429'])).toContain('too_many_requests');
+    },
+  );
+
+  it('when the issuer writes are read, then they answer EmisorWriteResponse with a warnings example', () => {
+    for (const path of ['/api/enviar/emisor', '/api/actualizar/emisor']) {
+      const ok = JSON.stringify(responses(path, 'post')['200']);
+      expect(ok).toContain('#/components/schemas/EmisorWriteResponse');
+      expect(ok).toContain('"warnings"');
+    }
+  });
+});
+
 describe('the auth-server document', () => {
   it('when read, then the admin API uses the admin token and the login answers invalid_credentials', () => {
     const doc = buildAuthServerOpenApi();

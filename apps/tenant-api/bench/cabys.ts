@@ -1,0 +1,199 @@
+// Benchmark: CABYS searches per second and p50/p99 latency through HTTP (POST /api/hacienda/cabys with a
+// verified RS256 token, the full middleware chain) over a mixed query set against the full catalogue, and the
+// search function alone for comparison. Goal: ≥ 1,000 searches/s through HTTP. Writes its section of
+// docs/performance.md.
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { createHaciendaClients } from '@cr/hacienda-client';
+import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
+import { haciendaDataDir } from '@cr/testkit';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { createApp } from '../src/app';
+import { PemKeySource } from '../src/auth/key-source';
+import { noRevocations } from '../src/auth/revocation-list';
+import { TokenVerifier } from '../src/auth/token-verifier';
+import { tenantApiMigrations } from '../src/db/with-tenant';
+import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
+import { loadTenantCabys } from '../src/lookups/cabys-catalogue';
+import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const SECTION = '## tenant-api (CABYS over HTTP)';
+const QUERIES = [
+  'cafe',
+  'jugo de tomate',
+  'jugo tomate',
+  'arroz',
+  'servicios de consultoria',
+  'computadora portatil',
+  'lapices',
+  'cerveza',
+  'medicamentos',
+  'zapatos de cuero',
+  'leche',
+  'cemento',
+  'software',
+  'hamburguesa',
+  'azucar',
+  'transporte de carga',
+  'reparacion de vehiculos',
+  'telefono celular',
+  'pan',
+  'aceite de oliva',
+  'tomatr', // one typo
+  'cafe molido organico',
+  '2132100000100', // exact code
+  '2132', // category prefix
+  'serv',
+  'alquiler de oficinas',
+  'limpieza',
+  'huevos de gallina',
+  'queso',
+  'gasolina',
+];
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'tenant-api-bench', level: 'error' });
+  const db = await openPglite();
+  await migrate(db, tenantApiMigrations());
+  // Only the catalogue is searched; Hacienda's settings point where nothing listens.
+  const nowhere = 'http://127.0.0.1:9';
+  const hacienda = createHaciendaClients({
+    HACIENDA_IDP_URL_TEST: `${nowhere}/token`,
+    HACIENDA_IDP_URL_PROD: `${nowhere}/token`,
+    HACIENDA_RECEPCION_URL_TEST: `${nowhere}/recepcion/v1`,
+    HACIENDA_RECEPCION_URL_PROD: `${nowhere}/recepcion/v1`,
+    HACIENDA_PUBLIC_API_URL: nowhere,
+  });
+  const publicApi = hacienda.publicApi;
+  const cabys = await loadTenantCabys({
+    dataDir: path.resolve(__dirname, '.no-imported-copy'),
+    haciendaDataDir: process.env.HACIENDA_DATA_DIR ?? haciendaDataDir(),
+    publicApi,
+    logger,
+  });
+  if (cabys.source !== 'local') throw new Error('no CABYS catalogue: set HACIENDA_DATA_DIR');
+
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const iat = Math.floor(Date.now() / 1000);
+  const token = jwt.sign(
+    {
+      iss: 'http://auth.bench',
+      aud: 'tenant-api',
+      sub: 'acme',
+      base: 'acme',
+      jti: 'b',
+      iat,
+      exp: iat + 28800,
+    },
+    privateKey,
+    { algorithm: 'RS256', keyid: 'bench' },
+  );
+  const verifier = new TokenVerifier({
+    keys: new PemKeySource(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+    revocations: noRevocations,
+    issuer: 'http://auth.bench',
+    audience: 'tenant-api',
+    clockToleranceSeconds: 30,
+  });
+  const issuerDeps = {
+    db,
+    secrets: SecretBox.fromSetting(SecretBox.generateSetting('b1')),
+    logger,
+    territory: undefined,
+    now: () => new Date(),
+    certificateWarningDays: 30,
+  };
+  const app = createApp({
+    ...issuerDeps,
+    signing: new SigningMaterialLoader(issuerDeps),
+    publicUrl: 'http://localhost:4001',
+    hacienda,
+    cabys,
+    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
+    verifier,
+    baseDomain: 'localhost',
+    trustProxy: false,
+  });
+  const server = await listen(app, 0, '127.0.0.1');
+
+  // The function alone: every query, many rounds.
+  for (const q of QUERIES) await cabys.search(q);
+  const samples: number[] = [];
+  for (let round = 0; round < 50; round++) {
+    for (const q of QUERIES) {
+      const t0 = process.hrtime.bigint();
+      await cabys.search(q, { limit: 50 });
+      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  samples.sort((a, b) => a - b);
+  const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))]!;
+  const fnPerSec = 1000 / (samples.reduce((s, v) => s + v, 0) / samples.length);
+
+  let i = 0;
+  const run = () =>
+    autocannon({
+      url: `${server.url}/api/hacienda/cabys`,
+      connections: 10,
+      duration: DURATION_S,
+      requests: [
+        {
+          method: 'POST',
+          headers: {
+            host: 'acme.localhost',
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+          },
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ name: QUERIES[i++ % QUERIES.length] }),
+          }),
+        },
+      ],
+    });
+  await run(); // warm-up
+  const r = await run();
+  await server.close();
+  await db.close();
+  if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers`);
+
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const cpu =
+    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const rps = r.requests.average;
+  const section = [
+    SECTION,
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; server and autocannon (10 connections) in one process, ${DURATION_S} s after a warm-up run; ${QUERIES.length} mixed queries in rotation (words, multi-word, accents-free, one typo, plural, a 13-digit code, a category prefix, a 4-letter prefix), limit 50, over the full catalogue (cabys.json from HACIENDA_DATA_DIR). Command: \`pnpm --filter @cr/tenant-api bench\`.`,
+    '',
+    '| CABYS search | searches/s | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+    `| POST /api/hacienda/cabys (token verified, JSON in/out) | ${fmt(rps)} | ${r.latency.p50.toFixed(1)} | ${r.latency.p99.toFixed(1)} |`,
+    `| the search function alone (same process, sequential) | ${fmt(fnPerSec)} | ${pct(50).toFixed(3)} | ${pct(99).toFixed(3)} |`,
+    '',
+    `Goal ≥ 1,000 searches/s through HTTP: ${rps >= 1000 ? 'met' : 'NOT met'}. Load average during the run: ${load} (the machine is shared; HTTP numbers are noisy). The HTTP figure includes RS256 verification per request; a search over the local index involves no database.`,
+    '',
+  ].join('\n');
+
+  const file = path.resolve(__dirname, '../../../docs/performance.md');
+  let content = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
+  const start = content.indexOf(SECTION);
+  if (start >= 0) {
+    const next = content.indexOf('\n## ', start + 1);
+    content = content.slice(0, start) + section + (next >= 0 ? content.slice(next + 1) : '');
+  } else content = `${content.trimEnd()}\n\n${section}`;
+  writeFileSync(file, content);
+  process.stdout.write(`${section}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

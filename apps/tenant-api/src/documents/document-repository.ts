@@ -1,0 +1,235 @@
+// Storage of documents and their event log. Every function takes the tenant and filters by it; callers run
+// them inside withTenant(), where row-level security enforces the same filter a second time.
+import type { Db, Queryable } from '@cr/service-kit';
+
+export type Estado = 'pendiente' | 'enviado' | 'aceptado' | 'rechazado' | 'error';
+export type FinalEstado = 'aceptado' | 'rechazado' | 'error';
+
+export interface DocumentNumber {
+  emisor: string;
+  sucursal: number;
+  terminal: number;
+  tipoDoc: string;
+  numeroReferencia: number;
+}
+
+export interface NewDocument extends DocumentNumber {
+  id: string;
+  clave: string;
+  emisorTipo: string;
+  consecutivo: string;
+  fechaEmision: Date;
+  fechaEmisionText: string;
+  ambiente: number;
+  receptor?: { tipo: string; numero: string };
+  requestHash: string;
+  xml: string;
+  totals: Record<string, string>;
+  callbackTokenHash: string;
+  callbackTokenSealed: string;
+}
+
+export interface DocumentRow {
+  id: string;
+  tenant_id: string;
+  clave: string;
+  tipo_doc: string;
+  emisor: string;
+  emisor_tipo: string;
+  sucursal: number;
+  terminal: number;
+  numero_referencia: string;
+  consecutivo: string;
+  fecha_emision: Date;
+  fecha_emision_text: string;
+  ambiente: number;
+  receptor_tipo: string | null;
+  receptor_numero: string | null;
+  estado: Estado;
+  request_hash: string;
+  xml: string;
+  callback_token_sealed: string;
+  submit_attempts: number;
+  status_checks: number;
+  error_cause: string | null;
+  respuesta_xml: string | null;
+  mensaje: number | null;
+  detalle: unknown;
+}
+
+/** Inserts unless a document with the same number exists; returns whether it was inserted. */
+export async function insertDocument(tx: Queryable, tenantId: string, d: NewDocument): Promise<boolean> {
+  const r = await tx.query(
+    `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
+       consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
+       request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20)
+     ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING`,
+    [
+      d.id,
+      tenantId,
+      d.clave,
+      d.tipoDoc,
+      d.emisor,
+      d.sucursal,
+      d.terminal,
+      d.numeroReferencia,
+      d.consecutivo,
+      d.fechaEmision,
+      d.fechaEmisionText,
+      d.ambiente,
+      d.receptor?.tipo ?? null,
+      d.receptor?.numero ?? null,
+      d.requestHash,
+      d.xml,
+      JSON.stringify(d.totals),
+      d.callbackTokenHash,
+      d.callbackTokenSealed,
+      d.emisorTipo,
+    ],
+  );
+  return r.rowCount === 1;
+}
+
+export async function findByNumber(
+  tx: Queryable,
+  tenantId: string,
+  n: DocumentNumber,
+): Promise<{ id: string; clave: string; request_hash: string } | undefined> {
+  const r = await tx.query<{ id: string; clave: string; request_hash: string }>(
+    `SELECT id, clave, request_hash FROM documents
+     WHERE tenant_id = $1 AND emisor = $2 AND sucursal = $3 AND terminal = $4 AND tipo_doc = $5
+       AND numero_referencia = $6`,
+    [tenantId, n.emisor, n.sucursal, n.terminal, n.tipoDoc, n.numeroReferencia],
+  );
+  return r.rows[0];
+}
+
+export async function findDocumentById(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+): Promise<DocumentRow | undefined> {
+  const r = await tx.query<DocumentRow>('SELECT * FROM documents WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    id,
+  ]);
+  return r.rows[0];
+}
+
+export async function findDocumentByClave(
+  tx: Queryable,
+  tenantId: string,
+  clave: string,
+): Promise<DocumentRow | undefined> {
+  const r = await tx.query<DocumentRow>('SELECT * FROM documents WHERE tenant_id = $1 AND clave = $2', [
+    tenantId,
+    clave,
+  ]);
+  return r.rows[0];
+}
+
+/** Records that the document entered `estado`; a repeat of the same transition records nothing. */
+export async function appendEvent(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+  estado: Estado,
+  detalle?: string,
+): Promise<boolean> {
+  const r = await tx.query(
+    `INSERT INTO document_events (tenant_id, document_id, estado, detalle) VALUES ($1, $2, $3, $4)
+     ON CONFLICT ON CONSTRAINT document_events_once DO NOTHING`,
+    [tenantId, documentId, estado, detalle ?? null],
+  );
+  return r.rowCount === 1;
+}
+
+export async function listEvents(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+): Promise<Array<{ estado: Estado; detalle: string | null; created_at: Date }>> {
+  const r = await tx.query<{ estado: Estado; detalle: string | null; created_at: Date }>(
+    'SELECT estado, detalle, created_at FROM document_events WHERE tenant_id = $1 AND document_id = $2 ORDER BY id',
+    [tenantId, documentId],
+  );
+  return r.rows;
+}
+
+export async function countSubmitAttempt(tx: Queryable, tenantId: string, id: string): Promise<void> {
+  await tx.query(
+    'UPDATE documents SET submit_attempts = submit_attempts + 1, updated_at = now() WHERE tenant_id = $1 AND id = $2',
+    [tenantId, id],
+  );
+}
+
+export async function countStatusCheck(tx: Queryable, tenantId: string, id: string): Promise<void> {
+  await tx.query(
+    'UPDATE documents SET status_checks = status_checks + 1, updated_at = now() WHERE tenant_id = $1 AND id = $2',
+    [tenantId, id],
+  );
+}
+
+/** pendiente → enviado; returns whether this call made the transition. */
+export async function markEnviado(tx: Queryable, tenantId: string, id: string): Promise<boolean> {
+  const r = await tx.query(
+    `UPDATE documents SET estado = 'enviado', updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'`,
+    [tenantId, id],
+  );
+  return r.rowCount === 1;
+}
+
+export interface FinalValues {
+  estado: FinalEstado;
+  errorCause?: string;
+  respuestaXml?: string;
+  mensaje?: number;
+  detalle?: unknown;
+  verificacion?: unknown;
+  totales?: unknown;
+}
+
+/** pendiente/enviado → a final state; returns whether this call made the transition. */
+export async function markFinal(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  v: FinalValues,
+): Promise<boolean> {
+  const r = await tx.query(
+    `UPDATE documents SET estado = $3, error_cause = COALESCE($4, error_cause), respuesta_xml = $5,
+       mensaje = $6, detalle = $7::jsonb, respuesta_verificacion = $8::jsonb, respuesta_totales = $9::jsonb,
+       updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND estado IN ('pendiente', 'enviado')`,
+    [
+      tenantId,
+      id,
+      v.estado,
+      v.errorCause ?? null,
+      v.respuestaXml ?? null,
+      v.mensaje ?? null,
+      v.detalle === undefined ? null : JSON.stringify(v.detalle),
+      v.verificacion === undefined ? null : JSON.stringify(v.verificacion),
+      v.totales === undefined ? null : JSON.stringify(v.totales),
+    ],
+  );
+  return r.rowCount === 1;
+}
+
+/**
+ * unsafe: crosses tenants on purpose. Hacienda's callback names no tenant, only the per-document token;
+ * runs as the owning role outside withTenant and returns only where the document lives.
+ */
+export async function unsafeFindByCallbackTokenHash(
+  db: Db,
+  hash: string,
+): Promise<{ tenantId: string; id: string; estado: Estado } | undefined> {
+  const r = await db.query<{ tenant_id: string; id: string; estado: Estado }>(
+    'SELECT tenant_id, id, estado FROM documents WHERE callback_token_hash = $1',
+    [hash],
+  );
+  const row = r.rows[0];
+  return row ? { tenantId: row.tenant_id, id: row.id, estado: row.estado } : undefined;
+}

@@ -1,0 +1,99 @@
+// Use cases of POST /api/consultar/documento and GET /api/descargar/{clave}/…: one document of this
+// tenant (another tenant's clave is the same 404 as an unknown one).
+import type { DocumentData, WebhookEntrega } from '@cr/contracts';
+import { AppError, type Queryable } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import type { IssuerDeps } from '../emisor/issuer-deps';
+import { type DocumentRow, findDocumentByClave } from './document-repository';
+
+const CLAVE = /^\d{50}$/;
+
+function notFound(clave: string): AppError {
+  return new AppError('not_found', `clave: document ${clave} not found`);
+}
+
+export function checkClave(clave: string): string {
+  if (!CLAVE.test(clave)) throw new AppError('bad_request', 'clave: must be 50 digits');
+  return clave;
+}
+
+/** The webhook deliveries of a document, oldest first. */
+async function listDeliveries(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+): Promise<WebhookEntrega[]> {
+  const r = await tx.query<{
+    event_id: string;
+    attempt: number;
+    url: string;
+    status: number | null;
+    latency_ms: number | null;
+    error: string | null;
+    created_at: Date | string;
+  }>(
+    `SELECT event_id, attempt, url, status, latency_ms, error, created_at FROM webhook_deliveries
+     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at, attempt`,
+    [tenantId, documentId],
+  );
+  return r.rows.map((row) => ({
+    eventId: row.event_id,
+    intento: Number(row.attempt),
+    url: row.url,
+    status: row.status === null ? null : Number(row.status),
+    latenciaMs: row.latency_ms === null ? null : Number(row.latency_ms),
+    error: row.error,
+    fecha: new Date(row.created_at).toISOString(),
+  }));
+}
+
+export async function getDocument(
+  deps: Pick<IssuerDeps, 'db'>,
+  input: { tenantId: string; clave: string },
+): Promise<DocumentData> {
+  const { tenantId, clave } = input;
+  return withTenant(deps.db, tenantId, async (tx) => {
+    const row = await findDocumentByClave(tx, tenantId, clave);
+    if (!row) throw notFound(clave);
+    const entregas = await listDeliveries(tx, tenantId, row.id);
+    const detalle = Array.isArray(row.detalle)
+      ? (row.detalle as DocumentData['mensajeHacienda']['detalle'])
+      : [];
+    return {
+      clave: row.clave,
+      tipoDoc: row.tipo_doc,
+      emisor: row.emisor,
+      numeroReferencia: Number(row.numero_referencia),
+      consecutivo: row.consecutivo,
+      fechaEmision: row.fecha_emision_text,
+      estado: row.estado,
+      mensajeHacienda: {
+        mensaje: row.mensaje === null ? null : Number(row.mensaje),
+        detalle,
+        ...(row.error_cause ? { errorCause: row.error_cause } : {}),
+      },
+      intentos: Number(row.submit_attempts),
+      webhook: { entregas },
+    };
+  });
+}
+
+/** The signed comprobante, or Hacienda's answer (404 until the document is final). */
+export async function getDocumentXml(
+  deps: Pick<IssuerDeps, 'db'>,
+  input: { tenantId: string; clave: string; which: 'xml' | 'respuesta' },
+): Promise<string> {
+  const { tenantId, clave } = input;
+  const row: DocumentRow | undefined = await withTenant(deps.db, tenantId, (tx) =>
+    findDocumentByClave(tx, tenantId, clave),
+  );
+  if (!row) throw notFound(clave);
+  if (input.which === 'xml') return row.xml;
+  if (!row.respuesta_xml) {
+    throw new AppError(
+      'not_found',
+      `clave: Hacienda's answer to ${clave} is not available yet (estado ${row.estado})`,
+    );
+  }
+  return row.respuesta_xml;
+}

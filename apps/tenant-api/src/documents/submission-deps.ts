@@ -1,0 +1,40 @@
+// What the submission pipeline needs: the issuer deps, the signing-material cache, Hacienda's clients,
+// where callbacks reach us, and the retry schedules (short in tests, Hacienda's real pace by default).
+import type { DocumentRequest, ValidationIssue } from '@cr/contracts';
+import type { HaciendaClients } from '@cr/hacienda-client';
+import { backoffSchedules } from '@cr/jobs';
+import type { IssuerDeps } from '../emisor/issuer-deps';
+import type { SigningMaterialLoader } from '../emisor/load-signing-material';
+
+export interface SubmissionSchedules {
+  /** Retries of a submission after 429/5xx/timeouts/network errors (last entry repeats, no end). */
+  submit: readonly number[];
+  /** Status checks after the submission (last entry repeats, capped at `statusCapMs`). */
+  status: readonly number[];
+  statusCapMs: number;
+  /** First status check after recepción took the document. */
+  firstStatusMs: number;
+}
+
+export const DEFAULT_SCHEDULES: SubmissionSchedules = {
+  submit: backoffSchedules.haciendaSubmit,
+  status: backoffSchedules.haciendaStatus,
+  statusCapMs: 3_600_000,
+  firstStatusMs: 2_000,
+};
+
+export interface SubmissionDeps extends IssuerDeps {
+  signing: SigningMaterialLoader;
+  hacienda: HaciendaClients;
+  /** Base URL of the callback route, e.g. https://callbacks.api.example.com. */
+  publicUrl: string;
+  schedules?: Partial<SubmissionSchedules>;
+  /** Wakes the in-process jobs worker after a commit (the worker also polls). */
+  wakeWorker?: () => void;
+  /** Extra checks before signing (the exonerations lookup); issues become a 400. */
+  checkExonerations?: (document: DocumentRequest) => Promise<ValidationIssue[]>;
+}
+
+export function schedulesOf(deps: Pick<SubmissionDeps, 'schedules'>): SubmissionSchedules {
+  return { ...DEFAULT_SCHEDULES, ...deps.schedules };
+}

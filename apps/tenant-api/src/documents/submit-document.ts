@@ -1,0 +1,129 @@
+// Use case of POST /api/enviar/items: validate (contract, then the engine's rules), number, build and sign
+// the document, then store it with its submission job in one transaction. The number (issuer, branch,
+// terminal, type, numeroReferencia) is the natural idempotency key: the same body again answers the same
+// clave; another body for a used number is a conflict. Concurrent twins meet at the unique constraint.
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { DocumentRequest } from '@cr/contracts';
+import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
+import { enqueue } from '@cr/jobs';
+import { AppError, parseBody } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import { hashRequestBody } from './canonical-hash';
+import { type DocumentNumber, appendEvent, findByNumber, insertDocument } from './document-repository';
+import type { SubmissionDeps } from './submission-deps';
+import { toEngineIssuer, toSigningKey } from './to-engine-issuer';
+
+export const SUBMIT_QUEUE = 'hacienda.submit';
+export const STATUS_QUEUE = 'hacienda.status';
+
+export interface DocumentJobPayload {
+  tenantId: string;
+  documentId: string;
+}
+
+export interface SubmitResult {
+  clave: string;
+  /** false when the same document (same number and body) had already been received. */
+  created: boolean;
+}
+
+export function callbackTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function callbackSecretContext(tenantId: string, documentId: string): string {
+  return `tenant-api:document:${tenantId}:${documentId}:callback`;
+}
+
+function repeatOrConflict(
+  existing: { clave: string; request_hash: string },
+  requestHash: string,
+): SubmitResult {
+  if (existing.request_hash === requestHash) return { clave: existing.clave, created: false };
+  throw new AppError(
+    'conflict',
+    `numeroReferencia: this number was already used by document ${existing.clave} with a different body`,
+  );
+}
+
+export async function submitDocument(
+  deps: SubmissionDeps,
+  input: { tenantId: string; body: unknown },
+): Promise<SubmitResult> {
+  const { tenantId } = input;
+  const document = parseBody(DocumentRequest, input.body);
+  const material = await deps.signing.load({ tenantId, identificacion: document.emisor });
+  const number: DocumentNumber = {
+    emisor: material.identificacion,
+    sucursal: document.sucursal ?? material.sucursal,
+    terminal: document.terminal ?? 1,
+    tipoDoc: document.tipoDoc,
+    numeroReferencia: document.numeroReferencia,
+  };
+  const requestHash = hashRequestBody(input.body);
+  const existing = await withTenant(deps.db, tenantId, (tx) => findByNumber(tx, tenantId, number));
+  if (existing) return repeatOrConflict(existing, requestHash);
+
+  if (deps.checkExonerations) {
+    const issues = await deps.checkExonerations(document);
+    if (issues.length > 0) {
+      throw new AppError('bad_request', issues.map((i) => `${i.path}: ${i.reason}`).join('; '), {
+        details: issues,
+      });
+    }
+  }
+  let signed: ReturnType<typeof buildSignedDocument>;
+  try {
+    signed = buildSignedDocument({
+      document,
+      issuer: toEngineIssuer(material),
+      key: toSigningKey(material),
+      now: deps.now(),
+    });
+  } catch (err) {
+    if (err instanceof DocumentError) {
+      throw new AppError('bad_request', err.message, { details: err.issues });
+    }
+    throw err;
+  }
+
+  const id = randomUUID();
+  const token = randomBytes(32).toString('base64url');
+  const receptor =
+    document.receptor !== '' && ['01', '02', '03', '04'].includes(document.receptor.identificacion.tipo)
+      ? { tipo: document.receptor.identificacion.tipo, numero: document.receptor.identificacion.numero }
+      : undefined;
+  const outcome = await withTenant(deps.db, tenantId, async (tx) => {
+    const inserted = await insertDocument(tx, tenantId, {
+      id,
+      ...number,
+      clave: signed.clave,
+      emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
+      consecutivo: signed.consecutivo,
+      fechaEmision: new Date(signed.fechaEmision),
+      fechaEmisionText: signed.fechaEmision,
+      ambiente: material.ambiente,
+      ...(receptor ? { receptor } : {}),
+      requestHash,
+      xml: signed.xml,
+      totals: signed.totals,
+      callbackTokenHash: callbackTokenHash(token),
+      callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
+    });
+    if (!inserted) {
+      // A concurrent twin committed first: the constraint made us wait for it, and now we see it.
+      const twin = await findByNumber(tx, tenantId, number);
+      if (!twin) throw new Error('documents: number conflict without a visible document');
+      return repeatOrConflict(twin, requestHash);
+    }
+    await appendEvent(tx, tenantId, id, 'pendiente');
+    const payload: DocumentJobPayload = { tenantId, documentId: id };
+    await enqueue(tx, { queue: SUBMIT_QUEUE, key: `submit:${id}`, payload });
+    return { clave: signed.clave, created: true };
+  });
+  if (outcome.created) {
+    deps.wakeWorker?.();
+    deps.logger.info('document received', { tenantId, clave: outcome.clave, tipoDoc: document.tipoDoc });
+  }
+  return outcome;
+}

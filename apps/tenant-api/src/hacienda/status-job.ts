@@ -1,0 +1,62 @@
+// Job `hacienda.status`: GET recepción/{clave} until aceptado, rechazado or error, on the backoff (2 s, 5 s,
+// 15 s, 1 min, 5 min, … capped at 1 h); Hacienda's callback only brings the next check forward. A final
+// state stores the MensajeHacienda (signature verified, findings kept), its Mensaje, DetalleMensaje lines
+// and totals.
+import { type StatusOutcome, isFinalEstado } from '@cr/hacienda-client';
+import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
+import { withTenant } from '../db/with-tenant';
+import { type FinalEstado, countStatusCheck, findDocumentById } from '../documents/document-repository';
+import type { DocumentJobPayload } from '../documents/submit-document';
+import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
+import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
+import { readRespuesta, recordFinal } from './record-transitions';
+
+function describeOutcome(out: StatusOutcome): string {
+  if (out.kind === 'found') return `recepcion ind-estado ${out.indEstado}`;
+  const cause = 'cause' in out && out.cause ? `: ${out.cause}` : '';
+  const status = 'status' in out ? ` ${out.status}` : '';
+  return `recepcion ${out.kind}${status}${cause}`;
+}
+
+export async function runStatusJob(
+  deps: SubmissionDeps,
+  job: Job<DocumentJobPayload>,
+  context: JobContext,
+): Promise<JobResult> {
+  const { tenantId, documentId } = job.payload;
+  const schedules = schedulesOf(deps);
+  const now = context.now();
+  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentById(tx, tenantId, documentId));
+  if (!doc) return jobResult.fail(`document ${documentId} not found`);
+  const later = (reason: string) =>
+    retryOnSchedule(now, job.attempts, schedules.status, reason, schedules.statusCapMs);
+  // Started early by a callback: wait for the submission job to record `enviado` (it nudges this job).
+  if (doc.estado === 'pendiente') return later('not yet recorded as enviado');
+  if (doc.estado !== 'enviado') return jobResult.done();
+
+  const key = tokenKeyOf(tenantId, doc);
+  const access = await accessTokenFor(deps, job, doc, now, schedules.status);
+  if ('result' in access) return access.result;
+  await withTenant(deps.db, tenantId, (tx) => countStatusCheck(tx, tenantId, documentId));
+  const out = await deps.hacienda.recepcion(key.ambiente).status(access.token, doc.clave);
+  if (out.kind === 'unauthorized') deps.hacienda.tokens.invalidate(key);
+  if (out.kind === 'rateLimited' && out.retryAfterMs !== undefined) {
+    return jobResult.retryAt(new Date(now.getTime() + out.retryAfterMs), describeOutcome(out));
+  }
+  if (out.kind !== 'found' || !isFinalEstado(out.indEstado)) return later(describeOutcome(out));
+
+  const estado = out.indEstado.toLowerCase() as FinalEstado;
+  const respuestaXml = out.respuestaXml
+    ? Buffer.from(out.respuestaXml, 'base64').toString('utf8')
+    : undefined;
+  await recordFinal(
+    deps,
+    job.payload,
+    {
+      estado,
+      ...(respuestaXml === undefined ? {} : { respuestaXml, ...readRespuesta(respuestaXml, doc.clave) }),
+    },
+    describeOutcome(out),
+  );
+  return jobResult.done();
+}

@@ -1,0 +1,93 @@
+// Job `hacienda.submit`: POST the signed comprobante to recepción. 2xx or "ya fue recibido" → enviado and
+// the status follow-up; any other 400 → error (X-Error-Cause kept); 401 → a fresh token and one more try;
+// 429/5xx/timeouts/network → retried on the backoff without an end (a signed document must get there),
+// within the issuer's limit of 100 submissions per minute.
+import type { SubmitOutcome } from '@cr/hacienda-client';
+import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
+import { withTenant } from '../db/with-tenant';
+import { countSubmitAttempt, findDocumentById } from '../documents/document-repository';
+import { type DocumentJobPayload, callbackSecretContext } from '../documents/submit-document';
+import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
+import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
+import { recordEnviado, recordFinal } from './record-transitions';
+
+function describeOutcome(out: SubmitOutcome): string {
+  const cause = 'cause' in out && out.cause ? `: ${out.cause}` : '';
+  const status = 'status' in out ? ` ${out.status}` : '';
+  return `recepcion ${out.kind}${status}${cause}`;
+}
+
+export function callbackUrlFor(publicUrl: string, token: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/hacienda/callback/${token}`;
+}
+
+export async function runSubmitJob(
+  deps: SubmissionDeps,
+  job: Job<DocumentJobPayload>,
+  context: JobContext,
+): Promise<JobResult> {
+  const { tenantId, documentId } = job.payload;
+  const schedules = schedulesOf(deps);
+  const now = context.now();
+  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentById(tx, tenantId, documentId));
+  if (!doc) return jobResult.fail(`document ${documentId} not found`);
+  if (doc.estado !== 'pendiente') return jobResult.done();
+
+  const limit = deps.hacienda.submissions.tryAcquire(`${tenantId}/${doc.emisor}`);
+  if (!limit.ok) {
+    return jobResult.retryAt(new Date(now.getTime() + limit.retryAfterMs), 'issuer submission limit');
+  }
+  const key = tokenKeyOf(tenantId, doc);
+  const token = deps.secrets.openText(doc.callback_token_sealed, callbackSecretContext(tenantId, documentId));
+  const recepcion = deps.hacienda.recepcion(key.ambiente);
+  let refreshed = false;
+  for (;;) {
+    const access = await accessTokenFor(deps, job, doc, now, schedules.submit);
+    if ('result' in access) return access.result;
+    await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
+    const out = await recepcion.submit({
+      token: access.token,
+      clave: doc.clave,
+      fecha: doc.fecha_emision_text,
+      emisor: { tipoIdentificacion: doc.emisor_tipo, numeroIdentificacion: doc.emisor },
+      ...(doc.receptor_tipo && doc.receptor_numero
+        ? { receptor: { tipoIdentificacion: doc.receptor_tipo, numeroIdentificacion: doc.receptor_numero } }
+        : {}),
+      comprobanteXml: Buffer.from(doc.xml, 'utf8').toString('base64'),
+      callbackUrl: callbackUrlFor(deps.publicUrl, token),
+    });
+    switch (out.kind) {
+      case 'accepted':
+      case 'alreadyReceived':
+        await recordEnviado(
+          deps,
+          job.payload,
+          new Date(context.now().getTime() + schedules.firstStatusMs),
+          describeOutcome(out),
+        );
+        return jobResult.done();
+      case 'rejected':
+        await recordFinal(
+          deps,
+          job.payload,
+          { estado: 'error', errorCause: out.cause ?? 'recepción answered 400 without X-Error-Cause' },
+          describeOutcome(out),
+        );
+        return jobResult.done();
+      case 'unauthorized':
+        deps.hacienda.tokens.invalidate(key);
+        if (!refreshed) {
+          refreshed = true;
+          continue;
+        }
+        return retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out));
+      case 'rateLimited':
+        if (out.retryAfterMs !== undefined) {
+          return jobResult.retryAt(new Date(now.getTime() + out.retryAfterMs), describeOutcome(out));
+        }
+        return retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out));
+      default:
+        return retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out));
+    }
+  }
+}

@@ -1,0 +1,21 @@
+// What the lookup routes need: Hacienda's public API (through @cr/hacienda-client, with its cache, retries,
+// shared token bucket and 429 pause), the CABYS search, a per-tenant limit on calls that reach Hacienda,
+// and the clock.
+import type { CabysSearch } from '@cr/cabys';
+import type { HaciendaPublicApi, SlidingWindowLimiter } from '@cr/hacienda-client';
+import type { Logger } from '@cr/service-kit';
+
+export type PublicApiLookups = Pick<
+  HaciendaPublicApi,
+  'taxpayer' | 'exoneration' | 'cabys' | 'cabysByCodigo'
+>;
+
+export interface LookupDeps {
+  logger: Logger;
+  now: () => Date;
+  /** `createHaciendaClients(...)` in main.ts; only its public API is used here. */
+  hacienda: { publicApi: PublicApiLookups };
+  cabys: CabysSearch;
+  /** Calls per tenant that may reach Hacienda's public API in a window (its IP block is service-wide). */
+  lookupLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
+}

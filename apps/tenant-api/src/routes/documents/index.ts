@@ -1,0 +1,59 @@
+// The document routes: POST /api/enviar/items (spec endpoint 3), POST /api/consultar/documento and the
+// downloads GET /api/descargar/{clave}/xml and /respuesta, mounted under the authenticated /api router.
+import { DocumentQuery, type DocumentQueryResponse, type EnviarItemsResponse } from '@cr/contracts';
+import { parseBody } from '@cr/service-kit';
+import type { RequestHandler, Router } from 'express';
+import { hashRequestBody } from '../../documents/canonical-hash';
+import { checkClave, getDocument, getDocumentXml } from '../../documents/get-document';
+import { readIdempotencyKey, withIdempotencyKey } from '../../documents/idempotency-keys';
+import { submitDocument } from '../../documents/submit-document';
+import type { SubmissionDeps } from '../../documents/submission-deps';
+
+function enviarItems(deps: SubmissionDeps): RequestHandler {
+  return async (req, res) => {
+    const tenantId = res.locals.tenantId;
+    const key = readIdempotencyKey(req.get('idempotency-key'));
+    const run = async () => {
+      const result = await submitDocument(deps, { tenantId, body: req.body });
+      const body: EnviarItemsResponse = {
+        status: 'success',
+        message: result.created
+          ? `document ${result.clave} received; Hacienda's answer will follow`
+          : `document ${result.clave} had already been received with the same body`,
+        clave: result.clave,
+      };
+      return { status: 200, body };
+    };
+    const out = key
+      ? await withIdempotencyKey(deps, { tenantId, key, requestHash: hashRequestBody(req.body ?? null) }, run)
+      : await run();
+    res.status(out.status).json(out.body);
+  };
+}
+
+function consultarDocumento(deps: SubmissionDeps): RequestHandler {
+  return async (req, res) => {
+    const { clave } = parseBody(DocumentQuery, req.body);
+    const data = await getDocument(deps, { tenantId: res.locals.tenantId, clave });
+    const body: DocumentQueryResponse = { status: 'success', data };
+    res.status(200).json(body);
+  };
+}
+
+function descargar(deps: SubmissionDeps, which: 'xml' | 'respuesta'): RequestHandler {
+  return async (req, res) => {
+    const clave = checkClave(String(req.params.clave));
+    const xml = await getDocumentXml(deps, { tenantId: res.locals.tenantId, clave, which });
+    const name = which === 'xml' ? `${clave}.xml` : `${clave}_respuesta.xml`;
+    res.setHeader('Content-Type', 'application/xml; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
+    res.status(200).send(xml);
+  };
+}
+
+export function mountDocumentRoutes(api: Router, deps: SubmissionDeps): void {
+  api.post('/enviar/items', enviarItems(deps));
+  api.post('/consultar/documento', consultarDocumento(deps));
+  api.get('/descargar/:clave/xml', descargar(deps, 'xml'));
+  api.get('/descargar/:clave/respuesta', descargar(deps, 'respuesta'));
+}

@@ -1,0 +1,437 @@
+// The lookups that reach Hacienda's public API, against the real hacienda-sandbox app: exoneración,
+// contribuyente, the CABYS fallback, the issuer registration check, the pipeline's exoneration check, and the
+// per-tenant lookup limit.
+import { createCabysSearch } from '@cr/cabys';
+import type { DocumentRequest } from '@cr/contracts';
+import { checkExonerations } from '../src/lookups/check-exonerations';
+import { haciendaCabysFallback } from '../src/lookups/cabys-fallback';
+import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
+import { post } from './support/client';
+import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-sandbox';
+import { documentBody } from './support/document-mother';
+import { issuerBody } from './support/issuer-mother';
+import { type TestApp, startTestApp, testPublicApi } from './support/test-app';
+
+jest.setTimeout(60_000);
+
+let hacienda: HaciendaDouble;
+let ctx: TestApp;
+const DAY = 86_400_000;
+const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const FUTURE = isoDate(Date.now() + 365 * DAY);
+const PAST = isoDate(Date.now() - 30 * DAY);
+const RECEPTOR = '3101999888';
+const JUGO = '2132100000100';
+
+beforeAll(async () => {
+  hacienda = await startHaciendaDouble();
+  const publicApi = testPublicApi(hacienda.url);
+  ctx = await startTestApp({
+    publicApi,
+    checkIssuersWithHacienda: true,
+    cabys: createCabysSearch({ fallback: haciendaCabysFallback(publicApi) }),
+    lookupLimiter: createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
+  });
+  await hacienda.addExoneration({
+    numeroDocumento: 'AL-00020402-24',
+    identificacion: RECEPTOR,
+    porcentajeExoneracion: 13,
+    fechaEmision: '2024-01-15',
+    fechaVencimiento: FUTURE,
+    cabys: [JUGO],
+  });
+  await hacienda.addExoneration({
+    numeroDocumento: 'AL-00011111-22',
+    identificacion: RECEPTOR,
+    porcentajeExoneracion: 4,
+    fechaEmision: '2022-03-01',
+    fechaVencimiento: PAST,
+  });
+  await hacienda.addTaxpayer({
+    identificacion: '3101123456',
+    tipoIdentificacion: '02',
+    nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
+    actividades: [
+      { codigo: '6201.0', descripcion: 'ACTIVIDADES DE PROGRAMACION INFORMATICA', estado: 'A', tipo: 'P' },
+      { codigo: '4651.0', descripcion: 'VENTA AL POR MAYOR DE COMPUTADORAS', estado: 'I', tipo: 'S' },
+    ],
+  });
+}, 90_000);
+afterAll(async () => {
+  await ctx?.close();
+  await hacienda?.stop();
+});
+
+describe('exoneración against Hacienda', () => {
+  it('when the authorization is in force, then vigente with the spec fields and the extras', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/exoneracion', { exoneracion: 'al-00020402-24' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'success',
+      data: {
+        numeroDocumento: 'AL-00020402-24',
+        estado: 'vigente',
+        porcentajeExoneracion: 13,
+        fechaVencimiento: `${FUTURE}T00:00:00`,
+        fechaEmision: '2024-01-15T00:00:00',
+        identificacion: RECEPTOR,
+        tipoDocumento: { codigo: '04', descripcion: expect.any(String) },
+        nombreInstitucion: expect.any(String),
+        cabys: [JUGO],
+      },
+    });
+  });
+
+  it('when the authorization has expired, then vencida', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/exoneracion', { exoneracion: 'AL-00011111-22' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ estado: 'vencida', fechaVencimiento: `${PAST}T00:00:00` });
+    expect(res.body.data.cabys).toBeUndefined();
+  });
+
+  it('when Hacienda does not know the number, then 404 not_found naming it', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/exoneracion', { exoneracion: 'AL-99999999-99' });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({
+      error: 'not_found',
+      message: expect.stringContaining('AL-99999999-99'),
+    });
+  });
+
+  it.each([
+    [{ exoneracion: 'AL-123' }, /AL-00020402-24/],
+    [{ exoneracion: '' }, /exoneracion/],
+    [{ exoneracion: 20402 }, /exoneracion: must be of type string/],
+    [{}, /exoneracion: is required/],
+    [{ exoneracion: 'AL-00020402-24', extra: 1 }, /extra: is not an allowed field/],
+  ])('when the body is %j, then 400 bad_request naming exoneracion', async (body, message) => {
+    const res = await post(ctx, 'acme', '/api/hacienda/exoneracion', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(message) });
+  });
+
+  it('when Hacienda fails on every retry, then 502 upstream_error; once it is back, the lookup works', async () => {
+    await hacienda.addExoneration({
+      numeroDocumento: 'AL-00033333-25',
+      identificacion: RECEPTOR,
+      porcentajeExoneracion: 13,
+      fechaVencimiento: FUTURE,
+    });
+    await hacienda.failPublicApi(4); // the first call and its three retries
+    const down = await post(ctx, 'acme', '/api/hacienda/exoneracion', { exoneracion: 'AL-00033333-25' });
+    expect(down.status).toBe(502);
+    expect(down.body).toMatchObject({
+      error: 'upstream_error',
+      message: expect.stringMatching(/Hacienda public API unavailable on \/fe\/ex \(answered 503\)/),
+    });
+    const back = await post(ctx, 'acme', '/api/hacienda/exoneracion', { exoneracion: 'AL-00033333-25' });
+    expect(back.status).toBe(200);
+    expect(back.body.data.estado).toBe('vigente');
+  });
+
+  it('when Hacienda fails once, then the retry hides it', async () => {
+    await hacienda.addExoneration({
+      numeroDocumento: 'AL-00044444-25',
+      identificacion: RECEPTOR,
+      porcentajeExoneracion: 13,
+      fechaVencimiento: FUTURE,
+    });
+    await hacienda.failPublicApi(1);
+    const res = await post(ctx, 'acme', '/api/hacienda/exoneracion', { exoneracion: 'AL-00044444-25' });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('contribuyente against Hacienda', () => {
+  it('when the taxpayer is registered, then its name, type, regime, status and activities', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/contribuyente', { identificacion: '3101123456' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'success',
+      data: {
+        nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
+        tipoIdentificacion: '02',
+        regimen: { codigo: expect.any(String), descripcion: expect.any(String) },
+        situacion: expect.objectContaining({ moroso: 'NO', omiso: 'NO' }),
+        actividades: [
+          expect.objectContaining({ codigo: '6201.0', estado: 'A' }),
+          expect.objectContaining({ codigo: '4651.0', estado: 'I' }),
+        ],
+      },
+    });
+  });
+
+  it('when the id is given as a number, then the same taxpayer', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/contribuyente', { identificacion: 3101123456 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.nombre).toBe('EMPRESA DE PRUEBA SOCIEDAD ANONIMA');
+  });
+
+  it('when the taxpayer is not registered, then 404 not_found', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/contribuyente', { identificacion: '3101000000' });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error: 'not_found', message: expect.stringContaining('3101000000') });
+  });
+
+  it.each([
+    [{ identificacion: '3-101-123456' }, /9 to 12 digits without hyphens/],
+    [{ identificacion: '12345' }, /9 to 12 digits/],
+    [{ identificacion: true }, /a string or a number/],
+    [{}, /identificacion: is required/],
+    [[], /body|object/],
+  ])('when the body is %j, then 400 bad_request naming identificacion', async (body, message) => {
+    const res = await post(ctx, 'acme', '/api/hacienda/contribuyente', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(message) });
+  });
+});
+
+describe('CABYS without a local catalogue: the fallback to Hacienda', () => {
+  it('when a product is searched, then Hacienda answers through the route with {codigo, descripcion, impuesto}', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/cabys', { name: 'jugo de tomate', limite: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.length).toBeGreaterThan(0);
+    expect(res.body.data.length).toBeLessThanOrEqual(5);
+    expect(res.body.data.map((d: { codigo: string }) => d.codigo)).toContain(JUGO);
+    for (const item of res.body.data) {
+      expect(item).toEqual({
+        codigo: expect.stringMatching(/^\d{13}$/),
+        descripcion: expect.any(String),
+        impuesto: expect.any(Number),
+      });
+    }
+  });
+
+  it('when a 13-digit code is searched, then the code lookup answers that item', async () => {
+    const res = await post(ctx, 'acme', '/api/hacienda/cabys', { name: JUGO });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([
+      { codigo: JUGO, descripcion: expect.stringMatching(/tomate/i), impuesto: 13 },
+    ]);
+  });
+
+  it('when Hacienda is down, then 502 upstream_error, not an empty list', async () => {
+    await hacienda.failPublicApi(4);
+    const res = await post(ctx, 'acme', '/api/hacienda/cabys', { name: 'cafe tostado sin cache' });
+    expect(res.status).toBe(502);
+    expect(res.body.error).toBe('upstream_error');
+  });
+});
+
+describe('issuer registration checked against Hacienda', () => {
+  it('when the activity is active and the name matches, then no warnings', async () => {
+    const res = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'success', message: 'issuer 3101123456 registered' });
+  });
+
+  it('when the activity is inactive and the name differs, then registered with warnings naming both', async () => {
+    const body = issuerBody({ codigoActividad: 4651.0, nombre: 'OTRO NOMBRE SA' });
+    const res = await post(ctx, 'other', '/api/enviar/emisor', body);
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('issuer 3101123456 registered');
+    expect(res.body.warnings).toEqual([
+      {
+        path: 'codigoActividad',
+        reason: expect.stringMatching(/4651\.0 is not an active activity .*6201\.0/),
+      },
+      { path: 'nombre', reason: expect.stringContaining('EMPRESA DE PRUEBA SOCIEDAD ANONIMA') },
+    ]);
+    const updated = await post(ctx, 'other', '/api/actualizar/emisor', {
+      ...body,
+      codigoActividad: 6201.0,
+      nombre: undefined,
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.warnings).toBeUndefined();
+  });
+
+  it('when the taxpayer is not registered with Hacienda, then a warning on identificacion', async () => {
+    const res = await post(
+      ctx,
+      'third',
+      '/api/enviar/emisor',
+      issuerBody({
+        identificacion: 3101654321,
+        usuarioHacienda: 'cpj-3-101-654321@stag.comprobanteselectronicos.go.cr',
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([
+      { path: 'identificacion', reason: expect.stringContaining('not registered') },
+    ]);
+  });
+
+  it('when Hacienda is unreachable, then the issuer is still registered, with a warning', async () => {
+    // an id the client has not cached, so the lookup really goes out and meets the faults
+    const body = issuerBody({
+      identificacion: 3101777777,
+      usuarioHacienda: 'cpj-3-101-777777@stag.comprobanteselectronicos.go.cr',
+    });
+    await hacienda.failPublicApi(4);
+    const res = await post(ctx, 'fourth', '/api/enviar/emisor', body);
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([
+      { path: '(hacienda)', reason: expect.stringContaining('could not be reached') },
+    ]);
+    const found = await post(ctx, 'fourth', '/api/consultar/emisor', { identificacion: 3101777777 });
+    expect(found.status).toBe(200);
+  });
+});
+
+describe('the pipeline check of exonerations against Hacienda', () => {
+  const line = (codigo: string, porcentaje: number, numero = 'AL-00020402-24') => ({
+    numeroLinea: 1,
+    codigo,
+    detalle: 'Jugo de tomate',
+    cantidad: 1,
+    unidadMedida: 'Unid',
+    precioUnitario: 1000,
+    subTotal: 1000,
+    montoTotal: 1000,
+    impuestoNeto: 0,
+    montoTotalLinea: 1000,
+    impuesto: [
+      {
+        codigo: '01',
+        codigoTarifa: '08',
+        tarifa: '13',
+        monto: 130,
+        exoneracion: {
+          tipoDocumento: '04',
+          numeroDocumento: numero,
+          nombreInstitucion: '01',
+          fechaEmision: '2024-01-15T00:00:00-06:00',
+          porcentajeExoneracion: porcentaje,
+        },
+      },
+    ],
+  });
+  const documentWith = (lines: unknown[]) =>
+    ({
+      emisor: '3101123456',
+      numeroReferencia: 1,
+      codigoActividad: '6201.0',
+      tipoDoc: '1',
+      folioType: 'INVOICE',
+      fechaEmision: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      receptor: { nombre: 'Receptor SA', identificacion: { tipo: '02', numero: RECEPTOR } },
+      detalleServicio: lines,
+      resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '01' }] },
+    }) as unknown as DocumentRequest;
+
+  it('when the line is covered by a vigente authorization of the receptor, then no issues', async () => {
+    const issues = await checkExonerations(
+      { document: documentWith([line(JUGO, 13)]), now: new Date() },
+      ctx.deps.hacienda.publicApi,
+    );
+    expect(issues).toEqual([]);
+  });
+
+  it("when the line's CABYS is outside the authorization, then the line's codigo is refused", async () => {
+    const issues = await checkExonerations(
+      {
+        document: documentWith([line(JUGO, 13), { ...line('2399101000000', 13), numeroLinea: 2 }]),
+        now: new Date(),
+      },
+      ctx.deps.hacienda.publicApi,
+    );
+    expect(issues).toEqual([
+      {
+        path: 'detalleServicio[1].codigo',
+        reason: expect.stringContaining('2399101000000 is not among the codes'),
+      },
+    ]);
+  });
+
+  it('when the authorization has expired or does not exist, then numeroDocumento is refused', async () => {
+    const issues = await checkExonerations(
+      {
+        document: documentWith([
+          line(JUGO, 4, 'AL-00011111-22'),
+          { ...line(JUGO, 13, 'AL-99999999-98'), numeroLinea: 2 },
+        ]),
+        now: new Date(),
+      },
+      ctx.deps.hacienda.publicApi,
+    );
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        {
+          path: 'detalleServicio[0].impuesto[0].exoneracion.numeroDocumento',
+          reason: expect.stringContaining('expired'),
+        },
+        {
+          path: 'detalleServicio[0].impuesto[0].exoneracion.fechaEmision',
+          reason: expect.stringContaining('2022-03-01'),
+        },
+        {
+          path: 'detalleServicio[1].impuesto[0].exoneracion.numeroDocumento',
+          reason: expect.stringContaining('does not exist'),
+        },
+      ]),
+    );
+  });
+});
+
+describe('POST /api/enviar/items refuses exonerations Hacienda does not back', () => {
+  it("when a line's CABYS is outside the receptor's authorization, then 400 naming that line and nothing is stored", async () => {
+    // The issuer may already be registered by the registration tests above (409 then); either way it exists.
+    const registered = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
+    expect([200, 409]).toContain(registered.status);
+    const body = documentBody('exoneration', 7001) as unknown as {
+      receptor: { identificacion: { numero: string } };
+      detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
+    };
+    body.receptor.identificacion.numero = RECEPTOR;
+    const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
+    exoneracion.tipoDocumento = '04';
+    exoneracion.numeroDocumento = 'AL-00020402-24';
+    body.detalleServicio[0]!.codigo = '2399101000000';
+
+    const res = await post(ctx, 'acme', '/api/enviar/items', body);
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        { path: 'detalleServicio[0].codigo', reason: expect.stringContaining('2399101000000') },
+      ]),
+    );
+    const stored = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
+    expect(stored.rows[0]!.n).toBe(0);
+  });
+});
+
+describe('the per-tenant lookup limit', () => {
+  it('when one tenant exhausts its lookups, then 429 with Retry-After for it and other tenants are unaffected', async () => {
+    const publicApi = testPublicApi(hacienda.url);
+    const limited = await startTestApp({
+      publicApi,
+      lookupLimiter: createLookupLimiter({ limit: 2, windowSeconds: 60 }),
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const ok = await post(limited, 'acme', '/api/hacienda/contribuyente', {
+          identificacion: '3101123456',
+        });
+        expect(ok.status).toBe(200);
+      }
+      const refused = await post(limited, 'acme', '/api/hacienda/exoneracion', {
+        exoneracion: 'AL-00020402-24',
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        error: 'too_many_requests',
+        message: expect.stringContaining('retry in'),
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const other = await post(limited, 'other', '/api/hacienda/exoneracion', {
+        exoneracion: 'AL-00020402-24',
+      });
+      expect(other.status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,95 @@
+// Every new route: the shared 401 table, and tenant isolation (another tenant's clave is a plain 404,
+// through the routes and through row-level security).
+import request from 'supertest';
+import { withTenant } from '../src/db/with-tenant';
+import { post } from './support/client';
+import { documentBody } from './support/document-mother';
+import { issuerBody } from './support/issuer-mother';
+import { describeSecurityTable } from './support/security-cases';
+import { type TestApp, startTestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+
+let ctx: TestApp;
+let clave: string;
+beforeAll(async () => {
+  ctx = await startTestApp();
+  expect((await post(ctx, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
+  const res = await post(ctx, 'acme', '/api/enviar/items', documentBody('invoice', 1));
+  expect(res.status).toBe(200);
+  clave = res.body.clave;
+});
+afterAll(() => ctx.close());
+
+describeSecurityTable('POST /api/enviar/items', () => ctx, {
+  method: 'post',
+  path: '/api/enviar/items',
+  body: documentBody('invoice', 2),
+});
+describeSecurityTable('POST /api/consultar/documento', () => ctx, {
+  method: 'post',
+  path: '/api/consultar/documento',
+  body: { clave: '5'.repeat(50) },
+});
+describeSecurityTable('GET /api/descargar/{clave}/xml', () => ctx, {
+  method: 'get',
+  path: `/api/descargar/${'5'.repeat(50)}/xml`,
+});
+describeSecurityTable('GET /api/descargar/{clave}/respuesta', () => ctx, {
+  method: 'get',
+  path: `/api/descargar/${'5'.repeat(50)}/respuesta`,
+});
+
+describe('documents: tenant isolation', () => {
+  const get = (tenant: string, path: string) =>
+    request(ctx.app)
+      .get(path)
+      .set('Host', ctx.host(tenant))
+      .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+
+  it('when the owner consults its document, then it is found', async () => {
+    expect((await post(ctx, 'acme', '/api/consultar/documento', { clave })).status).toBe(200);
+    expect((await get('acme', `/api/descargar/${clave}/xml`)).status).toBe(200);
+  });
+
+  it('when another tenant consults or downloads the clave, then 404 as for an unknown one', async () => {
+    const consult = await post(ctx, 'intruder', '/api/consultar/documento', { clave });
+    expect(consult.status).toBe(404);
+    expect(consult.body).toMatchObject({ error: 'not_found' });
+    const unknown = await post(ctx, 'intruder', '/api/consultar/documento', { clave: '5'.repeat(50) });
+    expect(consult.body.message.replace(clave, 'X')).toBe(unknown.body.message.replace('5'.repeat(50), 'X'));
+    expect((await get('intruder', `/api/descargar/${clave}/xml`)).status).toBe(404);
+    expect((await get('intruder', `/api/descargar/${clave}/respuesta`)).status).toBe(404);
+  });
+
+  it('when another tenant posts the same body, then its emisor is unknown there (404), nothing is created', async () => {
+    const res = await post(ctx, 'intruder', '/api/enviar/items', documentBody('invoice', 1));
+    expect(res.status).toBe(404);
+  });
+
+  it('when a query forgets the tenant filter, then row-level security still hides the rows', async () => {
+    const seen = await withTenant(ctx.db, 'intruder', async (tx) => ({
+      documents: (await tx.query('SELECT clave FROM documents')).rowCount,
+      events: (await tx.query('SELECT id FROM document_events')).rowCount,
+    }));
+    expect(seen).toEqual({ documents: 0, events: 0 });
+    await expect(
+      withTenant(ctx.db, 'intruder', (tx) =>
+        tx.query("UPDATE documents SET estado = 'aceptado' WHERE clave = $1", [clave]),
+      ),
+    ).resolves.toMatchObject({ rowCount: 0 });
+  });
+
+  it('when the tenant role reads the jobs table, then payloads stay hidden', async () => {
+    await expect(
+      withTenant(ctx.db, 'intruder', (tx) => tx.query('SELECT payload FROM jobs')),
+    ).rejects.toThrow(/permission denied/);
+  });
+
+  it('when the clave is malformed, then 400 naming it', async () => {
+    const res = await post(ctx, 'acme', '/api/consultar/documento', { clave: '123' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/clave/);
+    expect((await get('acme', '/api/descargar/123/xml')).status).toBe(400);
+  });
+});
