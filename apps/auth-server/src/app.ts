@@ -1,7 +1,9 @@
-// The auth-server's HTTP app: login, JWKS, logout, revocation list, admin API, health. Never listens.
+// The auth-server's HTTP app: login, JWKS, logout, revocation list, admin API, health, API docs. Never listens.
 import express, { type Express } from 'express';
+import { buildAuthServerOpenApi } from '@cr/contracts';
 import { createHttpApp } from '@cr/service-kit';
 import { mountAdmin } from './routes/admin';
+import { docsRouter } from './routes/docs';
 import { mountLogin } from './routes/login';
 import { mountLogout } from './routes/logout';
 import { mountJwks, mountPublic } from './routes/public';
@@ -61,8 +63,12 @@ export function createApp(s: AuthServices): Express {
       mountLogin(app, s);
       mountLogout(app, s);
       mountAdmin(app, s);
+      app.use(docsRouter(buildAuthServerOpenApi(), 'auth-server'));
     },
   });
   outer.use(inner);
+  // express hides a mounted app inside a closure; listed here so a route walker (the OpenAPI coverage
+  // test) can see the inner app's routes too.
+  outer.locals.mountedApps = [inner];
   return outer;
 }

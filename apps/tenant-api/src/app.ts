@@ -1,7 +1,8 @@
-// The tenant API's HTTP app: health → Hacienda's callback (no tenant, no JWT, body unread) → tenant from the
-// host (refused before the body is read) → JSON body
+// The tenant API's HTTP app: health and API docs → Hacienda's callback (no tenant, no JWT, body unread) → tenant
+// from the host (refused before the body is read) → JSON body
 // (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
 // error handler. createApp never listens; main.ts and the tests do.
+import { buildTenantApiOpenApi } from '@cr/contracts';
 import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
 import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
@@ -9,6 +10,7 @@ import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { mountDocumentRoutes } from './routes/documents';
+import { docsRouter } from './routes/docs';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountHaciendaRoutes } from './routes/hacienda';
 import { mountWebhookRoutes } from './routes/webhook';
@@ -41,7 +43,10 @@ export function createApp(deps: AppDeps): Express {
       },
       ...deps.readiness,
     },
+    // The API documentation is public and served on any host, like the health routes: before the tenant
+    // is resolved from the host. Hacienda's callback too: it carries no tenant host and no JWT.
     beforeBody: [
+      docsRouter(buildTenantApiOpenApi({ baseDomain: deps.baseDomain }), 'tenant-api'),
       haciendaCallbackRouter(deps),
       resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy }),
     ],

@@ -9,4 +9,6 @@ export * from './auth-admin.schema';
 export * from './revocations.schema';
 export * from './hacienda-sandbox.schema';
 export * from './webhook.schema';
+export * from './operations.schema';
+export * from './openapi';
 export * from './submission.schema';

@@ -1,0 +1,296 @@
+// The auth-server's OpenAPI 3.1 document: login, logout, JWKS, revocation list, admin API, health.
+import {
+  ClientView,
+  CreateClientRequest,
+  RevokeTokenRequest,
+  SigningKeyList,
+  UpdateClientRequest,
+} from '../auth-admin.schema';
+import { SuccessMessage } from '../common.schema';
+import { LoginRequest, LoginResponse } from '../login.schema';
+import { KeyRotationResponse, TokenRevokedResponse } from '../operations.schema';
+import { JwkSet, RevocationList } from '../revocations.schema';
+import {
+  type ErrorDoc,
+  type JsonObject,
+  type ParameterDoc,
+  type RouteDoc,
+  buildDocument,
+} from './build-document';
+import { API_VERSION, NO_STORE, badBody, healthRoutes, json } from './common-routes';
+import * as ex from './examples';
+
+const ADMIN = 'adminToken';
+const BEARER = 'bearerAuth';
+
+const adminErrors: ErrorDoc[] = [
+  {
+    code: 'unauthorized',
+    when: 'the admin token is missing or wrong (with `WWW-Authenticate: Bearer`)',
+    message: 'a valid admin token is required',
+  },
+  {
+    code: 'not_found',
+    when: 'the admin API is disabled (no AUTH_ADMIN_TOKEN configured): it answers like an unknown route',
+    message: 'no route for GET /admin/keys',
+  },
+];
+
+const baseParam: ParameterDoc = {
+  name: 'base',
+  in: 'path',
+  description: "the client's base (a DNS label)",
+  schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' },
+  example: 'acme',
+};
+const badBase: ErrorDoc = {
+  code: 'bad_request',
+  when: 'the path `base` is not a DNS label',
+  message: 'base: must be a DNS label (lower-case letters, digits, hyphen; 1-63)',
+};
+
+/** Every route of the auth-server, as the document describes it (exported for the example tests). */
+export function authServerRoutes(): RouteDoc[] {
+  return [
+    {
+      method: 'post',
+      path: '/login',
+      operationId: 'login',
+      tag: 'auth',
+      summary: 'Log in a client: an RS256 access token for 8 hours',
+      description:
+        'Unknown client, wrong password and disabled client get the same 401 body. Failed logins are throttled per client and per IP.',
+      security: [],
+      requestBody: json(LoginRequest, ex.loginRequestExample),
+      responses: [
+        {
+          status: 200,
+          description: 'the access token',
+          body: json(LoginResponse, ex.loginResponseExample),
+          headers: NO_STORE,
+        },
+      ],
+      errors: [
+        badBody('password: is required'),
+        {
+          code: 'invalid_credentials',
+          when: 'base or password is incorrect, or the client is disabled',
+          message: 'base or password is incorrect',
+        },
+        {
+          code: 'too_many_requests',
+          when: 'too many failed logins for this client or IP (with `Retry-After`)',
+          message: 'too many failed logins; retry in 60 s',
+        },
+        {
+          code: 'service_unavailable',
+          when: 'too many password verifications in progress (with `Retry-After: 1`)',
+          message: 'too many logins in progress; retry shortly',
+        },
+      ],
+    },
+    {
+      method: 'post',
+      path: '/logout',
+      operationId: 'logout',
+      tag: 'auth',
+      summary: 'Revoke the presented token until it would have expired',
+      security: [BEARER],
+      responses: [
+        {
+          status: 200,
+          description: 'the token is revoked',
+          body: json(SuccessMessage, ex.logoutResponseExample),
+        },
+      ],
+      errors: [
+        {
+          code: 'unauthorized',
+          when: 'no Bearer token, or it is invalid or expired',
+          message: 'token is invalid or expired',
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/.well-known/jwks.json',
+      operationId: 'getJwks',
+      tag: 'auth',
+      summary: 'The public signing keys (current, next and previous) as a JWK Set',
+      security: [],
+      responses: [
+        {
+          status: 200,
+          description: 'the JWK Set; cacheable for JWKS_MAX_AGE seconds',
+          body: { ...json(JwkSet, ex.jwkSetExample), contentType: 'application/jwk-set+json' },
+        },
+      ],
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/revocations',
+      operationId: 'listRevocations',
+      tag: 'auth',
+      summary: 'Unexpired revoked token ids, for verifiers to poll',
+      security: [],
+      parameters: [
+        {
+          name: 'since',
+          in: 'query',
+          description:
+            'Unix seconds: only entries revoked at or after it (pass the previous `asOf`); default 0',
+          schema: { type: 'string', pattern: '^\\d{1,12}$' },
+          example: '1767200000',
+        },
+      ],
+      responses: [
+        {
+          status: 200,
+          description: 'the revocation list',
+          body: json(RevocationList, ex.revocationListExample),
+        },
+      ],
+      errors: [
+        {
+          code: 'bad_request',
+          when: '`since` is not a non-negative integer',
+          message: 'since: must be a Unix time in seconds (a non-negative integer)',
+        },
+      ],
+    },
+    {
+      method: 'post',
+      path: '/admin/clients',
+      operationId: 'createClient',
+      tag: 'admin',
+      summary: 'Create a client (its base is also its tenant subdomain)',
+      security: [ADMIN],
+      requestBody: json(CreateClientRequest, ex.createClientRequestExample),
+      responses: [{ status: 201, description: 'the client', body: json(ClientView, ex.clientViewExample) }],
+      errors: [
+        badBody('password: must NOT have fewer than 12 characters'),
+        ...adminErrors,
+        {
+          code: 'conflict',
+          when: 'a client with this base exists',
+          message: 'base: client "acme" already exists',
+        },
+      ],
+    },
+    {
+      method: 'patch',
+      path: '/admin/clients/{base}',
+      operationId: 'updateClient',
+      tag: 'admin',
+      summary: 'Enable or disable a client',
+      security: [ADMIN],
+      parameters: [baseParam],
+      requestBody: json(UpdateClientRequest, ex.updateClientRequestExample),
+      responses: [
+        {
+          status: 200,
+          description: 'the client as it is now',
+          body: json(ClientView, { ...ex.clientViewExample, disabled: true }),
+        },
+      ],
+      errors: [
+        badBody('disabled: must be of type boolean'),
+        badBase,
+        ...adminErrors,
+        { code: 'not_found', when: 'no client has this base', message: 'client "acme" does not exist' },
+      ],
+    },
+    {
+      method: 'delete',
+      path: '/admin/clients/{base}',
+      operationId: 'deleteClient',
+      tag: 'admin',
+      summary: 'Delete a client',
+      security: [ADMIN],
+      parameters: [baseParam],
+      responses: [{ status: 204, description: 'deleted' }],
+      errors: [
+        badBase,
+        ...adminErrors,
+        { code: 'not_found', when: 'no client has this base', message: 'client "acme" does not exist' },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/admin/keys',
+      operationId: 'listSigningKeys',
+      tag: 'admin',
+      summary: 'The signing keys and their state (public halves only)',
+      security: [ADMIN],
+      responses: [
+        { status: 200, description: 'the keys', body: json(SigningKeyList, ex.signingKeyListExample) },
+      ],
+      errors: adminErrors,
+    },
+    {
+      method: 'post',
+      path: '/admin/keys/rotate',
+      operationId: 'rotateSigningKeys',
+      tag: 'admin',
+      summary: 'Rotate: the next key becomes current and a new next key is published',
+      security: [ADMIN],
+      responses: [
+        {
+          status: 200,
+          description: 'the rotation',
+          body: json(KeyRotationResponse, ex.keyRotationResponseExample),
+        },
+      ],
+      errors: adminErrors,
+    },
+    {
+      method: 'post',
+      path: '/admin/tokens/revoke',
+      operationId: 'revokeToken',
+      tag: 'admin',
+      summary: 'Revoke a token by its jti',
+      security: [ADMIN],
+      requestBody: json(RevokeTokenRequest, ex.revokeTokenRequestExample),
+      responses: [
+        {
+          status: 200,
+          description: 'revoked',
+          body: json(TokenRevokedResponse, ex.tokenRevokedResponseExample),
+        },
+      ],
+      errors: [badBody('jti: is required'), ...adminErrors],
+    },
+    ...healthRoutes('health', 'database, signing key loaded'),
+  ];
+}
+
+export interface AuthServerOpenApiOptions {
+  /** Public URL of the auth-server; default `https://auth.example.com`. */
+  serverUrl?: string;
+}
+
+export function buildAuthServerOpenApi(options: AuthServerOpenApiOptions = {}): JsonObject {
+  return buildDocument({
+    title: 'auth-server',
+    version: API_VERSION,
+    description:
+      'Issues the RS256 access tokens of the tenant API (`POST /login`), publishes their keys (JWKS) and revocations, and administers clients and keys. Every error is `{error, message}` with a stable `error` code.',
+    servers: [{ url: options.serverUrl ?? 'https://auth.example.com' }],
+    tags: [
+      { name: 'auth', description: 'Login, logout, and what token verifiers read' },
+      { name: 'admin', description: 'Administration, with `Authorization: Bearer AUTH_ADMIN_TOKEN`' },
+      { name: 'health', description: 'Probes for the orchestrator' },
+    ],
+    securitySchemes: {
+      [BEARER]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'An access token from POST /login',
+      },
+      [ADMIN]: { type: 'http', scheme: 'bearer', description: 'The AUTH_ADMIN_TOKEN setting' },
+    },
+    routes: authServerRoutes(),
+  });
+}

@@ -1,0 +1,68 @@
+// Pieces shared by both services' documents: the health routes, the errors every route may answer, and
+// small helpers to write a route description briefly.
+import type { TSchema } from '@sinclair/typebox';
+import { LivenessResponse, ReadinessResponse } from '../operations.schema';
+import type { BodyDoc, ErrorDoc, RouteDoc } from './build-document';
+import { livenessExample, readinessExample } from './examples';
+
+export const API_VERSION = '1.0.0';
+
+/** A JSON body with one example named `example`. */
+export function json(schema: TSchema, value?: unknown, summary?: string): BodyDoc {
+  return value === undefined
+    ? { schema }
+    : { schema, examples: { example: { ...(summary ? { summary } : {}), value } } };
+}
+
+/** The 400 every route with a JSON body answers for a body that is not JSON or fails its schema. */
+export function badBody(message: string): ErrorDoc {
+  return {
+    code: 'bad_request',
+    when: 'the body is not JSON, is too large, or a field is missing or malformed',
+    message,
+  };
+}
+
+export const NO_STORE = {
+  'Cache-Control': {
+    description: 'no-store: the answer holds a credential or changes at any time',
+    schema: { type: 'string' },
+  },
+};
+
+export function healthRoutes(tag: string, readinessChecks: string): RouteDoc[] {
+  return [
+    {
+      method: 'get',
+      path: '/health/live',
+      operationId: 'healthLive',
+      tag,
+      summary: 'Liveness: the process is up',
+      security: [],
+      responses: [
+        { status: 200, description: 'the process answers', body: json(LivenessResponse, livenessExample) },
+      ],
+      errors: [],
+    },
+    ...(['/health/ready', '/health'] as const).map(
+      (path): RouteDoc => ({
+        method: 'get',
+        path,
+        operationId: path === '/health' ? 'health' : 'healthReady',
+        tag,
+        summary: 'Readiness: every dependency answers',
+        description: `Runs the readiness checks (${readinessChecks}), each with a 2 s limit. Served on any host.`,
+        security: [],
+        responses: [
+          { status: 200, description: 'every check passed', body: json(ReadinessResponse, readinessExample) },
+          {
+            status: 503,
+            description: 'a check failed; `checks` names it and why',
+            body: json(ReadinessResponse, { status: 'unavailable', checks: { database: 'timed out' } }),
+          },
+        ],
+        errors: [],
+      }),
+    ),
+  ];
+}

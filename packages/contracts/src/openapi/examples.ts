@@ -1,0 +1,381 @@
+// Request and response examples of the OpenAPI documents, taken from the services' tests (the issuer
+// mother, the login and admin tests, the webhook tests). `examples.test.ts` validates every one of them
+// against its schema with the contracts' ajv, so an example cannot drift from the contract it shows.
+import type {
+  ClientView,
+  CreateClientRequest,
+  SigningKeyList,
+  UpdateClientRequest,
+} from '../auth-admin.schema';
+import type { SuccessMessage } from '../common.schema';
+import type { DocumentRequest } from '../document.schema';
+import type { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
+import type {
+  CabysQuery,
+  CabysResponse,
+  ContribuyenteQuery,
+  ContribuyenteResponse,
+  EmisorWriteResponse,
+  ExoneracionQuery,
+  ExoneracionResponse,
+} from '../lookups.schema';
+import type { LoginRequest, LoginResponse } from '../login.schema';
+import type {
+  KeyRotationResponse,
+  LivenessResponse,
+  ReadinessResponse,
+  TokenRevokedResponse,
+} from '../operations.schema';
+import type { JwkSet, RevocationList } from '../revocations.schema';
+import type { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
+import type { RevokeTokenRequest } from '../auth-admin.schema';
+import type {
+  WebhookConfigRequest,
+  WebhookConfigResponse,
+  WebhookConsultResponse,
+  WebhookReplayRequest,
+  WebhookReplayResponse,
+} from '../webhook.schema';
+
+const CLAVE = '50601012500310112345600100001010000000001100000001';
+const JWT_SAMPLE =
+  'eyJhbGciOiJSUzI1NiIsImtpZCI6IjNxV2Q4Yk1XWnRKQ3F0aVlyRkNmM1BIbW5FVjJ4dkxRc0VWUlNhNGpUUFUiLCJ0eXAiOiJKV1QifQ.eyJiYXNlIjoiYWNtZSJ9.c2lnbmF0dXJl';
+const KID = '3qWd8bMWZtJCqtiYrFCf3PHmnEV2xvLQsEVRSa4jTPU';
+
+export const loginRequestExample: LoginRequest = { base: 'acme', password: 'correct horse battery staple' };
+export const loginResponseExample: LoginResponse = {
+  token: JWT_SAMPLE,
+  expires_in: 28800,
+  token_type: 'Bearer',
+};
+export const logoutResponseExample: SuccessMessage = { status: 'success', message: 'token revoked' };
+
+export const jwkSetExample: JwkSet = {
+  keys: [
+    {
+      kty: 'RSA',
+      n: 'sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1Wl',
+      e: 'AQAB',
+      kid: KID,
+      alg: 'RS256',
+      use: 'sig',
+    },
+  ],
+};
+export const revocationListExample: RevocationList = {
+  revoked: [{ jti: '5b0c1f7e-2f4e-4a43-9a57-9d8a3c1e2b10', exp: 1767225600 }],
+  asOf: 1767200000,
+};
+
+export const createClientRequestExample: CreateClientRequest = {
+  base: 'acme',
+  password: 'correct horse battery staple',
+};
+export const clientViewExample: ClientView = {
+  base: 'acme',
+  disabled: false,
+  createdAt: '2025-01-15T14:03:07.000Z',
+};
+export const updateClientRequestExample: UpdateClientRequest = { disabled: true };
+export const signingKeyListExample: SigningKeyList = {
+  keys: [
+    {
+      kid: KID,
+      status: 'current',
+      createdAt: '2025-01-15T14:00:00.000Z',
+      activatesAt: null,
+      publicKeyPem:
+        '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAsXchDaQebHnPiGvyDOAT4saGEUetSyo9\n-----END PUBLIC KEY-----\n',
+    },
+  ],
+};
+export const keyRotationResponseExample: KeyRotationResponse = {
+  activated: KID,
+  activatesAt: '2025-01-15T15:00:00.000Z',
+  next: 'Vd2pQq0b3mWJbYl2n8m1T7gS4oH9xRk6cZfE5uA0iLw',
+};
+export const revokeTokenRequestExample: RevokeTokenRequest = {
+  jti: '5b0c1f7e-2f4e-4a43-9a57-9d8a3c1e2b10',
+  exp: 1767225600,
+};
+export const tokenRevokedResponseExample: TokenRevokedResponse = {
+  jti: '5b0c1f7e-2f4e-4a43-9a57-9d8a3c1e2b10',
+  exp: 1767225600,
+};
+
+export const livenessExample: LivenessResponse = { status: 'ok' };
+export const readinessExample: ReadinessResponse = { status: 'ok', checks: { database: 'ok' } };
+
+/** The issuer mother's body (apps/tenant-api/test/support/issuer-mother.ts), with a shortened .p12. */
+export const emisorRegistrationExample: EmisorRegistration = {
+  identificacion: 3101123456,
+  tipoIdentificacion: 2,
+  codigoActividad: 6201.0,
+  sucursal: 1,
+  nombreComercial: 'Acme Soluciones',
+  telefono: '22223333',
+  correoElectronico: 'facturas@acme.cr',
+  ubicacion: {
+    provincia: '1',
+    canton: '01',
+    distrito: '01',
+    barrio: '02',
+    direccion: 'Avenida 1, calle 2, edificio azul',
+  },
+  ambiente: 2,
+  usuarioHacienda: 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr',
+  claveHacienda: 'UzNjcjN0LUhhY2llbmRhIQ==',
+  pinCertificado: '4821',
+  certificadoHacienda: 'MIIKcQIBAzCCCjcGCSqGSIb3DQEHAaCCCigEggokMIIKIDCCBNcGCSqGSIb3DQEHBqCCBMgwggTE',
+};
+export const emisorRegisteredExample: EmisorWriteResponse = {
+  status: 'success',
+  message: 'issuer 3101123456 registered',
+};
+/** Hacienda's taxpayer registry disagrees (apps/tenant-api/test/lookups.hacienda.test.ts): stored anyway. */
+export const emisorRegisteredWithWarningsExample: EmisorWriteResponse = {
+  status: 'success',
+  message: 'issuer 3101123456 registered',
+  warnings: [
+    {
+      path: 'codigoActividad',
+      reason:
+        "6201.0 is not an active activity of this taxpayer in Hacienda's registry (active: 620100 ACTIVIDADES DE PROGRAMACION INFORMATICA); Hacienda rejects documents with it",
+    },
+    {
+      path: 'nombre',
+      reason:
+        'Hacienda registers this taxpayer as "ACME SOLUCIONES SOCIEDAD ANONIMA"; documents carry "Acme Soluciones"',
+    },
+  ],
+};
+/** Hacienda's public API was down: the registration is stored unchecked. */
+export const emisorUnreachableRegistryExample: EmisorWriteResponse = {
+  status: 'success',
+  message: 'issuer 3101123456 updated',
+  warnings: [
+    {
+      path: '(hacienda)',
+      reason:
+        "Hacienda's taxpayer registry could not be reached; identificacion, nombre and codigoActividad were not checked against it",
+    },
+  ],
+};
+export const emisorUpdatedExample: EmisorWriteResponse = {
+  status: 'success',
+  message: 'issuer 3101123456 updated',
+};
+export const emisorQueryExample: EmisorQuery = { identificacion: 3101123456 };
+export const emisorQueryResponseExample: EmisorQueryResponse = {
+  status: 'success',
+  data: {
+    identificacion: 3101123456,
+    tipoIdentificacion: 2,
+    nombreComercial: 'Acme Soluciones',
+    correoElectronico: 'facturas@acme.cr',
+    telefono: '22223333',
+    ambiente: 2,
+    certificado: {
+      sujeto: 'serialNumber=CPJ-3-101-123456, CN=ACME SOLUCIONES SOCIEDAD ANONIMA, C=CR',
+      vence: '2027-01-15T14:00:00.000Z',
+    },
+  },
+};
+
+export const webhookConfigRequestExample: WebhookConfigRequest = {
+  url: 'https://erp.acme.cr/hooks/facturas',
+};
+export const webhookConfigResponseExample: WebhookConfigResponse = {
+  status: 'success',
+  data: { url: 'https://erp.acme.cr/hooks/facturas', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+};
+export const webhookConsultResponseExample: WebhookConsultResponse = {
+  status: 'success',
+  data: {
+    url: 'https://erp.acme.cr/hooks/facturas',
+    activo: true,
+    entregas: [
+      {
+        eventId: 'msg_2f0c6d0b9a1e4c7f8b3d5e6f7a8b9c0d',
+        intento: 1,
+        url: 'https://erp.acme.cr/hooks/facturas',
+        status: 200,
+        latenciaMs: 84,
+        error: null,
+        fecha: '2025-01-15T14:05:12.000Z',
+        clave: CLAVE,
+      },
+    ],
+  },
+};
+export const webhookReplayRequestExample: WebhookReplayRequest = { clave: CLAVE };
+export const webhookReplayResponseExample: WebhookReplayResponse = {
+  status: 'success',
+  message: `event msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f queued for document ${CLAVE} (aceptado)`,
+  data: { eventId: 'msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f' },
+};
+
+/** The spec's invoice (packages/contracts/src/document.schema.test.ts), for the issuer above. */
+export const documentRequestExample: DocumentRequest = {
+  emisor: '3101123456',
+  numeroReferencia: 33,
+  codigoActividad: '6201.0',
+  tipoDoc: '1',
+  folioType: 'INVOICE',
+  fechaEmision: '2026-05-26T12:30:59-06:00',
+  receptor: { nombre: 'Pixdea SA', identificacion: { tipo: '02', numero: '3101779527' } },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '8314300000000',
+      detalle: 'Servicios de desarrollo',
+      cantidad: 1,
+      unidadMedida: 'Sp',
+      precioUnitario: '1250.00',
+      subTotal: '1250.00',
+      montoTotal: '1250.00',
+      impuestoNeto: 162.5,
+      montoTotalLinea: 1412.5,
+      impuesto: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '162.50' }],
+    },
+  ],
+  resumenFactura: {
+    codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '455.14' },
+    mediosPago: [{ tipoMedioPago: '01' }],
+  },
+};
+
+export const enviarItemsResponseExample: EnviarItemsResponse = {
+  status: 'success',
+  message: `document ${CLAVE} received; Hacienda's answer will follow`,
+  clave: CLAVE,
+};
+export const documentQueryExample: DocumentQuery = { clave: CLAVE };
+/** An accepted invoice whose final-state event was delivered on the first attempt. */
+export const documentQueryResponseExample: DocumentQueryResponse = {
+  status: 'success',
+  data: {
+    clave: CLAVE,
+    tipoDoc: '1',
+    emisor: '3101123456',
+    numeroReferencia: 1,
+    consecutivo: '00100001010000000001',
+    fechaEmision: '2025-01-01T08:15:00-06:00',
+    estado: 'aceptado',
+    mensajeHacienda: { mensaje: 1, detalle: [] },
+    intentos: 1,
+    webhook: {
+      entregas: [
+        {
+          eventId: 'msg_2f0c6d0b9a1e4c7f8b3d5e6f7a8b9c0d',
+          intento: 1,
+          url: 'https://erp.acme.cr/hooks/facturas',
+          status: 200,
+          latenciaMs: 84,
+          error: null,
+          fecha: '2025-01-01T14:20:12.000Z',
+        },
+      ],
+    },
+  },
+};
+/** A rejected one: Hacienda's detail lines, and a delivery that failed once. */
+export const documentRejectedResponseExample: DocumentQueryResponse = {
+  status: 'success',
+  data: {
+    ...documentQueryResponseExample.data,
+    estado: 'rechazado',
+    mensajeHacienda: {
+      mensaje: 3,
+      detalle: [
+        {
+          codigo: -37,
+          mensaje: 'El receptor indicado no se encuentra inscrito en el Registro Único Tributario',
+          fila: 0,
+          columna: 0,
+        },
+      ],
+    },
+    webhook: {
+      entregas: [
+        {
+          eventId: 'msg_9a8b7c6d5e4f30211a2b3c4d5e6f7a8b',
+          intento: 1,
+          url: 'https://erp.acme.cr/hooks/facturas',
+          status: 503,
+          latenciaMs: 120,
+          error: 'receiver answered 503',
+          fecha: '2025-01-01T14:20:12.000Z',
+        },
+      ],
+    },
+  },
+};
+/** The start of a signed comprobante, as GET /api/descargar/{clave}/xml answers it (abridged). */
+export const comprobanteXmlExample = `<?xml version="1.0" encoding="UTF-8"?>
+<FacturaElectronica xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica">
+  <Clave>${CLAVE}</Clave>
+  <ProveedorSistemas>3101123456</ProveedorSistemas>
+  <CodigoActividadEmisor>6201.0</CodigoActividadEmisor>
+  <NumeroConsecutivo>00100001010000000001</NumeroConsecutivo>
+  <FechaEmision>2025-01-01T08:15:00-06:00</FechaEmision>
+  <!-- … Emisor, Receptor, DetalleServicio, ResumenFactura, ds:Signature … -->
+</FacturaElectronica>`;
+/** Hacienda's MensajeHacienda for it (abridged), as GET /api/descargar/{clave}/respuesta answers it. */
+export const respuestaXmlExample = `<?xml version="1.0" encoding="utf-8"?>
+<MensajeHacienda xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda">
+  <Clave>${CLAVE}</Clave>
+  <NombreEmisor>Acme Soluciones</NombreEmisor>
+  <TipoIdentificacionEmisor>02</TipoIdentificacionEmisor>
+  <NumeroCedulaEmisor>3101123456</NumeroCedulaEmisor>
+  <Mensaje>1</Mensaje>
+  <DetalleMensaje>Este comprobante fue aceptado en el ambiente de pruebas</DetalleMensaje>
+  <!-- … MontoTotalImpuesto, TotalFactura, ds:Signature … -->
+</MensajeHacienda>`;
+export const callbackResponseExample: SuccessMessage = {
+  status: 'success',
+  message: 'status check scheduled',
+};
+
+export const cabysQueryExample: CabysQuery = { name: 'desarrollo de software', limite: 5 };
+export const cabysResponseExample: CabysResponse = {
+  status: 'success',
+  data: [
+    {
+      codigo: '8314300000000',
+      descripcion: 'Servicios de diseño y desarrollo de tecnología de la información (TI) para aplicaciones',
+      impuesto: 13,
+    },
+  ],
+};
+export const exoneracionQueryExample: ExoneracionQuery = { exoneracion: 'AL-00020402-24' };
+export const exoneracionResponseExample: ExoneracionResponse = {
+  status: 'success',
+  data: {
+    numeroDocumento: 'AL-00020402-24',
+    estado: 'vigente',
+    porcentajeExoneracion: 13,
+    fechaVencimiento: '2030-12-31T00:00:00',
+    fechaEmision: '2024-03-01T00:00:00',
+    identificacion: '3101779527',
+    tipoDocumento: { codigo: '04', descripcion: 'Exenciones Dirección General de Hacienda' },
+    nombreInstitucion: 'Ministerio de Hacienda',
+    cabys: ['8314300000000'],
+  },
+};
+export const contribuyenteQueryExample: ContribuyenteQuery = { identificacion: '3101123456' };
+export const contribuyenteResponseExample: ContribuyenteResponse = {
+  status: 'success',
+  data: {
+    nombre: 'ACME SOLUCIONES SOCIEDAD ANONIMA',
+    tipoIdentificacion: '02',
+    regimen: { codigo: '1', descripcion: 'Régimen General' },
+    situacion: { moroso: 'NO', omiso: 'NO', estado: 'Inscrito', administracionTributaria: 'San José Este' },
+    actividades: [
+      { codigo: '620100', descripcion: 'ACTIVIDADES DE PROGRAMACION INFORMATICA', estado: 'A', tipo: 'P' },
+    ],
+  },
+};
+
+export const EXAMPLE_CLAVE = CLAVE;
+export const EXAMPLE_JWT = JWT_SAMPLE;

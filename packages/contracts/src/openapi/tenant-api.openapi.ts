@@ -1,0 +1,626 @@
+// The tenant API's OpenAPI 3.1 document. The tenant is the left-most label of the host
+// (`https://{tenant}.api.example.com`); every /api route needs a Bearer token issued to that tenant.
+import { type TSchema, Type } from '@sinclair/typebox';
+import { SuccessMessage } from '../common.schema';
+import { DocumentRequest } from '../document.schema';
+import { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
+import {
+  CabysQuery,
+  CabysResponse,
+  ContribuyenteQuery,
+  ContribuyenteResponse,
+  EmisorWriteResponse,
+  ExoneracionQuery,
+  ExoneracionResponse,
+} from '../lookups.schema';
+import { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
+import {
+  WebhookConfigRequest,
+  WebhookConfigResponse,
+  WebhookConsultResponse,
+  WebhookReplayRequest,
+  WebhookReplayResponse,
+} from '../webhook.schema';
+import {
+  type ErrorDoc,
+  type HttpMethod,
+  type JsonObject,
+  type ParameterDoc,
+  type ResponseDoc,
+  type RouteDoc,
+  buildDocument,
+} from './build-document';
+import { API_VERSION, NO_STORE, badBody, healthRoutes, json } from './common-routes';
+import * as ex from './examples';
+
+const BEARER = 'bearerAuth';
+
+/** Answered by every tenant route: a host that names no tenant, a missing or foreign token. */
+export const TENANT_ROUTE_ERRORS: ErrorDoc[] = [
+  {
+    code: 'unauthorized',
+    when: 'no Bearer token, or it is invalid, expired, revoked or issued to another tenant (with `WWW-Authenticate`)',
+    message: 'missing Authorization: Bearer token',
+  },
+  {
+    code: 'not_found',
+    when: 'the host is not `<tenant>.<TENANT_BASE_DOMAIN>`',
+    message: 'unknown host',
+  },
+];
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'seconds to wait before asking again',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+/** The lookups reaching Hacienda's public API count against the tenant's window (LOOKUP_LIMIT). */
+const LOOKUP_LIMITED: ErrorDoc = {
+  code: 'too_many_requests',
+  when: "the tenant used up its window of lookups that reach Hacienda's public API (with `Retry-After`)",
+  message: 'too many Hacienda lookups for this tenant; retry in 42 s',
+  headers: RETRY_AFTER,
+};
+
+/** Hacienda's public API failed after the retries, or the client is pausing after Hacienda's own 429. */
+function hacienda502(path: string): ErrorDoc {
+  return {
+    code: 'upstream_error',
+    when: "Hacienda's public API failed on every retry (5xx, timeout, refused connection), or the service is pausing after Hacienda's own 429 (then with `Retry-After`)",
+    message: `Hacienda public API unavailable on ${path} (answered 503)`,
+    headers: RETRY_AFTER,
+  };
+}
+
+/** A signed XML file (the comprobante, or Hacienda's MensajeHacienda). */
+const XmlDocument = Type.String({
+  $id: 'https://schemas.cr-einvoice.dev/xml-document.json',
+  contentMediaType: 'application/xml',
+  description: 'an XML document, UTF-8, exactly as signed (its bytes are what the signature covers)',
+});
+
+const CLAVE_PARAMETER: ParameterDoc = {
+  name: 'clave',
+  in: 'path',
+  description: 'the 50-digit clave of a document of the tenant',
+  schema: { type: 'string', pattern: '^\\d{50}$' },
+  example: ex.EXAMPLE_CLAVE,
+};
+
+interface ApiRoute {
+  method?: HttpMethod;
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  parameters?: ParameterDoc[];
+  body?: { schema: TSchema; example: unknown; badExample: string };
+  ok: ResponseDoc;
+  errors: ErrorDoc[];
+}
+
+/** A route under /api: Bearer token of the host's tenant; 400 for a bad body, 401, 404 for an unknown host. */
+function apiRoute(r: ApiRoute): RouteDoc {
+  return {
+    method: r.method ?? 'post',
+    path: r.path,
+    operationId: r.operationId,
+    tag: r.tag,
+    summary: r.summary,
+    ...(r.description ? { description: r.description } : {}),
+    security: [BEARER],
+    ...(r.parameters ? { parameters: r.parameters } : {}),
+    ...(r.body ? { requestBody: json(r.body.schema, r.body.example) } : {}),
+    responses: [r.ok],
+    errors: [...(r.body ? [badBody(r.body.badExample)] : []), ...TENANT_ROUTE_ERRORS, ...r.errors],
+  };
+}
+
+/** The answer of the issuer writes: a message, and warnings when Hacienda's registry disagrees. */
+function emisorWritten(description: string, plain: unknown): ResponseDoc {
+  return {
+    status: 200,
+    description: `${description}; \`warnings\` lists what Hacienda's taxpayer registry disagrees with (the issuer is stored anyway)`,
+    body: {
+      schema: EmisorWriteResponse,
+      examples: {
+        example: { value: plain },
+        warnings: {
+          summary: "Hacienda's registry lists another activity and legal name",
+          value: ex.emisorRegisteredWithWarningsExample,
+        },
+        unchecked: {
+          summary: "Hacienda's registry could not be reached",
+          value: ex.emisorUnreachableRegistryExample,
+        },
+      },
+    },
+  };
+}
+
+function download(which: 'xml' | 'respuesta'): RouteDoc {
+  const isXml = which === 'xml';
+  return apiRoute({
+    method: 'get',
+    path: `/api/descargar/{clave}/${which}`,
+    operationId: isXml ? 'downloadDocumentXml' : 'downloadHaciendaResponse',
+    tag: 'documentos',
+    summary: isXml
+      ? 'The signed comprobante (XML)'
+      : "Hacienda's answer to the document (MensajeHacienda XML)",
+    ...(isXml
+      ? {}
+      : {
+          description: 'Available once Hacienda has given its final answer (estado aceptado or rechazado).',
+        }),
+    parameters: [CLAVE_PARAMETER],
+    ok: {
+      status: 200,
+      description: isXml ? 'the signed XML as sent to Hacienda' : "Hacienda's signed MensajeHacienda",
+      body: {
+        schema: XmlDocument,
+        contentType: 'application/xml',
+        examples: { example: { value: isXml ? ex.comprobanteXmlExample : ex.respuestaXmlExample } },
+      },
+      headers: {
+        'Content-Disposition': {
+          description: isXml
+            ? 'attachment; filename="<clave>.xml"'
+            : 'attachment; filename="<clave>_respuesta.xml"',
+          schema: { type: 'string' },
+        },
+      },
+    },
+    errors: [
+      { code: 'bad_request', when: 'clave is not 50 digits', message: 'clave: must be 50 digits' },
+      {
+        code: 'not_found',
+        when: 'no document of the tenant has this clave',
+        message: `clave: document ${ex.EXAMPLE_CLAVE} not found`,
+      },
+      ...(isXml
+        ? []
+        : [
+            {
+              code: 'not_found' as const,
+              when: 'Hacienda has not answered yet',
+              message: `clave: Hacienda's answer to ${ex.EXAMPLE_CLAVE} is not available yet (estado enviado)`,
+            },
+          ]),
+    ],
+  });
+}
+
+/** Every route of the tenant API, as the document describes it (exported for the example tests). */
+export function tenantApiRoutes(): RouteDoc[] {
+  return [
+    apiRoute({
+      path: '/api/enviar/emisor',
+      operationId: 'registerIssuer',
+      tag: 'emisor',
+      summary: 'Register an issuer with its Hacienda credentials and .p12 certificate',
+      description:
+        "Registering the same data again succeeds (idempotent). The certificate must open with the PIN, be current, and name the issuer. The issuer is also compared with Hacienda's taxpayer registry (registered id, active activity, legal name): what disagrees comes back as `warnings`, never as a refusal.",
+      body: {
+        schema: EmisorRegistration,
+        example: ex.emisorRegistrationExample,
+        badExample: 'certificadoHacienda: cannot be opened with pinCertificado',
+      },
+      ok: emisorWritten('registered (or already registered with the same data)', ex.emisorRegisteredExample),
+      errors: [
+        {
+          code: 'conflict',
+          when: 'the issuer is registered with other data',
+          message:
+            'identificacion: issuer 3101123456 is already registered; use /api/actualizar/emisor to change it',
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/actualizar/emisor',
+      operationId: 'updateIssuer',
+      tag: 'emisor',
+      summary: "Replace a registered issuer's data",
+      body: {
+        schema: EmisorRegistration,
+        example: ex.emisorRegistrationExample,
+        badExample: 'ubicacion.canton: must match the expected format (canton code, 2 digits)',
+      },
+      ok: emisorWritten('updated', ex.emisorUpdatedExample),
+      errors: [
+        {
+          code: 'not_found',
+          when: 'the issuer is not registered',
+          message: 'identificacion: issuer 3101123456 is not registered',
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/consultar/emisor',
+      operationId: 'getIssuer',
+      tag: 'emisor',
+      summary: "An issuer's public data and certificate expiry",
+      body: {
+        schema: EmisorQuery,
+        example: ex.emisorQueryExample,
+        badExample: 'identificacion: is required',
+      },
+      ok: {
+        status: 200,
+        description: 'the issuer',
+        body: json(EmisorQueryResponse, ex.emisorQueryResponseExample),
+      },
+      errors: [
+        {
+          code: 'not_found',
+          when: 'the issuer is not registered',
+          message: 'identificacion: issuer 3101123456 is not registered',
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/configurar/webhook',
+      operationId: 'configureWebhook',
+      tag: 'webhook',
+      summary: 'Set the URL that receives document events; returns a new signing secret',
+      description:
+        'Each call rotates the secret; for 24 h deliveries are signed with both the new and the previous one (Standard Webhooks).',
+      body: {
+        schema: WebhookConfigRequest,
+        example: ex.webhookConfigRequestExample,
+        badExample: 'url: must not point to a private, loopback or reserved address',
+      },
+      ok: {
+        status: 200,
+        description: 'configured; the secret is shown only here',
+        body: json(WebhookConfigResponse, ex.webhookConfigResponseExample),
+        headers: NO_STORE,
+      },
+      errors: [],
+    }),
+    apiRoute({
+      path: '/api/consultar/webhook',
+      operationId: 'getWebhook',
+      tag: 'webhook',
+      summary: 'The webhook configuration and its latest deliveries',
+      ok: {
+        status: 200,
+        description: 'the webhook',
+        body: json(WebhookConsultResponse, ex.webhookConsultResponseExample),
+      },
+      errors: [
+        {
+          code: 'not_found',
+          when: 'no webhook is configured',
+          message: 'no webhook is configured; use /api/configurar/webhook',
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/reenviar/webhook',
+      operationId: 'replayWebhook',
+      tag: 'webhook',
+      summary: "Send a document's final-state event again",
+      body: {
+        schema: WebhookReplayRequest,
+        example: ex.webhookReplayRequestExample,
+        badExample: 'clave: is required',
+      },
+      ok: {
+        status: 200,
+        description: 'the event is queued',
+        body: json(WebhookReplayResponse, ex.webhookReplayResponseExample),
+      },
+      errors: [
+        {
+          code: 'not_found',
+          when: 'no document of the tenant has this clave',
+          message: `clave: document ${ex.EXAMPLE_CLAVE} not found`,
+        },
+        {
+          code: 'conflict',
+          when: 'the document has no final state yet',
+          message: `clave: document ${ex.EXAMPLE_CLAVE} has no final state yet (estado enviado)`,
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/enviar/items',
+      operationId: 'submitDocument',
+      tag: 'documentos',
+      summary: 'Submit a document (invoice, credit note or ticket) to Hacienda',
+      description:
+        "Validates the body (the contract, then Hacienda's rules: amounts, receptor, references), confirms any exoneration of type 04 or 11 with Hacienda, then numbers, builds and signs the v4.4 XML and queues it. Hacienda's answer follows asynchronously (see `consultar/documento` and the webhook). The same body with the same numeroReferencia answers the same clave again; an `Idempotency-Key` header makes any retry safe for 24 h.",
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          description:
+            'optional: a retry with the same key and body gets the first answer again (24 h, per tenant); 1 to 255 visible ASCII characters',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+          example: 'factura-33',
+        },
+      ],
+      body: {
+        schema: DocumentRequest,
+        example: ex.documentRequestExample,
+        badExample: 'detalleServicio[0].precioUnitario: must match pattern ^\\d{1,13}(\\.\\d{1,5})?$',
+      },
+      ok: {
+        status: 200,
+        description: 'received and queued for Hacienda (or received before with the same body)',
+        body: json(EnviarItemsResponse, ex.enviarItemsResponseExample),
+      },
+      errors: [
+        {
+          code: 'bad_request',
+          when: "the document breaks one of Hacienda's rules (each offending field in `details`)",
+          message: 'detalleServicio[0].montoTotalLinea: does not match the computed amount (tolerance 0.01)',
+        },
+        {
+          code: 'bad_request',
+          when: 'an exoneration of type 04 or 11 is not backed by Hacienda (unknown, expired, another receptor, CABYS not covered, percentage too high)',
+          message:
+            'detalleServicio[0].codigo: CABYS 2399101000000 is not among the codes exoneration AL-00020402-24 covers (8314300000000)',
+        },
+        {
+          code: 'bad_request',
+          when: 'the Idempotency-Key header is malformed',
+          message: 'Idempotency-Key: must be 1 to 255 visible ASCII characters',
+        },
+        {
+          code: 'not_found',
+          when: 'the emisor is not registered for this tenant',
+          message: 'emisor: issuer 3101999999 is not registered',
+        },
+        {
+          code: 'conflict',
+          when: 'numeroReferencia was already used for this issuer, branch, terminal and type with another body',
+          message: `numeroReferencia: this number was already used by document ${ex.EXAMPLE_CLAVE} with a different body`,
+        },
+        {
+          code: 'conflict',
+          when: 'a request with this Idempotency-Key is still being processed',
+          message: 'Idempotency-Key: a request with this key is still being processed',
+        },
+        {
+          code: 'unprocessable',
+          when: 'the Idempotency-Key was used with a different body',
+          message: 'Idempotency-Key: this key was already used with a different request body',
+        },
+        {
+          ...hacienda502('/fe/ex'),
+          when: "an exoneration of type 04 or 11 could not be confirmed because Hacienda's public API failed on every retry, or is paused after its 429 (then with `Retry-After`); nothing is stored",
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/consultar/documento',
+      operationId: 'getDocument',
+      tag: 'documentos',
+      summary: "A document's state, Hacienda's message and the webhook deliveries",
+      description:
+        '`estado` goes pendiente → enviado → aceptado | rechazado (or error when Hacienda refused the submission itself; `mensajeHacienda.errorCause` then says why). A clave of another tenant is answered as unknown.',
+      body: {
+        schema: DocumentQuery,
+        example: ex.documentQueryExample,
+        badExample: 'clave: must match pattern ^\\d{50}$',
+      },
+      ok: {
+        status: 200,
+        description: 'the document',
+        body: {
+          schema: DocumentQueryResponse,
+          examples: {
+            example: { summary: 'accepted, event delivered', value: ex.documentQueryResponseExample },
+            rechazado: {
+              summary: "rejected, with Hacienda's detail",
+              value: ex.documentRejectedResponseExample,
+            },
+          },
+        },
+      },
+      errors: [
+        {
+          code: 'not_found',
+          when: 'no document of the tenant has this clave',
+          message: `clave: document ${ex.EXAMPLE_CLAVE} not found`,
+        },
+      ],
+    }),
+    download('xml'),
+    download('respuesta'),
+    {
+      method: 'post',
+      path: '/hacienda/callback/{token}',
+      operationId: 'haciendaCallback',
+      tag: 'documentos',
+      summary:
+        "Hacienda's notice that it finished processing a document (called by Hacienda, not by clients)",
+      description:
+        "The `callbackUrl` sent with each submission (PUBLIC_URL + this path). No token and no tenant host: it is served on any host, and the unguessable per-document token is the only key. Its body is neither read nor trusted: the call only brings the status check with Hacienda forward, and that check decides the document's state.",
+      security: [],
+      parameters: [
+        {
+          name: 'token',
+          in: 'path',
+          description: "the document's callback token (43 base64url characters)",
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+          example: 'q3Jd9xK2mZ7vB1nW8pL4tR6yH0cF5gA2sD9eU3iO7kM',
+        },
+      ],
+      responses: [
+        {
+          status: 200,
+          description: 'the status check is scheduled',
+          body: json(SuccessMessage, ex.callbackResponseExample),
+        },
+      ],
+      errors: [
+        {
+          code: 'not_found',
+          when: 'the token is malformed or names no document',
+          message: 'unknown callback',
+        },
+      ],
+    },
+    apiRoute({
+      path: '/api/hacienda/cabys',
+      operationId: 'searchCabys',
+      tag: 'hacienda',
+      summary: 'CABYS codes for a product or service name, best match first',
+      description:
+        "Searches the CABYS catalogue loaded by the service (words, word prefixes, or a 13-digit code); without a local catalogue it asks Hacienda's public API, and then the search counts against the tenant's lookup window.",
+      body: {
+        schema: CabysQuery,
+        example: ex.cabysQueryExample,
+        badExample: 'name: is required',
+      },
+      ok: {
+        status: 200,
+        description: 'the matches (possibly none)',
+        body: json(CabysResponse, ex.cabysResponseExample),
+      },
+      errors: [
+        {
+          code: 'bad_request',
+          when: 'name is only spaces',
+          message: 'name: must contain a search text, not only spaces',
+        },
+        {
+          ...LOOKUP_LIMITED,
+          when: `${LOOKUP_LIMITED.when}; only without a local catalogue`,
+        },
+        {
+          ...hacienda502('/fe/cabys'),
+          when: `${hacienda502('/fe/cabys').when}; only without a local catalogue`,
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/hacienda/exoneracion',
+      operationId: 'getExoneracion',
+      tag: 'hacienda',
+      summary: 'An exoneration authorization as Hacienda holds it, and whether it is in force',
+      body: {
+        schema: ExoneracionQuery,
+        example: ex.exoneracionQueryExample,
+        badExample: 'exoneracion: is required',
+      },
+      ok: {
+        status: 200,
+        description: 'the authorization; `estado` vigente or vencida (Costa Rica time)',
+        body: json(ExoneracionResponse, ex.exoneracionResponseExample),
+      },
+      errors: [
+        {
+          code: 'bad_request',
+          when: 'exoneracion is not an authorization number (two letters, 8 digits, 2 digits)',
+          message:
+            'exoneracion: must be an authorization number as Hacienda issues it, two letters, 8 digits and 2 digits (e.g. AL-00020402-24)',
+        },
+        {
+          code: 'bad_request',
+          when: 'Hacienda refuses the number as malformed',
+          message: 'exoneracion: Hacienda refuses AL-00020402-24 as malformed',
+        },
+        {
+          code: 'not_found',
+          when: 'Hacienda has no such authorization',
+          message: "exoneracion: AL-00020402-24 does not exist in Hacienda's records",
+        },
+        LOOKUP_LIMITED,
+        hacienda502('/fe/ex'),
+        {
+          code: 'upstream_error',
+          when: 'Hacienda answered an authorization without expiry or percentage',
+          message: 'Hacienda public API answered an exoneration without expiry or percentage',
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/hacienda/contribuyente',
+      operationId: 'getContribuyente',
+      tag: 'hacienda',
+      summary: "A taxpayer in Hacienda's registry: name, regime, status and economic activities",
+      body: {
+        schema: ContribuyenteQuery,
+        example: ex.contribuyenteQueryExample,
+        badExample: 'identificacion: must be 9 to 12 digits without hyphens or spaces (e.g. 3101123456)',
+      },
+      ok: {
+        status: 200,
+        description: 'the taxpayer',
+        body: json(ContribuyenteResponse, ex.contribuyenteResponseExample),
+      },
+      errors: [
+        {
+          code: 'bad_request',
+          when: 'Hacienda refuses the id as invalid',
+          message: 'identificacion: Hacienda refuses 3101123456 as invalid',
+        },
+        {
+          code: 'not_found',
+          when: 'Hacienda has no taxpayer with this id',
+          message: 'identificacion: 3101999999 is not registered as a taxpayer with Hacienda',
+        },
+        LOOKUP_LIMITED,
+        hacienda502('/fe/ae'),
+      ],
+    }),
+    ...healthRoutes('health', 'database'),
+  ];
+}
+
+export interface TenantApiOpenApiOptions {
+  /** The domain under which each tenant has its subdomain; default `api.example.com`. */
+  baseDomain?: string;
+}
+
+export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): JsonObject {
+  const baseDomain = options.baseDomain ?? 'api.example.com';
+  return buildDocument({
+    title: 'tenant-api',
+    version: API_VERSION,
+    description:
+      "Electronic invoicing for Costa Rica's Hacienda (v4.4), one subdomain per tenant. Log in at the auth-server (`POST /login`) and send the token as `Authorization: Bearer <token>` to your tenant's host. Every error is `{error, message}` with a stable `error` code; a 400 names each offending field in `message` and `details`.",
+    servers: [
+      {
+        url: `https://{tenant}.${baseDomain}`,
+        description: "your tenant's subdomain (the `base` you log in with)",
+        variables: { tenant: { default: 'acme', description: 'your client base' } },
+      },
+      { url: '/', description: 'the host this document was read from' },
+    ],
+    tags: [
+      { name: 'emisor', description: 'Issuers (emisores) of the tenant' },
+      {
+        name: 'documentos',
+        description:
+          "Electronic documents: submission to Hacienda, their state, the signed XML and Hacienda's answer; and Hacienda's callback",
+      },
+      {
+        name: 'hacienda',
+        description:
+          "Lookups in Hacienda's public data (CABYS, exonerations, taxpayers); those reaching Hacienda are limited per tenant",
+      },
+      {
+        name: 'webhook',
+        description: "Events sent to the tenant's URL when a document reaches a final state",
+      },
+      { name: 'health', description: 'Probes for the orchestrator; served on any host, without a token' },
+    ],
+    securitySchemes: {
+      [BEARER]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'An access token from the auth-server (`POST /login`), issued to the tenant of the host',
+      },
+    },
+    routes: tenantApiRoutes(),
+  });
+}
