@@ -7,6 +7,7 @@ import { docsRouter } from './routes/docs';
 import { mountLogin } from './routes/login';
 import { mountLogout } from './routes/logout';
 import { mountJwks, mountPublic } from './routes/public';
+import { directDb } from './fair-db';
 import type { AuthServices } from './services';
 
 /**
@@ -18,8 +19,9 @@ import type { AuthServices } from './services';
 function createDatabaseProbe(s: AuthServices): () => Promise<string | undefined> {
   let last: { at: number; result: string | undefined } | undefined;
   let running: Promise<string | undefined> | undefined;
+  const db = directDb(s.db);
   const probe = () => {
-    running ??= s.db
+    running ??= db
       .query('SELECT 1')
       .then(
         () => undefined,

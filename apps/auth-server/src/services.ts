@@ -2,6 +2,7 @@
 // benchmark all build the service through here, so they run the same code.
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
 import { ClientStore } from './clients';
+import { fairDb } from './fair-db';
 import { KeyStore } from './keys';
 import { type Argon2Params, OWASP_ARGON2, PasswordHasher } from './passwords';
 import { RevocationStore } from './revocations';
@@ -49,10 +50,12 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
   const issuer = options.issuer ?? 'http://localhost:4000';
   const audience = options.audience ?? 'tenant-api';
   const jwksMaxAgeSeconds = options.jwksMaxAgeSeconds ?? 300;
-  const keys = new KeyStore({ db: options.db, secretBox: options.secretBox, now, jwksMaxAgeSeconds });
+  // PGlite statements take turns with the sockets instead of running back to back (see fair-db.ts).
+  const db = fairDb(options.db);
+  const keys = new KeyStore({ db, secretBox: options.secretBox, now, jwksMaxAgeSeconds });
   await keys.init();
   return {
-    db: options.db,
+    db,
     logger: options.logger,
     now,
     issuer,
@@ -62,13 +65,13 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
     trustProxy: options.trustProxy,
     keys,
     tokens: new TokenService({ keys, issuer, audience, now }),
-    clients: new ClientStore(options.db, now),
+    clients: new ClientStore(db, now),
     hasher: new PasswordHasher({
       params: options.argon2 ?? OWASP_ARGON2,
       ...(options.hashConcurrency ? { concurrency: options.hashConcurrency } : {}),
       ...(options.hashQueueLimit !== undefined ? { queueLimit: options.hashQueueLimit } : {}),
     }),
-    throttle: new LoginThrottle({ db: options.db, now, ...options.throttle }),
-    revocations: new RevocationStore({ db: options.db, now }),
+    throttle: new LoginThrottle({ db, now, ...options.throttle }),
+    revocations: new RevocationStore({ db, now }),
   };
 }
