@@ -25,7 +25,7 @@ pool, cores − 1 at a time, so it never blocks the event loop. With the embedde
 every statement synchronously on the main thread, and its mutex handed the session to the next waiter in a
 microtask: the 64 flooding connections' statements ran back to back in one turn of the loop, blocking it for
 100–460 ms at a time (loop delay max 230–460 ms; /health p99 0.5–2 s, the 2 s cases being the readiness
-probe's timeout while it queued behind login statements). \`src/fair-db.ts\` now starts each PGlite statement in
+probe's timeout while it queued behind login statements). service-kit's PGlite engine now starts each statement in
 its own macrotask and the readiness probe bypasses that queue; the loop is then blocked for at most one
 statement (max ≈ 30–60 ms under this machine's load). PGlite still spends main-thread CPU on every login's
 statements, which a PostgreSQL server spends in its own process: for latency under load, run with

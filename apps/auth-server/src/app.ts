@@ -7,7 +7,6 @@ import { docsRouter } from './routes/docs';
 import { mountLogin } from './routes/login';
 import { mountLogout } from './routes/logout';
 import { mountJwks, mountPublic } from './routes/public';
-import { directDb } from './fair-db';
 import type { AuthServices } from './services';
 
 /**
@@ -19,10 +18,9 @@ import type { AuthServices } from './services';
 function createDatabaseProbe(s: AuthServices): () => Promise<string | undefined> {
   let last: { at: number; result: string | undefined } | undefined;
   let running: Promise<string | undefined> | undefined;
-  const db = directDb(s.db);
   const probe = () => {
-    running ??= db
-      .query('SELECT 1')
+    running ??= s.db
+      .ping()
       .then(
         () => undefined,
         (err: unknown) => (err instanceof Error ? err.message : 'unreachable'),

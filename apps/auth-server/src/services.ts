@@ -2,7 +2,6 @@
 // benchmark all build the service through here, so they run the same code.
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
 import { ClientStore } from './clients';
-import { fairDb } from './fair-db';
 import { KeyStore } from './keys';
 import { type Argon2Params, OWASP_ARGON2, PasswordHasher } from './passwords';
 import { RevocationStore } from './revocations';
@@ -50,8 +49,7 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
   const issuer = options.issuer ?? 'http://localhost:4000';
   const audience = options.audience ?? 'tenant-api';
   const jwksMaxAgeSeconds = options.jwksMaxAgeSeconds ?? 300;
-  // PGlite statements take turns with the sockets instead of running back to back (see fair-db.ts).
-  const db = fairDb(options.db);
+  const db = options.db;
   const keys = new KeyStore({ db, secretBox: options.secretBox, now, jwksMaxAgeSeconds });
   await keys.init();
   return {

@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     readiness: {
       database: async () => {
-        await deps.db.query('SELECT 1');
+        await deps.db.ping();
         return undefined;
       },
       ...deps.readiness,

@@ -50,3 +50,31 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     expect(r.rowCount).toBe(1);
   });
 });
+
+describe('PGlite statements take turns with the event loop', () => {
+  it('when many statements are queued, then timers and sockets get a turn between them, and ping skips the queue', async () => {
+    const { openPglite } = await import('../src');
+    const db = await openPglite();
+    try {
+      let turns = 0;
+      let ticking = true;
+      // Counts event-loop turns: the chain re-arms itself once per turn until stopped.
+      const tick = () => {
+        turns += 1;
+        if (ticking) setImmediate(tick);
+      };
+      const queued = Array.from({ length: 20 }, () => db.query('SELECT 1'));
+      setImmediate(tick);
+      await queued[2];
+      const turnsAfterThree = turns;
+      await db.ping();
+      await Promise.all(queued);
+      ticking = false;
+      // Back to back (no yielding), all twenty would finish before the first timer tick.
+      expect(turnsAfterThree).toBeGreaterThan(0);
+      expect(turns).toBeGreaterThan(turnsAfterThree);
+    } finally {
+      await db.close();
+    }
+  });
+});

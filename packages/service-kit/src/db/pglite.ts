@@ -42,12 +42,26 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     ...(options.extensions ? { extensions: options.extensions as never } : {}),
   });
   const base = wrap(db as unknown as PgliteLike);
+  // PGlite executes each statement synchronously on the main thread, and its mutex hands the session to the
+  // next waiter in a microtask: N queued statements used to run back to back in one event-loop turn (a login
+  // flood blocked the loop for 100-460 ms, stalling /health). Statements therefore wait in our own FIFO and
+  // each starts in a fresh macrotask, so sockets are served between them. A transaction holds the session
+  // for all its statements, which go through its own `tx`.
+  let tail: Promise<unknown> = Promise.resolve();
+  const turn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
   return {
     kind: 'pglite',
-    query: base.query,
-    exec: base.exec,
+    query: <R>(sql: string, params?: unknown[]) => turn(() => base.query<R>(sql, params)),
+    exec: (sql: string) => turn(() => base.exec(sql)),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      db.transaction((tx) => fn(wrap(tx as unknown as PgliteLike))),
-    close: () => db.close(),
+      turn(() => db.transaction((tx) => fn(wrap(tx as unknown as PgliteLike)))),
+    async ping(): Promise<void> {
+      await base.query('SELECT 1');
+    },
+    close: () => turn(() => db.close()),
   };
 }

@@ -52,6 +52,9 @@ export function openPostgres(options: PostgresOptions): Db {
         client.release();
       }
     },
+    async ping(): Promise<void> {
+      await pool.query('SELECT 1');
+    },
     close: () => pool.end(),
   };
 }

@@ -15,6 +15,11 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /**
+   * `SELECT 1` for readiness probes. On PGlite it skips the queue of waiting statements (it waits for at most
+   * the one running), so a probe answers promptly under load and still proves the database answers.
+   */
+  ping(): Promise<void>;
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
