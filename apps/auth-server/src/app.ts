@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import { buildAuthServerOpenApi } from '@cr/contracts';
 import { createHttpApp } from '@cr/service-kit';
 import { mountAdmin } from './routes/admin';
-import { docsRouter } from './routes/docs';
+import { docsRouter } from '@cr/service-kit';
 import { mountLogin } from './routes/login';
 import { mountLogout } from './routes/logout';
 import { mountJwks, mountPublic } from './routes/public';

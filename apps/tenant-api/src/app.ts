@@ -10,7 +10,7 @@ import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { mountDocumentRoutes } from './routes/documents';
-import { docsRouter } from './routes/docs';
+import { docsRouter } from '@cr/service-kit';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountHaciendaRoutes } from './routes/hacienda';
 import { mountWebhookRoutes } from './routes/webhook';

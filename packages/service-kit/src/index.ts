@@ -9,3 +9,4 @@ export * from './secret-box';
 export * from './dev-keys';
 export * from './db';
 export * from './validate-body';
+export * from './docs-router';

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestDatabase, createTestDatabase, migrate, readMigrations } from '../src';
+import { type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
 
 describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let db: TestDatabase;
@@ -53,7 +53,6 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
 
 describe('PGlite statements take turns with the event loop', () => {
   it('when many statements are queued, then timers and sockets get a turn between them, and ping skips the queue', async () => {
-    const { openPglite } = await import('../src');
     const db = await openPglite();
     try {
       let turns = 0;
