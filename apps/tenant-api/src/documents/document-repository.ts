@@ -57,14 +57,27 @@ export interface DocumentRow {
   detalle: unknown;
 }
 
-/** Inserts unless a document with the same number exists; returns whether it was inserted. */
-export async function insertDocument(tx: Queryable, tenantId: string, d: NewDocument): Promise<boolean> {
+/**
+ * Inserts the document in `pendiente` with its first event unless a document with the same number exists;
+ * returns whether it was inserted. One statement (the event is inserted from the document's RETURNING), as
+ * each statement is a round trip of its own and the submission path pays them all.
+ */
+export async function insertPendingDocument(
+  tx: Queryable,
+  tenantId: string,
+  d: NewDocument,
+): Promise<boolean> {
   const r = await tx.query(
-    `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
-       consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
-       request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20)
-     ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING`,
+    `WITH inserted AS (
+       INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
+         consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
+         request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20)
+       ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
+       RETURNING tenant_id, id
+     )
+     INSERT INTO document_events (tenant_id, document_id, estado)
+     SELECT tenant_id, id, 'pendiente' FROM inserted`,
     [
       d.id,
       tenantId,

@@ -9,7 +9,7 @@ import { enqueue } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { hashRequestBody } from './canonical-hash';
-import { type DocumentNumber, appendEvent, findByNumber, insertDocument } from './document-repository';
+import { type DocumentNumber, findByNumber, insertPendingDocument } from './document-repository';
 import type { SubmissionDeps } from './submission-deps';
 import { toEngineIssuer, toSigningKey } from './to-engine-issuer';
 
@@ -52,16 +52,20 @@ export async function submitDocument(
 ): Promise<SubmitResult> {
   const { tenantId } = input;
   const document = parseBody(DocumentRequest, input.body);
-  const material = await deps.signing.load({ tenantId, identificacion: document.emisor });
-  const number: DocumentNumber = {
-    emisor: material.identificacion,
-    sucursal: document.sucursal ?? material.sucursal,
-    terminal: document.terminal ?? 1,
-    tipoDoc: document.tipoDoc,
-    numeroReferencia: document.numeroReferencia,
-  };
   const requestHash = hashRequestBody(input.body);
-  const existing = await withTenant(deps.db, tenantId, (tx) => findByNumber(tx, tenantId, number));
+  // The issuer and the number's pre-check share one transaction (each costs a round trip of its own on
+  // PGlite's single session); the insert below still decides between concurrent twins.
+  const { material, number, existing } = await withTenant(deps.db, tenantId, async (tx) => {
+    const material = await deps.signing.loadIn(tx, { tenantId, identificacion: document.emisor });
+    const number: DocumentNumber = {
+      emisor: material.identificacion,
+      sucursal: document.sucursal ?? material.sucursal,
+      terminal: document.terminal ?? 1,
+      tipoDoc: document.tipoDoc,
+      numeroReferencia: document.numeroReferencia,
+    };
+    return { material, number, existing: await findByNumber(tx, tenantId, number) };
+  });
   if (existing) return repeatOrConflict(existing, requestHash);
 
   if (deps.checkExonerations) {
@@ -94,7 +98,7 @@ export async function submitDocument(
       ? { tipo: document.receptor.identificacion.tipo, numero: document.receptor.identificacion.numero }
       : undefined;
   const outcome = await withTenant(deps.db, tenantId, async (tx) => {
-    const inserted = await insertDocument(tx, tenantId, {
+    const inserted = await insertPendingDocument(tx, tenantId, {
       id,
       ...number,
       clave: signed.clave,
@@ -116,7 +120,6 @@ export async function submitDocument(
       if (!twin) throw new Error('documents: number conflict without a visible document');
       return repeatOrConflict(twin, requestHash);
     }
-    await appendEvent(tx, tenantId, id, 'pendiente');
     const payload: DocumentJobPayload = { tenantId, documentId: id };
     await enqueue(tx, { queue: SUBMIT_QUEUE, key: `submit:${id}`, payload });
     return { clave: signed.clave, created: true };

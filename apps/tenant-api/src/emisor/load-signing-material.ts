@@ -1,7 +1,7 @@
 // For the submission pipeline: an issuer's decrypted signing key, certificate and Hacienda credentials,
 // loaded within its tenant. Opening a .p12 costs ~20 ms, so opened keys are cached per issuer and
 // reopened only when the stored certificate changes (actualizar re-seals it).
-import { AppError } from '@cr/service-kit';
+import { AppError, type Queryable } from '@cr/service-kit';
 import type { KeyObject } from 'node:crypto';
 import { withTenant } from '../db/with-tenant';
 import type { TerritorialEntry } from '../territory/territorial-table';
@@ -43,8 +43,19 @@ export class SigningMaterialLoader {
   constructor(private readonly deps: IssuerDeps) {}
 
   async load(input: { tenantId: string; identificacion: string | number }): Promise<SigningMaterial> {
+    return withTenant(this.deps.db, input.tenantId, (tx) => this.loadIn(tx, input));
+  }
+
+  /**
+   * The same within a transaction the caller already holds (withTenant for `input.tenantId`), so the
+   * submission reads the issuer and checks the document number in one transaction.
+   */
+  async loadIn(
+    tx: Queryable,
+    input: { tenantId: string; identificacion: string | number },
+  ): Promise<SigningMaterial> {
     const id = String(input.identificacion);
-    const row = await withTenant(this.deps.db, input.tenantId, (tx) => findIssuer(tx, input.tenantId, id));
+    const row = await findIssuer(tx, input.tenantId, id);
     if (!row) throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
     const cert = this.openCertificateOf(input.tenantId, row);
     const { privateKey, ...certificate } = cert;
