@@ -1,9 +1,7 @@
 // The speed-ups of the build path must be invisible: each fast path is compared with the slow
 // computation it replaces, over generated inputs.
-import { DocumentRequest, validate } from '@cr/contracts';
 import fc from 'fast-check';
 import { Dec, toFixedHalfUp } from './money';
-import { ISSUER, invoice, line } from './testing/mothers';
 import { escapeAttr, escapeText } from './xml-text';
 
 // The regular-expression escaping every string went through before the plain-text fast path.
