@@ -22,6 +22,11 @@ export const TenantConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * The cédula of the software provider operating this service, written as ProveedorSistemas in every
+   * document (v4.4); unset → each issuer's own identification (in-house software).
+   */
+  PROVEEDOR_SISTEMAS: Type.Optional(Type.String({ pattern: '^[0-9]{9,12}$' })),
   /** `production` refuses to start without SECRETS_KEY instead of generating a development key. */
   NODE_ENV: Type.Optional(Type.String()),
   HACIENDA_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),

@@ -87,6 +87,7 @@ async function main(): Promise<void> {
     signing: new SigningMaterialLoader(issuerDeps),
     hacienda,
     publicUrl: config.PUBLIC_URL,
+    ...(config.PROVEEDOR_SISTEMAS ? { proveedorSistemas: config.PROVEEDOR_SISTEMAS } : {}),
     wakeWorker: () => worker?.wake(),
     // Exonerations of type 04/11 are confirmed with Hacienda before anything is signed.
     checkExonerations: (document: DocumentRequest) =>

@@ -11,7 +11,7 @@ let ctx: TestApp;
 beforeAll(async () => {
   // No Hacienda in this suite: the exoneration kind's authorization check is covered against the sandbox
   // (submission.sandbox and lookups.hacienda tests).
-  ctx = await startTestApp({ checkExonerations: false });
+  ctx = await startTestApp({ checkExonerations: false, proveedorSistemas: '3102777888' });
   expect((await post(ctx, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
 });
 afterAll(() => ctx.close());
@@ -42,4 +42,13 @@ describe('POST /api/enviar/items: happy path', () => {
       expect(job).toMatchObject({ queue: 'hacienda.submit', state: 'pending' });
     },
   );
+
+  it('when the service has a PROVEEDOR_SISTEMAS, then every signed document names it as ProveedorSistemas', async () => {
+    const res = await post(ctx, 'acme', '/api/enviar/items', documentBody('invoice', 90));
+    expect(res.status).toBe(200);
+    const xml = await ctx.db.query<{ xml: string }>('SELECT xml FROM documents WHERE clave = $1', [
+      res.body.clave,
+    ]);
+    expect(xml.rows[0]!.xml).toContain('<ProveedorSistemas>3102777888</ProveedorSistemas>');
+  });
 });

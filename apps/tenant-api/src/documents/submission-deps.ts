@@ -33,6 +33,8 @@ export interface SubmissionDeps extends IssuerDeps {
   wakeWorker?: () => void;
   /** Extra checks before signing (the exonerations lookup); issues become a 400. */
   checkExonerations?: (document: DocumentRequest) => Promise<ValidationIssue[]>;
+  /** v4.4 ProveedorSistemas written in every document: the cédula of the software provider. */
+  proveedorSistemas?: string;
 }
 
 export function schedulesOf(deps: Pick<SubmissionDeps, 'schedules'>): SubmissionSchedules {

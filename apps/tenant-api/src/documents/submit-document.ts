@@ -80,7 +80,7 @@ export async function submitDocument(
   try {
     signed = buildSignedDocument({
       document,
-      issuer: toEngineIssuer(material),
+      issuer: toEngineIssuer(material, deps.proveedorSistemas),
       key: toSigningKey(material),
       now: deps.now(),
     });

@@ -3,9 +3,11 @@
 import type { Issuer, SigningKey } from '@cr/hacienda-xml';
 import type { SigningMaterial } from '../emisor/load-signing-material';
 
-export function toEngineIssuer(m: SigningMaterial): Issuer {
+/** `proveedorSistemas`: the cédula of the software provider (us); unset → the issuer's own (in-house). */
+export function toEngineIssuer(m: SigningMaterial, proveedorSistemas?: string): Issuer {
   const barrio = m.ubicacion.nombres?.barrioNombre;
   return {
+    ...(proveedorSistemas ? { proveedorSistemas } : {}),
     nombre: m.nombre,
     tipoIdentificacion: String(m.tipoIdentificacion).padStart(2, '0') as Issuer['tipoIdentificacion'],
     numeroIdentificacion: m.identificacion,

@@ -112,6 +112,8 @@ export async function startTestApp(
      * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
      */
     checkExonerations?: boolean;
+    /** PROVEEDOR_SISTEMAS of the service. */
+    proveedorSistemas?: string;
     haciendaTimeoutMs?: number;
     publicUrl?: string;
     schedules?: Partial<SubmissionSchedules>;
@@ -160,6 +162,7 @@ export async function startTestApp(
     signing: new SigningMaterialLoader(deps),
     hacienda,
     publicUrl: options.publicUrl ?? 'http://callbacks.localhost',
+    ...(options.proveedorSistemas ? { proveedorSistemas: options.proveedorSistemas } : {}),
     schedules: { ...FAST_SCHEDULES, ...options.schedules },
     wakeWorker: () => worker?.wake(),
     // As main.ts: exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
