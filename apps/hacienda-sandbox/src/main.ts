@@ -54,12 +54,22 @@ async function main(): Promise<void> {
     signResponse: createResponseSigner(keys.hacienda),
   });
   const app = createApp({ config, logger, db, keys, cabys, processor, faults });
+  // The demo (its RSA key takes seconds on a busy machine) is provisioned before listening, so once the
+  // health check answers, startup is over and a SIGTERM always meets the shutdown handlers below.
+  const { demo, created } = await provisionDemo(db, keys.ca, config.DATA_DIR);
   const resumed = await processor.resume();
   const server = await listen(app, config.SANDBOX_PORT);
   const base = config.SANDBOX_PUBLIC_URL ?? server.url;
   logger.info('hacienda-sandbox listening', { url: server.url, resumed, database: db.kind });
+  onShutdown(logger, [
+    () => server.close(),
+    () => {
+      faults.close();
+    },
+    () => processor.close(),
+    () => db.close(),
+  ]);
 
-  const { demo, created } = await provisionDemo(db, keys.ca, config.DATA_DIR);
   process.stdout.write(
     [
       '',
@@ -75,15 +85,6 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-
-  onShutdown(logger, [
-    () => server.close(),
-    () => {
-      faults.close();
-    },
-    () => processor.close(),
-    () => db.close(),
-  ]);
 }
 
 main().catch((err: unknown) => {
