@@ -2,19 +2,15 @@
 // verified RS256 token, the full middleware chain) over a mixed query set against the full catalogue, and the
 // search function alone for comparison. Goal: ≥ 1,000 searches/s through HTTP. Writes its section of
 // docs/performance.md.
-import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import { haciendaDataDir } from '@cr/testkit';
 import autocannon from 'autocannon';
-import jwt from 'jsonwebtoken';
 import { createApp } from '../src/app';
-import { PemKeySource } from '../src/auth/key-source';
-import { noRevocations } from '../src/auth/revocation-list';
-import { TokenVerifier } from '../src/auth/token-verifier';
+import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
 import { tenantApiMigrations } from '../src/db/with-tenant';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { loadTenantCabys } from '../src/lookups/cabys-catalogue';
@@ -60,14 +56,7 @@ async function main(): Promise<void> {
   const db = await openPglite();
   await migrate(db, tenantApiMigrations());
   // Only the catalogue is searched; Hacienda's settings point where nothing listens.
-  const nowhere = 'http://127.0.0.1:9';
-  const hacienda = createHaciendaClients({
-    HACIENDA_IDP_URL_TEST: `${nowhere}/token`,
-    HACIENDA_IDP_URL_PROD: `${nowhere}/token`,
-    HACIENDA_RECEPCION_URL_TEST: `${nowhere}/recepcion/v1`,
-    HACIENDA_RECEPCION_URL_PROD: `${nowhere}/recepcion/v1`,
-    HACIENDA_PUBLIC_API_URL: nowhere,
-  });
+  const hacienda = createHaciendaClients(unreachableHacienda());
   const publicApi = hacienda.publicApi;
   const cabys = await loadTenantCabys({
     dataDir: path.resolve(__dirname, '.no-imported-copy'),
@@ -77,28 +66,7 @@ async function main(): Promise<void> {
   });
   if (cabys.source !== 'local') throw new Error('no CABYS catalogue: set HACIENDA_DATA_DIR');
 
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const iat = Math.floor(Date.now() / 1000);
-  const token = jwt.sign(
-    {
-      iss: 'http://auth.bench',
-      aud: 'tenant-api',
-      sub: 'acme',
-      base: 'acme',
-      jti: 'b',
-      iat,
-      exp: iat + 28800,
-    },
-    privateKey,
-    { algorithm: 'RS256', keyid: 'bench' },
-  );
-  const verifier = new TokenVerifier({
-    keys: new PemKeySource(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
-    revocations: noRevocations,
-    issuer: 'http://auth.bench',
-    audience: 'tenant-api',
-    clockToleranceSeconds: 30,
-  });
+  const { token, verifier } = benchAuth();
   const issuerDeps = {
     db,
     secrets: SecretBox.fromSetting(SecretBox.generateSetting('b1')),
@@ -180,17 +148,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
 
-  const file = path.resolve(__dirname, '../../../docs/performance.md');
-  let content = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
-  const start = content.indexOf(SECTION);
-  if (start >= 0) {
-    const next = content.indexOf('\n## ', start + 1);
-    content = content.slice(0, start) + section + (next >= 0 ? content.slice(next + 1) : '');
-  } else content = `${content.trimEnd()}\n\n${section}`;
-  writeFileSync(file, content);
-  process.stdout.write(`${section}\n`);
+  writePerformanceSection('## tenant-api (CABYS over HTTP)', section);
 }
 
 main().catch((err: unknown) => {

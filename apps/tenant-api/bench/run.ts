@@ -1,20 +1,15 @@
 // Benchmark: requests/s of POST /api/consultar/emisor with full token verification (RS256, kid, claims,
 // tenant, revocation) versus the same route with verification bypassed in this harness, on the embedded
 // database. Goal: verification costs ≤ 15% of the route's throughput. Writes its section of docs/performance.md.
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import path from 'node:path';
 import type { TokenClaims } from '@cr/contracts';
 import { createCabysSearch } from '@cr/cabys';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import autocannon from 'autocannon';
-import jwt from 'jsonwebtoken';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { createApp } from '../src/app';
-import { PemKeySource } from '../src/auth/key-source';
-import { noRevocations } from '../src/auth/revocation-list';
-import { TokenVerifier } from '../src/auth/token-verifier';
+import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
 import { tenantApiMigrations } from '../src/db/with-tenant';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { registerIssuer } from '../src/emisor/register-issuer';
@@ -22,8 +17,6 @@ import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { issuerBody } from '../test/support/issuer-mother';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
-const ISSUER = 'http://auth.bench';
-const AUDIENCE = 'tenant-api';
 
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'tenant-api-bench', level: 'error' });
@@ -39,20 +32,7 @@ async function main(): Promise<void> {
   };
   await registerIssuer(deps, { tenantId: 'acme', body: issuerBody() });
 
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const iat = Math.floor(Date.now() / 1000);
-  const token = jwt.sign(
-    { iss: ISSUER, aud: AUDIENCE, sub: 'acme', base: 'acme', jti: 'bench-1', iat, exp: iat + 28800 },
-    privateKey,
-    { algorithm: 'RS256', keyid: 'bench' },
-  );
-  const real = new TokenVerifier({
-    keys: new PemKeySource(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
-    revocations: noRevocations,
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    clockToleranceSeconds: 30,
-  });
+  const { token, verifier: real } = benchAuth();
   // The bypass trusts the payload unchecked: it exists only in this harness to measure what verifying costs.
   const bypass = {
     verify: async (t: string): Promise<TokenClaims> =>
@@ -61,17 +41,10 @@ async function main(): Promise<void> {
 
   // Only issuers are read here (bench/submission.ts and bench/cabys.ts measure the rest); Hacienda is never
   // called, and its settings point where nothing listens.
-  const nowhere = 'http://127.0.0.1:9';
   const common = {
     ...deps,
     signing: new SigningMaterialLoader(deps),
-    hacienda: createHaciendaClients({
-      HACIENDA_IDP_URL_TEST: `${nowhere}/token`,
-      HACIENDA_IDP_URL_PROD: `${nowhere}/token`,
-      HACIENDA_RECEPCION_URL_TEST: `${nowhere}/recepcion/v1`,
-      HACIENDA_RECEPCION_URL_PROD: `${nowhere}/recepcion/v1`,
-      HACIENDA_PUBLIC_API_URL: nowhere,
-    }),
+    hacienda: createHaciendaClients(unreachableHacienda()),
     publicUrl: 'http://localhost:4001',
     cabys: createCabysSearch({}),
     lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
@@ -151,17 +124,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
 
-  const file = path.resolve(__dirname, '../../../docs/performance.md');
-  let content = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
-  const start = content.indexOf('## tenant-api (issuers)');
-  if (start >= 0) {
-    const next = content.indexOf('\n## ', start + 1);
-    content = content.slice(0, start) + section + (next >= 0 ? content.slice(next + 1) : '');
-  } else content = `${content.trimEnd()}\n\n${section}`;
-  writeFileSync(file, content);
-  process.stdout.write(`${section}\n`);
+  writePerformanceSection('## tenant-api (issuers)', section);
 }
 
 main().catch((err: unknown) => {

@@ -6,7 +6,7 @@
 // database is created there). Writes `## tenant-api (submission)`.
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createHaciendaClients } from '@cr/hacienda-client';
@@ -25,13 +25,10 @@ import {
 } from '@cr/service-kit';
 import { haciendaDataDir, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
-import jwt from 'jsonwebtoken';
 import { createCabysSearch } from '@cr/cabys';
 import { createApp } from '../src/app';
+import { benchAuth, writePerformanceSection } from './support';
 import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
-import { PemKeySource } from '../src/auth/key-source';
-import { noRevocations } from '../src/auth/revocation-list';
-import { TokenVerifier } from '../src/auth/token-verifier';
 import { tenantApiMigrations } from '../src/db/with-tenant';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { registerIssuer } from '../src/emisor/register-issuer';
@@ -237,28 +234,7 @@ async function runEngine(
     webhooks: { allowPrivateTargets: true, timeoutMs: 5_000 },
   };
   await configureWebhook(webhookDeps, { tenantId: 'acme', body: { url: receiver.url } });
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const iat = Math.floor(Date.now() / 1000);
-  const token = jwt.sign(
-    {
-      iss: 'http://auth.bench',
-      aud: 'tenant-api',
-      sub: 'acme',
-      base: 'acme',
-      jti: 'b',
-      iat,
-      exp: iat + 28800,
-    },
-    privateKey,
-    { algorithm: 'RS256', keyid: 'bench' },
-  );
-  const verifier = new TokenVerifier({
-    keys: new PemKeySource(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
-    revocations: noRevocations,
-    issuer: 'http://auth.bench',
-    audience: 'tenant-api',
-    clockToleranceSeconds: 30,
-  });
+  const { token, verifier } = benchAuth();
   const hacienda = createHaciendaClients(
     {
       HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
@@ -465,17 +441,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
 
-  const file = path.resolve(__dirname, '../../../docs/performance.md');
-  let content = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
-  const start = content.indexOf('## tenant-api (submission)');
-  if (start >= 0) {
-    const next = content.indexOf('\n## ', start + 1);
-    content = content.slice(0, start) + section + (next >= 0 ? content.slice(next + 1) : '');
-  } else content = `${content.trimEnd()}\n\n${section}`;
-  writeFileSync(file, content);
-  process.stdout.write(`${section}\n`);
+  writePerformanceSection('## tenant-api (submission)', section);
 }
 
 main().catch((err: unknown) => {
