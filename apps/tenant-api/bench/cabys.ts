@@ -9,12 +9,10 @@ import { createHaciendaClients } from '@cr/hacienda-client';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import { haciendaDataDir } from '@cr/testkit';
 import autocannon from 'autocannon';
-import { createApp } from '../src/app';
 import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
+import { composeTenantApi, tenantConfig } from '../src/compose';
 import { tenantApiMigrations } from '../src/db/with-tenant';
-import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { loadTenantCabys } from '../src/lookups/cabys-catalogue';
-import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const SECTION = '## tenant-api (CABYS over HTTP)';
@@ -67,24 +65,15 @@ async function main(): Promise<void> {
   if (cabys.source !== 'local') throw new Error('no CABYS catalogue: set HACIENDA_DATA_DIR');
 
   const { token, verifier } = benchAuth();
-  const issuerDeps = {
+  const { app } = composeTenantApi({
+    config: tenantConfig(unreachableHacienda()),
     db,
-    secrets: SecretBox.fromSetting(SecretBox.generateSetting('b1')),
     logger,
-    territory: undefined,
-    now: () => new Date(),
-    certificateWarningDays: 30,
-  };
-  const app = createApp({
-    ...issuerDeps,
-    signing: new SigningMaterialLoader(issuerDeps),
-    publicUrl: 'http://localhost:4001',
+    secrets: SecretBox.fromSetting(SecretBox.generateSetting('b1')),
+    verifier,
     hacienda,
     cabys,
-    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
-    verifier,
-    baseDomain: 'localhost',
-    trustProxy: false,
+    checkIssuersWithHacienda: false,
   });
   const server = await listen(app, 0, '127.0.0.1');
 

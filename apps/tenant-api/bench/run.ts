@@ -7,13 +7,10 @@ import type { TokenClaims } from '@cr/contracts';
 import { createCabysSearch } from '@cr/cabys';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
 import autocannon from 'autocannon';
-import { createHaciendaClients } from '@cr/hacienda-client';
-import { createApp } from '../src/app';
 import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
+import { type TenantApiSettings, composeTenantApi, tenantConfig } from '../src/compose';
 import { tenantApiMigrations } from '../src/db/with-tenant';
-import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { registerIssuer } from '../src/emisor/register-issuer';
-import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { issuerBody } from '../test/support/issuer-mother';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -22,16 +19,6 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'tenant-api-bench', level: 'error' });
   const db = await openPglite();
   await migrate(db, tenantApiMigrations());
-  const deps = {
-    db,
-    secrets: SecretBox.fromSetting(SecretBox.generateSetting('b1')),
-    logger,
-    territory: undefined,
-    now: () => new Date(),
-    certificateWarningDays: 30,
-  };
-  await registerIssuer(deps, { tenantId: 'acme', body: issuerBody() });
-
   const { token, verifier: real } = benchAuth();
   // The bypass trusts the payload unchecked: it exists only in this harness to measure what verifying costs.
   const bypass = {
@@ -41,19 +28,22 @@ async function main(): Promise<void> {
 
   // Only issuers are read here (bench/submission.ts and bench/cabys.ts measure the rest); Hacienda is never
   // called, and its settings point where nothing listens.
-  const common = {
-    ...deps,
-    signing: new SigningMaterialLoader(deps),
-    hacienda: createHaciendaClients(unreachableHacienda()),
-    publicUrl: 'http://localhost:4001',
-    cabys: createCabysSearch({}),
-    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
-    baseDomain: 'localhost',
-    trustProxy: false,
-  };
+  const compose = (verifier: TenantApiSettings['verifier']) =>
+    composeTenantApi({
+      config: tenantConfig(unreachableHacienda()),
+      db,
+      logger,
+      secrets,
+      verifier,
+      cabys: createCabysSearch({}),
+      checkIssuersWithHacienda: false,
+    });
+  const secrets = SecretBox.fromSetting(SecretBox.generateSetting('b1'));
+  const verified = compose(real);
+  await registerIssuer(verified.issuerDeps, { tenantId: 'acme', body: issuerBody() });
   const servers = {
-    verified: await listen(createApp({ ...common, verifier: real }), 0, '127.0.0.1'),
-    bypassed: await listen(createApp({ ...common, verifier: bypass }), 0, '127.0.0.1'),
+    verified: await listen(verified.app, 0, '127.0.0.1'),
+    bypassed: await listen(compose(bypass).app, 0, '127.0.0.1'),
   };
 
   const run = async (url: string) => {

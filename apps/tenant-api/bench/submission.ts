@@ -9,8 +9,6 @@ import { type IncomingMessage, createServer, request as httpRequest } from 'node
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createHaciendaClients } from '@cr/hacienda-client';
-import { Worker } from '@cr/jobs';
 import { DocumentRequest } from '@cr/contracts';
 import { buildSignedDocument } from '@cr/hacienda-xml';
 import {
@@ -26,17 +24,12 @@ import {
 import { haciendaDataDir, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { createCabysSearch } from '@cr/cabys';
-import { createApp } from '../src/app';
 import { benchAuth, writePerformanceSection } from './support';
-import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
+import { composeTenantApi, tenantConfig } from '../src/compose';
 import { tenantApiMigrations } from '../src/db/with-tenant';
-import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { registerIssuer } from '../src/emisor/register-issuer';
-import { submissionQueues } from '../src/hacienda/submission-queues';
 import { toEngineIssuer, toSigningKey } from '../src/documents/to-engine-issuer';
 import { configureWebhook } from '../src/webhooks/configure-webhook';
-import { webhookQueues } from '../src/webhooks/deliver-webhook-job';
-import type { WebhookDeps } from '../src/webhooks/webhook-deps';
 import { fiveLineInvoice } from '../test/support/document-mother';
 import { issuerBody } from '../test/support/issuer-mother';
 
@@ -208,14 +201,28 @@ async function runEngine(
 ): Promise<EngineResult> {
   const { db, drop } = await freshDatabase(adminUrl);
   await migrate(db, tenantApiMigrations());
-  const issuerDeps = {
+  const secrets = SecretBox.fromSetting(SecretBox.generateSetting('b1'));
+  const receiver = await startReceiver();
+  const { token, verifier } = benchAuth();
+  const { app, worker, submission, issuerDeps, webhookDeps } = composeTenantApi({
+    config: tenantConfig({
+      HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
+      HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
+      HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
+      HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
+      HACIENDA_PUBLIC_API_URL: sandbox.url,
+      PUBLIC_URL: 'http://127.0.0.1:1',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+      WEBHOOK_TIMEOUT_MS: 5_000,
+      JOBS_CONCURRENCY: 8,
+    }),
     db,
-    secrets: SecretBox.fromSetting(SecretBox.generateSetting('b1')),
     logger,
-    territory: undefined,
-    now: () => new Date(),
-    certificateWarningDays: 30,
-  };
+    secrets,
+    verifier,
+    cabys: createCabysSearch({}),
+    checkIssuersWithHacienda: false,
+  });
   await registerIssuer(issuerDeps, {
     tenantId: 'acme',
     body: issuerBody({
@@ -225,53 +232,10 @@ async function runEngine(
       certificadoHacienda: sandbox.p12,
     }),
   });
-  const receiver = await startReceiver();
-  const webhookDeps: WebhookDeps = {
-    db,
-    secrets: issuerDeps.secrets,
-    logger,
-    now: issuerDeps.now,
-    webhooks: { allowPrivateTargets: true, timeoutMs: 5_000 },
-  };
   await configureWebhook(webhookDeps, { tenantId: 'acme', body: { url: receiver.url } });
-  const { token, verifier } = benchAuth();
-  const hacienda = createHaciendaClients(
-    {
-      HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
-      HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
-      HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
-      HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
-      HACIENDA_PUBLIC_API_URL: sandbox.url,
-    },
-    { logger },
-  );
-  let worker: Worker | undefined;
-  const submission = {
-    ...issuerDeps,
-    signing: new SigningMaterialLoader(issuerDeps),
-    hacienda,
-    publicUrl: 'http://127.0.0.1:1',
-    wakeWorker: () => worker?.wake(),
-  };
-  const app = createApp({
-    ...submission,
-    webhooks: webhookDeps.webhooks,
-    cabys: createCabysSearch({}),
-    lookupLimiter: createLookupLimiter({ limit: 60, windowSeconds: 60 }),
-    verifier,
-    baseDomain: 'localhost',
-    trustProxy: false,
-  });
   const server = await listen(app, 0, '127.0.0.1');
   // Hacienda's callback reaches this server on a non-tenant host (production schedules otherwise).
   submission.publicUrl = server.url;
-  // As in main.ts: one worker runs the submission, status and webhook queues.
-  worker = new Worker({
-    db,
-    logger,
-    concurrency: 8,
-    queues: { ...submissionQueues(submission), ...webhookQueues(webhookDeps) },
-  });
 
   // The engine alone on this thread (validation, arithmetic, XML, XAdES), as the ceiling below HTTP and DB.
   const material = await submission.signing.load({ tenantId: 'acme', identificacion: '3101123456' });

@@ -1,5 +1,6 @@
 // @cr/tenant-api: the app factory and the pieces later features build on.
 export * from './app';
+export * from './compose';
 export * from './config';
 export * from './auth/token-verifier';
 export * from './auth/require-auth';

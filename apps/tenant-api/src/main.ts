@@ -1,8 +1,7 @@
 // Starts the tenant API: settings, logger, database (migrations at start), secret box, territorial table,
-// token verification, the certificate expiry watch, the job worker (Hacienda submissions and status checks,
-// webhook deliveries); then listens and shuts down gracefully on signals (the worker stops before the
-// database closes). Hacienda's clients and the CABYS catalogue (reloaded when `pnpm cabys:import` installs a
-// new copy) serve the lookups and the exoneration check of the pipeline.
+// token verification, Hacienda's clients and the CABYS catalogue (reloaded when `pnpm cabys:import` installs a
+// new copy); composeTenantApi builds the use cases, the jobs worker and the app; then it listens, watches
+// certificate expiries and shuts down gracefully on signals (the worker stops before the database closes).
 import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -14,22 +13,14 @@ import {
   onShutdown,
   openDatabase,
 } from '@cr/service-kit';
-import type { DocumentRequest } from '@cr/contracts';
 import { createHaciendaClients } from '@cr/hacienda-client';
-import { Worker } from '@cr/jobs';
-import { createApp } from './app';
 import { buildAuth } from './auth/build-auth';
+import { composeTenantApi } from './compose';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
-import { SigningMaterialLoader } from './emisor/load-signing-material';
-import { submissionQueues } from './hacienda/submission-queues';
 import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
-import { checkExonerations } from './lookups/check-exonerations';
-import { createLookupLimiter } from './lookups/tenant-lookup-limit';
 import { loadTerritory } from './territory/load-territory';
-import { webhookQueues } from './webhooks/deliver-webhook-job';
-import type { WebhookDeps } from './webhooks/webhook-deps';
 
 async function main(): Promise<void> {
   const config = loadTenantConfig();
@@ -72,58 +63,17 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const issuerDeps = {
-    logger,
+  const { app, worker } = composeTenantApi({
+    config,
     db,
+    logger,
     secrets,
     territory,
-    now,
-    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
-    taxpayerRegistry: hacienda,
-  };
-  let worker: Worker | undefined;
-  const submissionDeps = {
-    ...issuerDeps,
-    signing: new SigningMaterialLoader(issuerDeps),
-    hacienda,
-    publicUrl: config.PUBLIC_URL,
-    ...(config.PROVEEDOR_SISTEMAS ? { proveedorSistemas: config.PROVEEDOR_SISTEMAS } : {}),
-    wakeWorker: () => worker?.wake(),
-    // Exonerations of type 04/11 are confirmed with Hacienda before anything is signed.
-    checkExonerations: (document: DocumentRequest) =>
-      checkExonerations({ document, now: now() }, hacienda.publicApi),
-  };
-  const webhookDeps: WebhookDeps = {
-    db,
-    secrets,
-    logger,
-    now,
-    webhooks: {
-      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    },
-  };
-  // One worker runs every queue, so a document's submission, status checks and webhook share one pool.
-  worker = new Worker({
-    db,
-    logger,
-    concurrency: config.JOBS_CONCURRENCY,
-    pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
-    queues: { ...submissionQueues(submissionDeps), ...webhookQueues(webhookDeps) },
-  });
-  const app = createApp({
-    ...submissionDeps,
-    webhooks: webhookDeps.webhooks,
     cabys,
-    lookupLimiter: createLookupLimiter({
-      limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
-      windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
-    }),
+    hacienda,
     verifier: auth.verifier,
-    baseDomain: config.TENANT_BASE_DOMAIN,
-    trustProxy: config.TRUST_PROXY,
-    bodyLimit: config.BODY_LIMIT,
     readiness: auth.readiness,
+    now,
   });
   const stopWatch = watchCertificateExpiries({
     db,
@@ -143,7 +93,7 @@ async function main(): Promise<void> {
       unwatchFile(cabysCopy);
       auth.stop();
     },
-    () => worker?.stop(),
+    () => worker.stop(),
     () => db.close(),
   ]);
 }

@@ -9,7 +9,6 @@ import {
   migrate,
 } from '@cr/service-kit';
 import { type CabysSearch, createCabysSearch } from '@cr/cabys';
-import type { DocumentRequest } from '@cr/contracts';
 import {
   type HaciendaClients,
   HaciendaPublicApi,
@@ -17,24 +16,20 @@ import {
   TokenBucket,
   createHaciendaClients,
 } from '@cr/hacienda-client';
-import { Worker } from '@cr/jobs';
 import { haciendaDataDir } from '@cr/testkit';
 import type { Express } from 'express';
-import { createApp } from '../../src/app';
 import { JwksKeySource } from '../../src/auth/key-source';
 import { RevocationList } from '../../src/auth/revocation-list';
 import { TokenVerifier } from '../../src/auth/token-verifier';
+import { composeTenantApi, tenantConfig } from '../../src/compose';
 import { tenantApiMigrations } from '../../src/db/with-tenant';
 import type { SubmissionDeps, SubmissionSchedules } from '../../src/documents/submission-deps';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
-import { SigningMaterialLoader } from '../../src/emisor/load-signing-material';
-import { submissionQueues } from '../../src/hacienda/submission-queues';
-import { checkExonerations } from '../../src/lookups/check-exonerations';
 import type { LookupDeps } from '../../src/lookups/lookup-deps';
 import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
-import { webhookQueues } from '../../src/webhooks/deliver-webhook-job';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
+import type { Worker } from '@cr/jobs';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -142,55 +137,6 @@ export async function startTestApp(
     ...clients,
     publicApi: options.publicApi ?? testPublicApi(settings.HACIENDA_PUBLIC_API_URL),
   } as HaciendaClients;
-  const deps: IssuerDeps & LookupDeps = {
-    db,
-    secrets,
-    logger,
-    territory: testTerritory(),
-    now: options.now ?? (() => new Date()),
-    certificateWarningDays: 30,
-    hacienda,
-    ...(options.checkIssuersWithHacienda
-      ? { taxpayerRegistry: hacienda, taxpayerCheckTimeoutMs: 3_000 }
-      : {}),
-    cabys: options.cabys ?? createCabysSearch({}),
-    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
-  };
-  let worker: Worker | undefined;
-  const submission: SubmissionDeps & LookupDeps = {
-    ...deps,
-    signing: new SigningMaterialLoader(deps),
-    hacienda,
-    publicUrl: options.publicUrl ?? 'http://callbacks.localhost',
-    ...(options.proveedorSistemas ? { proveedorSistemas: options.proveedorSistemas } : {}),
-    schedules: { ...FAST_SCHEDULES, ...options.schedules },
-    wakeWorker: () => worker?.wake(),
-    // As main.ts: exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
-    ...(options.checkExonerations === false
-      ? {}
-      : {
-          checkExonerations: (document: DocumentRequest) =>
-            checkExonerations({ document, now: deps.now() }, hacienda.publicApi),
-        }),
-  };
-  const webhookDeps: WebhookDeps = {
-    ...deps,
-    // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
-    webhooks: { allowPrivateTargets: true, timeoutMs: 2_000, ...options.webhooks },
-    random: () => 0.5,
-  };
-  worker = new Worker({
-    db,
-    logger,
-    // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
-    now: deps.now,
-    random: () => 0.5,
-    concurrency: 8,
-    pollIntervalMs: 50,
-    leaseMs: options.leaseMs ?? 5_000,
-    queues: { ...submissionQueues(submission), ...webhookQueues(webhookDeps) },
-  });
-  if (options.startWorker) worker.start();
   const verifier = new TokenVerifier({
     keys,
     revocations,
@@ -198,14 +144,40 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const app = createApp({
-    ...submission,
-    webhooks: webhookDeps.webhooks,
+  const { app, worker, submission, webhookDeps } = composeTenantApi({
+    config: tenantConfig({
+      ...settings,
+      PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
+      ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
+      TENANT_BASE_DOMAIN: 'localhost',
+      TRUST_PROXY: options.trustProxy ?? false,
+      // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
+      WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
+      JOBS_CONCURRENCY: 8,
+      JOBS_POLL_INTERVAL_MS: 50,
+    }),
+    db,
+    logger,
+    secrets,
     verifier,
-    baseDomain: 'localhost',
-    trustProxy: options.trustProxy ?? false,
+    territory: testTerritory(),
+    cabys: options.cabys ?? createCabysSearch({}),
     readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
+    hacienda,
+    now: options.now ?? (() => new Date()),
+    // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
+    random: () => 0.5,
+    schedules: { ...FAST_SCHEDULES, ...options.schedules },
+    // As main.ts, exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
+    checkExonerations: options.checkExonerations !== false,
+    checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
+    taxpayerCheckTimeoutMs: 3_000,
+    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
+    jobLeaseMs: options.leaseMs ?? 5_000,
   });
+  if (options.startWorker) worker.start();
+  const deps = submission;
   return {
     app,
     db,
@@ -221,7 +193,7 @@ export async function startTestApp(
     worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
-      await worker?.stop(5_000);
+      await worker.stop(5_000);
       await forge.stop();
       await db.close();
     },

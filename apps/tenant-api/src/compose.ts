@@ -1,0 +1,140 @@
+// The tenant-api's one composition root: from validated settings and the infrastructure a caller owns (an
+// open, migrated database, the logger, the secret box, token verification, the CABYS search) it builds every
+// use case's dependencies, the jobs worker with all its queues, and the HTTP app. main.ts, the tests and the
+// benches all compose the service here, so a new dependency is wired once.
+import type { CabysSearch } from '@cr/cabys';
+import type { DocumentRequest } from '@cr/contracts';
+import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
+import { Worker } from '@cr/jobs';
+import type { Db, HealthCheck, Logger, SecretBox } from '@cr/service-kit';
+import type { Express } from 'express';
+import { createApp } from './app';
+import type { TokenVerifier } from './auth/token-verifier';
+import { type TenantConfig, loadTenantConfig } from './config';
+import type { SubmissionDeps, SubmissionSchedules } from './documents/submission-deps';
+import type { IssuerDeps } from './emisor/issuer-deps';
+import { SigningMaterialLoader } from './emisor/load-signing-material';
+import { submissionQueues } from './hacienda/submission-queues';
+import { checkExonerations } from './lookups/check-exonerations';
+import type { LookupDeps } from './lookups/lookup-deps';
+import { createLookupLimiter } from './lookups/tenant-lookup-limit';
+import type { TerritorialTable } from './territory/territorial-table';
+import { webhookQueues } from './webhooks/deliver-webhook-job';
+import type { WebhookDeps } from './webhooks/webhook-deps';
+
+export interface TenantApiSettings {
+  /** Validated settings (`loadTenantConfig()`, or `tenantConfig({...})` in tests and benches). */
+  config: TenantConfig;
+  /** Open and migrated (`tenantApiMigrations()`). */
+  db: Db;
+  logger: Logger;
+  secrets: SecretBox;
+  /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
+  verifier: Pick<TokenVerifier, 'verify'>;
+  cabys: CabysSearch;
+  territory?: TerritorialTable;
+  /** Extra readiness checks (token keys); the database is always checked. */
+  readiness?: Record<string, HealthCheck>;
+  /** Default: clients of the settings' Hacienda addresses. */
+  hacienda?: HaciendaClients;
+  now?: () => Date;
+  /** Jitter of the worker and the webhook schedule (tests pin it). */
+  random?: () => number;
+  /** Default: Hacienda's real pace. */
+  schedules?: Partial<SubmissionSchedules>;
+  /** Default true: type 04/11 exonerations are confirmed with Hacienda before signing. */
+  checkExonerations?: boolean;
+  /** Default true: a registration is compared with Hacienda's taxpayer registry (warnings only). */
+  checkIssuersWithHacienda?: boolean;
+  taxpayerCheckTimeoutMs?: number;
+  lookupLimiter?: LookupDeps['lookupLimiter'];
+  /** How long a claimed job is leased before another worker may take it over. */
+  jobLeaseMs?: number;
+}
+
+export interface TenantApi {
+  app: Express;
+  /** Runs every queue (submissions, status checks, webhooks); not started: `worker.start()`. */
+  worker: Worker;
+  hacienda: HaciendaClients;
+  issuerDeps: IssuerDeps;
+  submission: SubmissionDeps & LookupDeps;
+  webhookDeps: WebhookDeps;
+}
+
+/** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
+export function tenantConfig(overrides: Partial<TenantConfig> = {}): TenantConfig {
+  return { ...loadTenantConfig({}), ...overrides };
+}
+
+export function composeTenantApi(settings: TenantApiSettings): TenantApi {
+  const { config, db, logger, secrets } = settings;
+  const now = settings.now ?? (() => new Date());
+  const hacienda =
+    settings.hacienda ?? createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
+  const issuerDeps: IssuerDeps = {
+    db,
+    secrets,
+    logger,
+    territory: settings.territory,
+    now,
+    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+    ...(settings.checkIssuersWithHacienda === false ? {} : { taxpayerRegistry: hacienda }),
+    ...(settings.taxpayerCheckTimeoutMs ? { taxpayerCheckTimeoutMs: settings.taxpayerCheckTimeoutMs } : {}),
+  };
+  let worker: Worker | undefined;
+  const submission: SubmissionDeps & LookupDeps = {
+    ...issuerDeps,
+    signing: new SigningMaterialLoader(issuerDeps),
+    hacienda,
+    publicUrl: config.PUBLIC_URL,
+    ...(config.PROVEEDOR_SISTEMAS ? { proveedorSistemas: config.PROVEEDOR_SISTEMAS } : {}),
+    ...(settings.schedules ? { schedules: settings.schedules } : {}),
+    wakeWorker: () => worker?.wake(),
+    ...(settings.checkExonerations === false
+      ? {}
+      : {
+          checkExonerations: (document: DocumentRequest) =>
+            checkExonerations({ document, now: now() }, hacienda.publicApi),
+        }),
+    cabys: settings.cabys,
+    lookupLimiter:
+      settings.lookupLimiter ??
+      createLookupLimiter({
+        limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
+        windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
+      }),
+  };
+  const webhookDeps: WebhookDeps = {
+    db,
+    secrets,
+    logger,
+    now,
+    webhooks: {
+      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    },
+    ...(settings.random ? { random: settings.random } : {}),
+  };
+  // One worker runs every queue, so a document's submission, status checks and webhook share one pool.
+  worker = new Worker({
+    db,
+    logger,
+    now,
+    ...(settings.random ? { random: settings.random } : {}),
+    concurrency: config.JOBS_CONCURRENCY,
+    pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
+    ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
+    queues: { ...submissionQueues(submission), ...webhookQueues(webhookDeps) },
+  });
+  const app = createApp({
+    ...submission,
+    webhooks: webhookDeps.webhooks,
+    verifier: settings.verifier,
+    baseDomain: config.TENANT_BASE_DOMAIN,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: config.BODY_LIMIT,
+    ...(settings.readiness ? { readiness: settings.readiness } : {}),
+  });
+  return { app, worker, hacienda, issuerDeps, submission, webhookDeps };
+}
