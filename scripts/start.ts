@@ -1,9 +1,12 @@
 // `pnpm start`: runs every app that exists, on the fixed ports, with embedded databases under ./.data and
 // development secrets generated on first start. Every setting can be overridden by the environment.
+// With DATABASE_URL (or AUTH_/TENANT_/SANDBOX_DATABASE_URL) each service gets a PostgreSQL database of its
+// own (`@cr/devstack`, docs/configuration.md): their tables would collide in one.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { SERVICE_DATABASES, type ServiceName, ensureDerivedDatabases, serviceDatabases } from '@cr/devstack';
 
 const root = join(__dirname, '..');
 const dataRoot = process.env.DATA_ROOT ?? join(root, '.data');
@@ -31,7 +34,7 @@ const adminToken = env(
 );
 
 interface AppSpec {
-  name: string;
+  name: ServiceName;
   port: string;
   env: Record<string, string>;
 }
@@ -86,11 +89,16 @@ const apps: AppSpec[] = [
 
 const children: ChildProcess[] = [];
 
+// The database settings are handed to each app one by one (startApp), never the shared DATABASE_URL.
+const DATABASE_SETTINGS = ['DATABASE_URL', ...Object.values(SERVICE_DATABASES).map((s) => s.setting)];
+
 function startApp(app: AppSpec): ChildProcess {
   const main = join(root, 'apps', app.name, 'src', 'main.ts');
+  const env: NodeJS.ProcessEnv = { NODE_ENV: 'development', ...process.env, ...app.env };
+  for (const name of DATABASE_SETTINGS) if (!(name in app.env)) delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     cwd: join(root, 'apps', app.name),
-    env: { NODE_ENV: 'development', ...process.env, ...app.env },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = `[${app.name}] `;
@@ -139,6 +147,24 @@ process.on('SIGTERM', () => shutdown(0));
 
 async function main(): Promise<void> {
   const present = apps.filter((a) => existsSync(join(root, 'apps', a.name, 'src', 'main.ts')));
+  let databases: ReturnType<typeof serviceDatabases>;
+  try {
+    databases = serviceDatabases(
+      process.env,
+      present.map((a) => a.name),
+    );
+    if (process.env.DATABASE_URL) {
+      const created = await ensureDerivedDatabases(process.env.DATABASE_URL, databases);
+      if (created.length) process.stdout.write(`created databases: ${created.join(', ')}\n`);
+    }
+  } catch (err) {
+    process.stderr.write(`pnpm start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  for (const d of databases) {
+    const app = present.find((a) => a.name === d.service);
+    if (app) app.env.DATABASE_URL = d.url;
+  }
   const listening: string[] = [];
   for (const app of present) {
     startApp(app);
@@ -147,11 +173,13 @@ async function main(): Promise<void> {
       shutdown(1);
       return;
     }
-    listening.push(`  ${app.name.padEnd(17)} http://localhost:${app.port}`);
+    const db = databases.find((d) => d.service === app.name);
+    const where = db ? `PostgreSQL ${new URL(db.url).pathname.slice(1)}` : 'embedded database';
+    listening.push(`  ${app.name.padEnd(17)} http://localhost:${app.port}  (${where})`);
   }
   const lines = [
     '',
-    'Development stack is up (embedded databases under .data/; development keys — never use them in production):',
+    'Development stack is up (development keys — never use them in production):',
     ...listening,
     '',
     `  admin token for the auth-server: ${adminToken}  (AUTH_ADMIN_TOKEN)`,
