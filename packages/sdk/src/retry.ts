@@ -1,0 +1,58 @@
+// When to try a request again and how long to wait: 429, 5xx and network failures, exponential backoff
+// with full jitter, and the service's Retry-After when it gives one (unless it asks for longer than the
+// caller is willing to wait, in which case the error is raised at once with `retryAfterSeconds`).
+
+export interface RetryOptions {
+  /** Attempts in all, the first included. Default 4. */
+  maxAttempts?: number;
+  /** First backoff, ms. Default 300. */
+  baseDelayMs?: number;
+  /** Largest backoff, ms. Default 8000. */
+  maxDelayMs?: number;
+  /** Largest Retry-After honoured, seconds; a longer one ends the retries. Default 60. */
+  maxRetryAfterSeconds?: number;
+}
+
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxAttempts: 4,
+  baseDelayMs: 300,
+  maxDelayMs: 8_000,
+  maxRetryAfterSeconds: 60,
+};
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 408 || (status >= 500 && status !== 501);
+}
+
+/** Retry-After as seconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Backoff before attempt `attempt + 1` (attempt counts from 1). */
+export function backoffMs(attempt: number, options: Required<RetryOptions>, random = Math.random): number {
+  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

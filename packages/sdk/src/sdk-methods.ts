@@ -1,0 +1,49 @@
+// Which SDK method calls which documented operation, and which operations have no method on purpose. The
+// coverage test reads both: a route added to an OpenAPI document without a method here (or a reason in
+// EXCLUDED_OPERATIONS) fails it. Add the method to its resource, then its line here.
+import type { OperationKey } from './generated/operations-map';
+
+export const SDK_METHODS = {
+  'auth.login': 'auth.login',
+  'auth.logout': 'auth.logout',
+  'emisores.register': 'tenant.registerIssuer',
+  'emisores.update': 'tenant.updateIssuer',
+  'emisores.get': 'tenant.getIssuer',
+  'documentos.enviar': 'tenant.submitDocument',
+  'documentos.consultar': 'tenant.getDocument',
+  'documentos.descargarXml': 'tenant.downloadDocumentXml',
+  'documentos.descargarRespuesta': 'tenant.downloadHaciendaResponse',
+  'hacienda.cabys': 'tenant.searchCabys',
+  'hacienda.exoneracion': 'tenant.getExoneracion',
+  'hacienda.contribuyente': 'tenant.getContribuyente',
+  'webhooks.configure': 'tenant.configureWebhook',
+  'webhooks.get': 'tenant.getWebhook',
+  'webhooks.replay': 'tenant.replayWebhook',
+} as const satisfies Record<string, OperationKey>;
+
+export type SdkMethodPath = keyof typeof SDK_METHODS;
+
+const PROBE = 'a probe for orchestrators and load balancers, not a client operation';
+const VERIFIER = 'read by the tenant-api to verify tokens; clients never need it';
+const OPERATOR =
+  'the operator API (AUTH_ADMIN_TOKEN), wrapped by `pnpm admin`; a client credential cannot call it';
+
+/** Documented operations deliberately left out of the SDK, each with its reason. */
+export const EXCLUDED_OPERATIONS: Readonly<Record<string, string>> = {
+  'auth.healthLive': PROBE,
+  'auth.healthReady': PROBE,
+  'auth.health': PROBE,
+  'tenant.healthLive': PROBE,
+  'tenant.healthReady': PROBE,
+  'tenant.health': PROBE,
+  'auth.getJwks': VERIFIER,
+  'auth.listRevocations': VERIFIER,
+  'auth.createClient': OPERATOR,
+  'auth.updateClient': OPERATOR,
+  'auth.deleteClient': OPERATOR,
+  'auth.listSigningKeys': OPERATOR,
+  'auth.rotateSigningKeys': OPERATOR,
+  'auth.revokeToken': OPERATOR,
+  'tenant.haciendaCallback':
+    "called by Hacienda with a per-document token; it is Hacienda's, not the client's",
+};

@@ -1,0 +1,225 @@
+// One HTTP exchange with retries: builds the URL from the generated operations map, adds the token and an
+// Idempotency-Key (the same on every attempt, so a POST retried after a lost answer is done once), retries
+// 429/5xx/network failures with backoff and Retry-After, renews a refused token once when it can log in,
+// and turns every failure into a typed error.
+import {
+  AuthenticationError,
+  ConnectionError,
+  type CrEinvoiceError,
+  TimeoutError,
+  errorFromResponse,
+} from './errors';
+import { OPERATIONS, type OperationKey } from './generated/operations-map';
+import {
+  DEFAULT_RETRY,
+  type RetryOptions,
+  backoffMs,
+  isRetryableStatus,
+  parseRetryAfter,
+  sleep,
+} from './retry';
+import type { TokenManager } from './token';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface TransportOptions {
+  authUrl?: string | undefined;
+  tenantUrl?: string | undefined;
+  fetch: FetchLike;
+  retry: RetryOptions;
+  /** Per attempt, ms. */
+  timeoutMs: number;
+  userAgent: string;
+  tokens: TokenManager;
+  random?: () => number;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  params?: Record<string, string>;
+  /** Default: a new random key per call (POST only). */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface CallResult<T> {
+  data: T;
+  status: number;
+  headers: Headers;
+  requestId: string | undefined;
+}
+
+/** A stable, random key for one logical POST. */
+export function newIdempotencyKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+const IN_FLIGHT = /^Idempotency-Key: .*still being processed/;
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function describeNetworkError(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message ?? String(err);
+}
+
+export class Transport {
+  private readonly retry: Required<RetryOptions>;
+
+  constructor(private readonly options: TransportOptions) {
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+  }
+
+  get tokens(): TokenManager {
+    return this.options.tokens;
+  }
+
+  url(key: OperationKey, params: Record<string, string> = {}): string {
+    const op = OPERATIONS[key];
+    const base = op.service === 'auth' ? this.options.authUrl : this.options.tenantUrl;
+    if (!base)
+      throw new AuthenticationError(
+        'bad_configuration',
+        `${op.service === 'auth' ? 'authUrl' : 'tenantUrl'} is not set; it is needed for ${op.operationId}`,
+      );
+    const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new TypeError(`${op.operationId}: missing path parameter ${name}`);
+      return encodeURIComponent(value);
+    });
+    return `${trimSlash(base)}${path}`;
+  }
+
+  async call<T>(key: OperationKey, options: CallOptions = {}): Promise<CallResult<T>> {
+    const op = OPERATIONS[key];
+    const url = this.url(key, options.params);
+    const idempotencyKey =
+      op.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : options.idempotencyKey;
+    let renewedAfter401 = false;
+    for (let attempt = 1; ; attempt++) {
+      const headers: Record<string, string> = {
+        accept: op.response === 'json' ? 'application/json' : '*/*',
+        'user-agent': this.options.userAgent,
+      };
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+      let token: string | undefined;
+      if (op.auth === 'bearer') {
+        token = await this.tokens.bearer();
+        headers.authorization = `Bearer ${token}`;
+      }
+      let response: Response;
+      try {
+        response = await this.send(url, op.method, headers, options);
+      } catch (err) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        const failure =
+          err instanceof TimeoutError
+            ? err
+            : new ConnectionError(
+                'connection_error',
+                `cannot reach ${new URL(url).origin}: ${describeNetworkError(err)}`,
+                {
+                  cause: err,
+                },
+              );
+        if (attempt >= this.retry.maxAttempts) throw failure;
+        await sleep(backoffMs(attempt, this.retry, this.options.random), options.signal);
+        continue;
+      }
+      const requestId = response.headers.get('x-request-id') ?? undefined;
+      if (response.ok) {
+        const data = await this.read(response, op.response);
+        return { data: data as T, status: response.status, headers: response.headers, requestId };
+      }
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      const error = errorFromResponse(response.status, await this.readError(response), requestId, retryAfter);
+      if (response.status === 401 && token && this.tokens.canLogin && !renewedAfter401) {
+        // Revoked, or signed with a key the service no longer trusts: one fresh login, then the same call.
+        renewedAfter401 = true;
+        this.tokens.invalidate(token);
+        continue;
+      }
+      // A retried POST whose first attempt the service is still processing: wait for it to finish, then
+      // the same key returns its stored answer (ADR 0008).
+      const firstStillRunning =
+        response.status === 409 && idempotencyKey !== undefined && IN_FLIGHT.test(error.message);
+      const retryable = isRetryableStatus(response.status) || firstStillRunning;
+      await this.waitBeforeRetry(error, retryable, attempt, retryAfter, options.signal);
+    }
+  }
+
+  /** Returns when another attempt should follow; throws `error` when not. */
+  private async waitBeforeRetry(
+    error: CrEinvoiceError,
+    retryable: boolean,
+    attempt: number,
+    retryAfter: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (!retryable || attempt >= this.retry.maxAttempts) throw error;
+    if (retryAfter !== undefined && retryAfter > this.retry.maxRetryAfterSeconds) throw error;
+    const delay =
+      retryAfter !== undefined ? retryAfter * 1000 : backoffMs(attempt, this.retry, this.options.random);
+    await sleep(delay, signal);
+  }
+
+  private async send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    options: CallOptions,
+  ): Promise<Response> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    try {
+      return await this.options.fetch(url, {
+        method,
+        headers,
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        signal: controller.signal,
+        redirect: 'error',
+      });
+    } catch (err) {
+      if (timedOut)
+        throw new TimeoutError(
+          'timeout',
+          `no answer from ${new URL(url).origin} within ${this.options.timeoutMs} ms`,
+          {
+            cause: err,
+          },
+        );
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async read(response: Response, kind: 'json' | 'text' | 'binary' | 'none'): Promise<unknown> {
+    if (kind === 'none' || response.status === 204) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    if (kind === 'text') return response.text();
+    if (kind === 'binary') return new Uint8Array(await response.arrayBuffer());
+    return response.json();
+  }
+
+  private async readError(response: Response): Promise<unknown> {
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// Request and response types of every operation, read from the generated OpenAPI types, so a change in the
+// contracts changes the SDK's signatures at the next build.
+import type { components as AuthComponents } from './generated/auth-server';
+import type { components as EventComponents } from './generated/events';
+import type { OperationKey, OperationOf } from './generated/operations-map';
+import type { components as TenantComponents } from './generated/tenant-api';
+
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body an operation takes. */
+export type RequestBody<K extends OperationKey> =
+  OperationOf<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : never;
+
+type SuccessResponse<R> = R extends { 200: infer S } ? S : R extends { 201: infer S } ? S : never;
+
+/** The JSON body an operation answers with on success. */
+export type ResponseBody<K extends OperationKey> = JsonContent<
+  SuccessResponse<OperationOf<K> extends { responses: infer R } ? R : never>
+>;
+
+type TenantSchemas = TenantComponents['schemas'];
+type AuthSchemas = AuthComponents['schemas'];
+
+export type LoginRequest = AuthSchemas['LoginRequest'];
+export type LoginResponse = AuthSchemas['LoginResponse'];
+export type ErrorBody = TenantSchemas['Error'];
+export type DocumentRequest = RequestBody<'tenant.submitDocument'>;
+export type SubmitDocumentResponse = ResponseBody<'tenant.submitDocument'>;
+export type DocumentStatus = ResponseBody<'tenant.getDocument'>['data'];
+export type Estado = DocumentStatus['estado'];
+export type EmisorRegistration = RequestBody<'tenant.registerIssuer'>;
+export type WebhookEvent = EventComponents['schemas']['WebhookEventPayload'];

@@ -1,0 +1,271 @@
+// The SDK's HTTP behaviour against a scripted local service: retries on 429/5xx/network failures with
+// the same Idempotency-Key, Retry-After, typed errors, login and renewal of the token.
+import { createServer } from 'node:net';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConnectionError,
+  CrEinvoiceClient,
+  type ClientOptions,
+  RateLimitError,
+  ServerError,
+  TokenExpiredError,
+} from '../src';
+import { TokenManager } from '../src/token';
+import { type FlakyService, fakeJwt, startFlakyService } from './support/flaky-service';
+
+const CLAVE = '50601012600310112345600100001010000000001112345678';
+const FAST = { baseDelayMs: 5, maxDelayMs: 20 };
+const inHours = (h: number) => Math.floor(Date.now() / 1000) + h * 3600;
+
+let service: FlakyService;
+beforeEach(async () => {
+  service = await startFlakyService();
+  service.script('/login', [
+    { status: 200, body: { token: fakeJwt(inHours(8)), expires_in: 28800, token_type: 'Bearer' } },
+  ]);
+});
+afterEach(() => service.close());
+
+function client(options: Partial<ClientOptions> = {}): CrEinvoiceClient {
+  return new CrEinvoiceClient({
+    authUrl: service.url,
+    tenantUrl: service.url,
+    credentials: { base: 'acme', password: 'acme-password-123' },
+    retry: FAST,
+    ...options,
+  });
+}
+
+const accepted = { status: 'success', message: 'received', clave: CLAVE };
+
+describe('retries', () => {
+  it('when the service answers 503 then 200, then the POST is sent again with the same Idempotency-Key', async () => {
+    service.script('/api/enviar/items', [
+      { status: 503, body: { error: 'service_unavailable', message: 'busy' } },
+      { status: 200, body: accepted },
+    ]);
+    const answer = await client().documentos.enviar({} as never);
+    expect(answer.clave).toBe(CLAVE);
+    const posts = service.requests.filter((r) => r.path === '/api/enviar/items');
+    expect(posts).toHaveLength(2);
+    const keys = posts.map((p) => p.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('when a retried POST meets its first attempt still in flight (409), then it waits and gets the stored answer', async () => {
+    service.script('/api/enviar/items', [
+      { status: 503, body: { error: 'service_unavailable', message: 'busy' } },
+      {
+        status: 409,
+        body: {
+          error: 'conflict',
+          message: 'Idempotency-Key: a request with this key is still being processed',
+        },
+      },
+      { status: 200, body: accepted },
+    ]);
+    await expect(client().documentos.enviar({} as never)).resolves.toMatchObject({ clave: CLAVE });
+    expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(3);
+  });
+
+  it('when a 409 is a real conflict (another body for the same number), then it is raised at once', async () => {
+    service.script('/api/enviar/items', [
+      {
+        status: 409,
+        body: { error: 'conflict', message: `numeroReferencia: 1 is already document ${CLAVE}` },
+      },
+    ]);
+    await expect(client().documentos.enviar({} as never)).rejects.toMatchObject({
+      error: 'conflict',
+      status: 409,
+    });
+    expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(1);
+  });
+
+  it('when the caller gives an Idempotency-Key, then that key is sent', async () => {
+    service.script('/api/enviar/items', [{ status: 200, body: accepted }]);
+    await client().documentos.enviar({} as never, { idempotencyKey: 'pedido-42' });
+    expect(service.requests.at(-1)!.headers['idempotency-key']).toBe('pedido-42');
+  });
+
+  it('when two calls are made, then each has its own Idempotency-Key', async () => {
+    service.script('/api/consultar/documento', [{ status: 200, body: { status: 'success', data: {} } }]);
+    const c = client();
+    await c.documentos.consultar(CLAVE);
+    await c.documentos.consultar(CLAVE);
+    const keys = service.requests
+      .filter((r) => r.path === '/api/consultar/documento')
+      .map((r) => r.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(2);
+  });
+
+  it('when 429 comes with Retry-After: 1, then the SDK waits at least that long before trying again', async () => {
+    service.script('/api/hacienda/cabys', [
+      {
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: { error: 'too_many_requests', message: 'slow down' },
+      },
+      { status: 200, body: { status: 'success', data: [] } },
+    ]);
+    await client().hacienda.cabys('cafe');
+    const [first, second] = service.requests.filter((r) => r.path === '/api/hacienda/cabys');
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('when Retry-After asks for longer than the SDK waits, then RateLimitError carries it at once', async () => {
+    service.script('/api/hacienda/cabys', [
+      {
+        status: 429,
+        headers: { 'retry-after': '120' },
+        body: { error: 'too_many_requests', message: 'retry in 120 s' },
+      },
+    ]);
+    const err = await client()
+      .hacienda.cabys('cafe')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toMatchObject({ error: 'too_many_requests', status: 429, retryAfterSeconds: 120 });
+    expect(service.requests.filter((r) => r.path === '/api/hacienda/cabys')).toHaveLength(1);
+  });
+
+  it('when every attempt fails with 502, then ServerError carries the code, message and request id', async () => {
+    service.script('/api/hacienda/contribuyente', [
+      {
+        status: 502,
+        headers: { 'x-request-id': 'req-9' },
+        body: {
+          error: 'upstream_error',
+          message: 'Hacienda public API unavailable on /fe/ae (answered 503)',
+        },
+      },
+    ]);
+    const err = await client({ retry: { ...FAST, maxAttempts: 3 } })
+      .hacienda.contribuyente('3101123456')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ error: 'upstream_error', status: 502, requestId: 'req-9' });
+    expect(service.requests.filter((r) => r.path === '/api/hacienda/contribuyente')).toHaveLength(3);
+  });
+
+  it('when the connection drops once, then the call is tried again and succeeds', async () => {
+    service.script('/api/consultar/documento', [
+      { status: 0, hangUp: true },
+      { status: 200, body: { status: 'success', data: { clave: CLAVE } } },
+    ]);
+    await expect(client().documentos.consultar(CLAVE)).resolves.toMatchObject({ data: { clave: CLAVE } });
+  });
+
+  it('when nothing listens, then ConnectionError names the address after the retries', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const down = `http://127.0.0.1:${port}`;
+    const err = await client({ authUrl: down, tenantUrl: down })
+      .auth.login()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).message).toContain(`cannot reach ${down}: ECONNREFUSED`);
+    expect((err as ConnectionError).error).toBe('connection_error');
+  });
+});
+
+describe('errors that are not retried', () => {
+  it('when the service answers 400 with details, then BadRequestError carries them and nothing is retried', async () => {
+    const details = [
+      { path: 'detalleServicio[0].montoTotal', reason: 'does not match', expected: '10000.00' },
+    ];
+    service.script('/api/enviar/items', [
+      {
+        status: 400,
+        body: {
+          error: 'bad_request',
+          message: 'detalleServicio[0].montoTotal: expected 10000.00',
+          details,
+          requestId: 'r1',
+        },
+      },
+    ]);
+    const err = await client()
+      .documentos.enviar({} as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ error: 'bad_request', details, requestId: 'r1', status: 400 });
+    expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(1);
+  });
+
+  it('when the password is wrong, then AuthenticationError says invalid_credentials', async () => {
+    service.script('/login', [
+      { status: 401, body: { error: 'invalid_credentials', message: 'invalid base or password' } },
+    ]);
+    const err = await client()
+      .emisores.get(3101123456)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(err).toMatchObject({ error: 'invalid_credentials', message: 'invalid base or password' });
+  });
+});
+
+describe('tokens', () => {
+  it('when the first call is made, then the SDK logs in and sends the token as Bearer', async () => {
+    service.script('/api/consultar/webhook', [{ status: 200, body: { status: 'success', data: {} } }]);
+    await client().webhooks.get();
+    const login = service.requests.find((r) => r.path === '/login')!;
+    expect(JSON.parse(login.body)).toEqual({ base: 'acme', password: 'acme-password-123' });
+    const token = (JSON.parse(JSON.stringify(service.requests.at(-1)!.headers)) as Record<string, string>)
+      .authorization;
+    expect(token).toMatch(/^Bearer ey/);
+  });
+
+  it('when concurrent calls need a token, then one login serves them all', async () => {
+    service.script('/api/consultar/webhook', [{ status: 200, body: { status: 'success', data: {} } }]);
+    const c = client();
+    await Promise.all([c.webhooks.get(), c.webhooks.get(), c.webhooks.get()]);
+    expect(service.requests.filter((r) => r.path === '/login')).toHaveLength(1);
+  });
+
+  it('when the service refuses the token (revoked), then the SDK logs in once more and repeats the call', async () => {
+    service.script('/api/consultar/webhook', [
+      { status: 401, body: { error: 'unauthorized', message: 'token revoked' } },
+      { status: 200, body: { status: 'success', data: {} } },
+    ]);
+    await client().webhooks.get();
+    expect(service.requests.map((r) => r.path)).toEqual([
+      '/login',
+      '/api/consultar/webhook',
+      '/login',
+      '/api/consultar/webhook',
+    ]);
+  });
+
+  it('when a bare token has expired, then TokenExpiredError is raised before anything is sent', async () => {
+    const c = client({ credentials: undefined, token: fakeJwt(inHours(-1)) });
+    const err = await c.webhooks.get().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TokenExpiredError);
+    expect((err as TokenExpiredError).error).toBe('token_expired');
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('when the token is within the refresh margin of exp, then a new one is obtained first', async () => {
+    let now = 1_800_000_000;
+    let n = 0;
+    const tokens = new TokenManager({
+      credentials: { base: 'acme', password: 'p' },
+      refreshBeforeSeconds: 60,
+      now: () => now,
+      login: async () => ({ token: fakeJwt(now + 28800, ++n), expires_in: 28800 }),
+    });
+    const first = await tokens.bearer();
+    now += 28800 - 61;
+    expect(await tokens.bearer()).toBe(first);
+    now += 2;
+    const second = await tokens.bearer();
+    expect(second).not.toBe(first);
+    expect(n).toBe(2);
+  });
+});
