@@ -13,6 +13,7 @@ import { createPublicApiRouter, findTaxpayer } from './public-api';
 import { RateLimiter } from './rate-limit';
 import { createRecepcionRouter, recepcionParseErrorCause } from './recepcion';
 import type { VerdictCheck } from './verdict/checks';
+import { isReceptorMessage, runReceptorVerdict } from './verdict/receptor-verdict';
 import { type ResponseSigner, runVerdict } from './verdict/run-verdict';
 import type { XsdValidator } from './verdict/xsd-check';
 
@@ -37,26 +38,37 @@ export function createProcessor(deps: ProcessorDeps): DocumentProcessor {
     callbackTimeoutMs: deps.config.SANDBOX_CALLBACK_TIMEOUT_MS,
     callbackRetryDelayMs: deps.config.SANDBOX_CALLBACK_RETRY_DELAY_MS,
     decide: (xml, clave, forced) =>
-      runVerdict({
-        xml,
-        clave,
-        checks: deps.checks,
-        sign: deps.signResponse,
-        ...(forced ? { forced } : {}),
-        context: {
-          now: now(),
-          ca: deps.keys.ca,
-          trustAnyCa: deps.config.SANDBOX_TRUST_ANY_CA,
-          cabys: deps.cabys,
-          xsd: deps.xsd,
-          findTaxpayer: async (id) => {
-            const t = await findTaxpayer(deps.db, id);
-            return t
-              ? { nombre: t.nombre, estado: t.situacion.estado, actividades: t.actividades }
-              : undefined;
-          },
-        },
-      }),
+      isReceptorMessage(xml) && forced === undefined
+        ? runReceptorVerdict({
+            xml,
+            id: clave,
+            db: deps.db,
+            xsd: deps.xsd,
+            ca: deps.keys.ca,
+            trustAnyCa: deps.config.SANDBOX_TRUST_ANY_CA,
+            now: now(),
+            sign: deps.signResponse,
+          })
+        : runVerdict({
+            xml,
+            clave,
+            checks: deps.checks,
+            sign: deps.signResponse,
+            ...(forced ? { forced } : {}),
+            context: {
+              now: now(),
+              ca: deps.keys.ca,
+              trustAnyCa: deps.config.SANDBOX_TRUST_ANY_CA,
+              cabys: deps.cabys,
+              xsd: deps.xsd,
+              findTaxpayer: async (id) => {
+                const t = await findTaxpayer(deps.db, id);
+                return t
+                  ? { nombre: t.nombre, estado: t.situacion.estado, actividades: t.actividades }
+                  : undefined;
+              },
+            },
+          }),
   });
 }
 

@@ -8,7 +8,9 @@ import type { TokenService } from './idp';
 import { type DocumentProcessor, toStatusBody } from './processor';
 import { publicBase } from './public-url';
 import type { RateLimiter } from './rate-limit';
-import { parseComprobante, UnprocessableXmlError } from './verdict/parse-comprobante';
+import { mountComprobantesRoutes } from './comprobantes';
+import { receiveReceptorMessage } from './receptor-messages';
+import { ROOTS, parseComprobante, UnprocessableXmlError } from './verdict/parse-comprobante';
 
 export interface RecepcionOptions {
   db: Db;
@@ -18,7 +20,7 @@ export interface RecepcionOptions {
   publicUrl?: string | undefined;
 }
 
-function cause(message: string): AppError {
+export function cause(message: string): AppError {
   return new AppError('bad_request', message, {
     headers: { 'X-Error-Cause': headerSafe(message), 'validation-exception': 'true' },
   });
@@ -70,14 +72,21 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
     if (!RFC3339.test(body.fecha) || Number.isNaN(new Date(body.fecha).getTime())) {
       throw cause(`fecha ${body.fecha} no tiene el formato yyyy-MM-ddTHH:mm:ssZ`);
     }
-    if (body.consecutivoReceptor !== undefined) {
-      throw cause('El ambiente de pruebas local no procesa mensajes de receptor (consecutivoReceptor)');
-    }
     const compact = body.comprobanteXml.replace(/\s+/g, '');
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 !== 0) {
       throw cause('comprobanteXml no es Base64 válido');
     }
     const xml = Buffer.from(compact, 'base64').toString('utf8');
+    // No DTD is part of a comprobante; refusing it keeps entity expansion (XML bombs) out of every parser.
+    if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw cause('comprobanteXml no puede contener una DTD');
+    if (body.consecutivoReceptor !== undefined) {
+      const stored = await receiveReceptorMessage(db, body, xml, compact, res.locals.username, cause);
+      processor.emit('transition', { clave: stored, estado: 'recibido' });
+      processor.schedule(stored);
+      const location = `${publicBase(req, options.publicUrl)}/recepcion/v1/recepcion/${stored}`;
+      res.status(202).set('Location', location).end();
+      return;
+    }
     let parsed: ReturnType<typeof parseComprobante>;
     try {
       parsed = parseComprobante(xml);
@@ -85,6 +94,9 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
       if (err instanceof UnprocessableXmlError)
         throw cause(`comprobanteXml no contiene un XML válido: ${err.message}`);
       throw err;
+    }
+    if (parsed.rootName === 'MensajeReceptor') {
+      throw cause('Un MensajeReceptor se envía con consecutivoReceptor');
     }
     if (parsed.clave !== body.clave) {
       throw cause(
@@ -109,8 +121,8 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
       );
       const inserted = await tx.query(
         `INSERT INTO documents (clave, fecha, emisor_tipo, emisor_numero, receptor_tipo, receptor_numero,
-           callback_url, username, comprobante_xml, estado, forced)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'recibido', $10) ON CONFLICT (clave) DO NOTHING`,
+           callback_url, username, comprobante_xml, estado, forced, tipo, referenced_clave)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'recibido', $10, $11, $12) ON CONFLICT (clave) DO NOTHING`,
         [
           body.clave,
           body.fecha,
@@ -122,6 +134,8 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
           res.locals.username,
           compact,
           next.rows[0] ? JSON.stringify(next.rows[0].verdict) : null,
+          ROOTS[parsed.rootName]?.tipo ?? null,
+          parsed.referencias.find((r) => /^\d{50}$/.test(r)) ?? null,
         ],
       );
       if (!inserted.rowCount) return 'duplicate' as const;
@@ -154,6 +168,7 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
     res.json(toStatusBody(row));
   });
 
+  mountComprobantesRoutes(router, authenticate, db);
   return router;
 }
 

@@ -50,6 +50,52 @@ export const SandboxRecepcionStatus = Type.Object(
 );
 export type SandboxRecepcionStatus = Static<typeof SandboxRecepcionStatus>;
 
+/** A party of GET /recepcion/v1/comprobantes[/{clave}] (REFERENCE §4.5). */
+export const ComprobantesParty = Type.Object(
+  {
+    tipoIdentificacion: Type.String(),
+    numeroIdentificacion: Type.String(),
+    nombre: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** One entry of GET /recepcion/v1/comprobantes (REFERENCE §4.5), newest first. */
+export const ComprobanteResumen = Type.Object(
+  {
+    clave: Type.String(),
+    fecha: Type.String(),
+    emisor: ComprobantesParty,
+    receptor: Type.Optional(ComprobantesParty),
+  },
+  { $id: `${ID}/comprobante-resumen.json`, additionalProperties: false },
+);
+export type ComprobanteResumen = Static<typeof ComprobanteResumen>;
+
+const ClaveFecha = Type.Object(
+  { clave: Type.String(), fecha: Type.String() },
+  { additionalProperties: false },
+);
+
+/**
+ * GET /recepcion/v1/comprobantes/{clave} (REFERENCE §4.5). `comprobanteXml` and `ind-estado` are the
+ * sandbox's additions (Base64 of the signed document and its status), so a receiver can import it.
+ */
+export const ComprobanteDetalle = Type.Object(
+  {
+    clave: Type.String(),
+    fecha: Type.String(),
+    emisor: ComprobantesParty,
+    receptor: Type.Optional(ComprobantesParty),
+    notasCredito: Type.Array(ClaveFecha),
+    notasDebito: Type.Array(ClaveFecha),
+    'ind-estado': Type.Optional(SandboxIndEstado),
+    comprobanteXml: Type.Optional(Type.String()),
+  },
+  { $id: `${ID}/comprobante-detalle.json`, additionalProperties: false },
+);
+export type ComprobanteDetalle = Static<typeof ComprobanteDetalle>;
+
 /** POST /sandbox/usuarios: an IdP user of one realm. */
 export const SandboxUserRequest = Type.Object(
   {

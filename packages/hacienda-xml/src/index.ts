@@ -14,3 +14,6 @@ export * from './build-document';
 export * from './xades-verify';
 export * from './comprobante-parse';
 export * from './mensaje-hacienda';
+export * from './mensaje-receptor';
+export * from './business-days';
+export * from './received-arithmetic';

@@ -77,6 +77,8 @@ export interface ParsedComprobante {
   resumen: Record<string, string>;
   desglose: Array<{ codigo?: string; codigoTarifaIVA?: string; totalMontoImpuesto?: string }>;
   mediosPago: Array<{ tipo?: string; total?: string }>;
+  /** InformacionReferencia/Numero values (the documents an NC/ND refers to). */
+  referencias: string[];
   /** Base64 DER of the first ds:X509Certificate of the document's own signature. */
   signatureCertificate?: string;
   hasSignature: boolean;
@@ -197,6 +199,9 @@ export function parseComprobante(xml: string): ParsedComprobante {
           total: text(m, 'TotalMedioPago'),
         }))
       : [],
+    referencias: children(root, 'InformacionReferencia')
+      .map((r) => text(r, 'Numero') ?? '')
+      .filter(Boolean),
     signatureCertificate: certEl?.textContent?.replace(/\s+/g, '') || undefined,
     hasSignature: signature !== undefined,
   };
