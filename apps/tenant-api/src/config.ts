@@ -49,6 +49,11 @@ export const TenantConfigSchema = Type.Object({
   PUBLIC_URL: Type.String({ default: 'http://localhost:4001', format: 'uri' }),
   /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, webhooks). */
   JOBS_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  /**
+   * Processes serving the API (node:cluster), each with its own jobs worker; default one per usable core in
+   * production on PostgreSQL, else 1. More than one needs DATABASE_URL.
+   */
+  WEB_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
   HACIENDA_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100 }),
 });

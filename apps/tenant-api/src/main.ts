@@ -2,6 +2,9 @@
 // token verification, Hacienda's clients and the CABYS catalogue (reloaded when `pnpm cabys:import` installs a
 // new copy); composeTenantApi builds the use cases, the jobs worker and the app; then it listens, watches
 // certificate expiries and shuts down gracefully on signals (the worker stops before the database closes).
+// With WEB_CONCURRENCY > 1 this process becomes the primary of a node:cluster and each worker runs all of
+// the above (cluster/run-primary.ts).
+import cluster from 'node:cluster';
 import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -15,6 +18,8 @@ import {
 } from '@cr/service-kit';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { buildAuth } from './auth/build-auth';
+import { runPrimary, workerIndex } from './cluster/run-primary';
+import { webConcurrency } from './cluster/web-concurrency';
 import { composeTenantApi } from './compose';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
@@ -24,12 +29,36 @@ import { loadTerritory } from './territory/load-territory';
 
 async function main(): Promise<void> {
   const config = loadTenantConfig();
-  const logger = createLogger({ service: 'tenant-api', level: config.LOG_LEVEL });
+  const slot = workerIndex();
+  const rootLogger = createLogger({ service: 'tenant-api', level: config.LOG_LEVEL });
+  const logger = slot === undefined ? rootLogger : rootLogger.child({ worker: slot });
   // Issuers' passwords, PINs and keys are sealed with SECRETS_KEY: a generated development key would make
   // them unreadable after the data directory is lost, so production never falls back to one.
   if (!config.SECRETS_KEY && config.NODE_ENV === 'production') {
     console.error('tenant-api: invalid configuration: SECRETS_KEY: is required in production');
     process.exit(2);
+  }
+  let processes: number;
+  try {
+    processes = webConcurrency(config);
+  } catch (err) {
+    console.error(`tenant-api: invalid configuration: ${err instanceof Error ? err.message : err}`);
+    process.exit(2);
+  }
+  if (processes > 1 && cluster.isPrimary) {
+    // A development key is generated once, here: workers generating their own at the same moment would
+    // seal with different keys under the same id.
+    const env: Record<string, string> = {};
+    if (!config.SECRETS_KEY) {
+      env.SECRETS_KEY = loadOrCreateDevSecret(
+        join(config.DATA_DIR, 'secrets-key'),
+        () => SecretBox.generateSetting('dev1'),
+        logger,
+        'SECRETS_KEY',
+      );
+    }
+    runPrimary({ workers: processes, logger, env });
+    return;
   }
   const db = await openDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -75,12 +104,16 @@ async function main(): Promise<void> {
     readiness: auth.readiness,
     now,
   });
-  const stopWatch = watchCertificateExpiries({
-    db,
-    logger,
-    now,
-    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
-  });
+  // One watcher per service, not per worker: slot 0 (or the only process) logs the expiry warnings.
+  const stopWatch =
+    slot === undefined || slot === 0
+      ? watchCertificateExpiries({
+          db,
+          logger,
+          now,
+          certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+        })
+      : () => undefined;
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   worker.start();
   logger.info(

@@ -11,7 +11,6 @@ import { REPO_ROOT, freePort, startApp } from '@cr/testkit';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 if (!adminUrl) {
-  // biome-ignore lint/suspicious/noConsole: explains the skip
   console.warn('start-databases: TEST_DATABASE_URL unset; these tests need a PostgreSQL server (skipped)');
 }
 const describePg = adminUrl ? describe : describe.skip;
