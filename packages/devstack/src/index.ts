@@ -1,1 +1,3 @@
+export * from './growth';
+export * from './process-memory';
 export * from './service-databases';

@@ -1,0 +1,288 @@
+// Issue 15's figures with the services as real processes: raw RSA-2048 signing on one and on all cores
+// (worker threads, same run), then for each configuration — PGlite with one process, and with
+// BENCH_DATABASE_URL PostgreSQL with one process and with one per core (node:cluster) — accepted 5-line
+// invoices/s through HTTP with the jobs running, POST p99 at half that rate, whether the submission, status
+// and webhook jobs keep up over a run at half rate against the sandbox at zero delay (documents accepted minus
+// webhooks received, sampled), CABYS search through HTTP, and each service's resident memory afterwards.
+// autocannon runs in this process, on the same cores. Writes `## tenant-api (processes)`.
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import { fiveLineInvoice } from '../test/support/document-mother';
+import { type Stack, load, startStack } from './stack';
+import { writePerformanceSection } from './support';
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+const KEEPUP_S = Number(process.env.BENCH_KEEPUP_SECONDS ?? 120);
+const SAMPLE_S = 10;
+const CONNECTIONS = 10;
+
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
+const MB = 1024 * 1024;
+
+/** RSA-2048 SHA-256 signatures/s summed over `threads` worker threads signing at the same time. */
+async function rawSigning(threads: number, seconds = 3): Promise<number> {
+  const code = `
+    const { generateKeyPairSync, randomBytes, sign } = require('node:crypto');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const data = randomBytes(512);
+    for (let i = 0; i < 50; i++) sign('sha256', data, privateKey);
+    parentPort.once('message', () => {
+      const t0 = process.hrtime.bigint();
+      let n = 0;
+      while (Number(process.hrtime.bigint() - t0) < workerData * 1e9) { sign('sha256', data, privateKey); n++; }
+      parentPort.postMessage(n / (Number(process.hrtime.bigint() - t0) / 1e9));
+    });
+    parentPort.postMessage('ready');`;
+  const workers = Array.from(
+    { length: threads },
+    () => new Worker(code, { eval: true, workerData: seconds }),
+  );
+  await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
+  const rates = await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<number>((resolve) => {
+          w.once('message', (rate: number) => resolve(rate));
+          w.postMessage('go');
+        }),
+    ),
+  );
+  await Promise.all(workers.map((w) => w.terminate()));
+  return rates.reduce((a, b) => a + b, 0);
+}
+
+interface Phase {
+  rps: number;
+  p50: number;
+  p99: number;
+  accepted: number;
+  errors: number;
+}
+
+let numero = 1;
+
+async function submissions(
+  stack: Stack,
+  seconds: number,
+  rate?: number,
+  onAccepted?: () => void,
+): Promise<Phase> {
+  const r = await load(
+    {
+      url: `${stack.tenantUrl}/api/enviar/items`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: seconds,
+      ...(rate ? { overallRate: rate } : {}),
+      headers: stack.headers,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req) => ({ ...req, body: JSON.stringify(fiveLineInvoice(numero++)) }),
+        },
+      ],
+    },
+    onAccepted
+      ? (status) => {
+          if (status === 200 || status === 201) onAccepted();
+        }
+      : undefined,
+  );
+  return {
+    rps: r['2xx'] / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    accepted: r['2xx'],
+    errors: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+const CABYS_QUERIES = [
+  'cafe',
+  'servicios de consultoria',
+  'arroz',
+  'computadora',
+  'leche',
+  '4391',
+  'zapatos',
+  'software',
+];
+
+async function cabysSearches(stack: Stack, seconds: number): Promise<Phase> {
+  let i = 0;
+  const r = await autocannon({
+    url: `${stack.tenantUrl}/api/hacienda/cabys`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: stack.headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ name: CABYS_QUERIES[i++ % CABYS_QUERIES.length] }),
+        }),
+      },
+    ],
+  });
+  return {
+    rps: r['2xx'] / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    accepted: r['2xx'],
+    errors: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+interface KeepUp {
+  rate: number;
+  /** Documents accepted but without their webhook yet, every SAMPLE_S seconds. */
+  backlog: number[];
+  keepsUp: boolean;
+  /** Seconds after the load stopped until every accepted document's webhook had arrived (or the cap). */
+  drainS: number;
+  drained: boolean;
+}
+
+/** Half-rate load for KEEPUP_S with the jobs running; the backlog must not grow. */
+async function keepUp(
+  stack: Stack,
+  rate: number,
+  webhooksBefore: number,
+  acceptedBefore: number,
+): Promise<KeepUp> {
+  let accepted = acceptedBefore;
+  const backlog: number[] = [];
+  const sampler = setInterval(
+    () => backlog.push(accepted - (stack.webhooks() - webhooksBefore)),
+    SAMPLE_S * 1000,
+  );
+  await submissions(stack, KEEPUP_S, rate, () => {
+    accepted += 1;
+  });
+  clearInterval(sampler);
+  const t0 = Date.now();
+  while (accepted - (stack.webhooks() - webhooksBefore) > 0 && Date.now() - t0 < 120_000) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const drained = accepted - (stack.webhooks() - webhooksBefore) <= 0;
+  // Growing: the last quarter's backlog well above the second quarter's (the first is the ramp-up), beyond
+  // two seconds' worth of documents.
+  const q = Math.max(1, Math.floor(backlog.length / 4));
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const early = mean(backlog.slice(q, 2 * q));
+  const late = mean(backlog.slice(-q));
+  return {
+    rate,
+    backlog,
+    keepsUp: late <= early * 1.25 + 2 * rate,
+    drainS: (Date.now() - t0) / 1000,
+    drained,
+  };
+}
+
+interface ConfigResult {
+  label: string;
+  full: Phase;
+  half: Phase;
+  keep: KeepUp;
+  cabys: Phase;
+  rss: Record<string, number>;
+  load: string;
+}
+
+async function runConfig(
+  label: string,
+  databaseUrl: string | undefined,
+  processes: number,
+): Promise<ConfigResult> {
+  process.stderr.write(`bench: ${label}…\n`);
+  const stack = await startStack({ databaseUrl, webConcurrency: processes });
+  try {
+    // Every accepted document goes on to the sandbox and its webhook: the jobs run throughout.
+    const baseline = stack.webhooks();
+    const warm = await submissions(stack, 5); // warm-up: JIT, pools, the opened .p12 in every process
+    const full = await submissions(stack, DURATION_S);
+    const half = await submissions(stack, DURATION_S, Math.max(1, Math.floor(full.rps / 2)));
+    // Let the throughput runs' documents reach their webhooks before the keep-up run counts its own.
+    const accepted = warm.accepted + full.accepted + half.accepted;
+    const settle = Date.now();
+    while (stack.webhooks() - baseline < accepted && Date.now() - settle < 180_000) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const keep = await keepUp(stack, Math.max(1, Math.floor(full.rps / 2)), stack.webhooks(), 0);
+    const cabys = await cabysSearches(stack, DURATION_S);
+    return { label, full, half, keep, cabys, rss: stack.rss(), load: loadavg() };
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const cores = availableParallelism();
+  const loadStart = loadavg();
+  const rawOne = await rawSigning(1);
+  const rawAll = await rawSigning(cores);
+  const configs: Array<[string, string | undefined, number]> = [['PGlite, 1 process', undefined, 1]];
+  const pgUrl = process.env.BENCH_DATABASE_URL;
+  if (pgUrl) {
+    configs.push(['PostgreSQL, 1 process', pgUrl, 1]);
+    configs.push([`PostgreSQL, ${cores} processes (cluster)`, pgUrl, cores]);
+  }
+  const results: ConfigResult[] = [];
+  for (const [label, url, n] of configs) results.push(await runConfig(label, url, n));
+  const rawAllAfter = await rawSigning(cores);
+  const loadEnd = loadavg();
+
+  const cpuModel =
+    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const col = (cell: (r: ConfigResult) => string) => `| ${results.map(cell).join(' | ')} |`;
+  const pgGoal = (r: ConfigResult) => (r.label.startsWith('PostgreSQL') ? 1000 : 400);
+  const section = [
+    '## tenant-api (processes)',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`src/main.ts\` under tsx, as \`pnpm start\` runs them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver; every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed and delivered. ${DURATION_S} s per HTTP run after a 5 s warm-up; keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
+    '',
+    `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
+    '',
+    `| measure | ${results.map((r) => r.label).join(' | ')} |`,
+    `|---|${results.map(() => '---|').join('')}`,
+    `| accepted POST /api/enviar/items, 5-line invoice, full rate ${col(
+      (r) =>
+        `${fmt(r.full.rps)}/s = ${pct(r.full.rps / rawAll)} of raw signing (goal ≥ ${pgGoal(r)}/s: ${met(r.full.rps >= pgGoal(r))}); p50 / p99 ${r.full.p50} / ${r.full.p99} ms${r.full.errors ? `; ${r.full.errors} errors` : ''}`,
+    ).slice(1)}`,
+    `| POST p99 at half that rate ${col(
+      (r) =>
+        `${fmt(r.full.rps / 2)}/s: p50 ${r.half.p50} / p99 ${r.half.p99} ms (goal < 50 ms: ${met(r.half.p99 < 50)})`,
+    ).slice(1)}`,
+    `| jobs keep up over ${KEEPUP_S} s at half rate (accepted − webhooks received, every ${SAMPLE_S} s) ${col(
+      (r) =>
+        `${r.keep.rate}/s: ${r.keep.keepsUp ? 'yes' : '**no, growing**'} (backlog ${r.keep.backlog.join(', ')}); drained ${r.keep.drained ? `${r.keep.drainS.toFixed(1)} s` : 'NOT within 120 s'} after the load`,
+    ).slice(1)}`,
+    `| CABYS search POST /api/hacienda/cabys ${col(
+      (r) => `${fmt(r.cabys.rps)}/s, p99 ${r.cabys.p99} ms (goal ≥ 2,000/s: ${met(r.cabys.rps >= 2000)})`,
+    ).slice(1)}`,
+    `| RSS after the runs (process tree: a cluster's primary and workers, tsx's esbuild) ${col((r) =>
+      Object.entries(r.rss)
+        .map(([name, b]) => `${name} ${fmt(b / MB)} MB`)
+        .join(', '),
+    ).slice(1)}`,
+    `| load average after the configuration ${col((r) => r.load).slice(1)}`,
+    '',
+    'The memory goal (every service < 200 MB RSS, flat over 10 minutes) is judged by `pnpm soak`. JWKS and /health under a login flood: `## auth-server`; the engine alone and the in-process CPU per POST: `## tenant-api (submission)`.',
+    '',
+  ].join('\n');
+  writePerformanceSection('## tenant-api (processes)', section);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

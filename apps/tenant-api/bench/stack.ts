@@ -1,0 +1,361 @@
+// The services as separate processes on loopback, as they run for real, for the benchmarks and the soak
+// run that need the whole path (HTTP, cluster, jobs, Hacienda, webhooks) and each service's memory:
+// the hacienda-sandbox at zero delay (its per-issuer limit lifted), optionally the auth-server (tokens by
+// login, keys by JWKS; else a local PEM), and the tenant-api from `src/main.ts` under tsx (the `pnpm start`
+// form) or from `dist/main.js` (the production form, built first). With a PostgreSQL URL every service gets a
+// throw-away database of its own on that server (dropped at stop); without one each runs on PGlite.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureDerivedDatabases, serviceDatabases, treeRss } from '@cr/devstack';
+import { SecretBox, openPostgres } from '@cr/service-kit';
+import { REPO_ROOT, freePort, haciendaDataDir, xsdDir } from '@cr/testkit';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { issuerBody } from '../test/support/issuer-mother';
+import { BENCH_AUDIENCE, BENCH_ISSUER } from './support';
+
+export type ServiceForm = 'tsx' | 'dist';
+
+export interface StackOptions {
+  /** A PostgreSQL server (admin URL): throw-away databases there. Unset: PGlite everywhere. */
+  databaseUrl?: string | undefined;
+  /** Tenant-api processes (WEB_CONCURRENCY). */
+  webConcurrency?: number;
+  /** Start the auth-server and take tokens from a login (else a local PEM signs the token). */
+  withAuthServer?: boolean;
+  form?: ServiceForm;
+  /** Extra settings for the tenant-api. */
+  tenantEnv?: Record<string, string>;
+}
+
+export interface RunningService {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output(): string;
+}
+
+export interface Stack {
+  tenantUrl: string;
+  /** Headers of a tenant `acme` JSON request with a valid token. */
+  headers: Record<string, string>;
+  services: RunningService[];
+  /** Webhooks received so far (one per document event the tenant-api delivers). */
+  webhooks(): number;
+  /** Resident memory of each service (its process tree), in bytes. */
+  rss(): Record<string, number>;
+  /** The auth-server, when started: a login as acme (for load on it). */
+  login?: () => Promise<number>;
+  stop(): Promise<void>;
+}
+
+const USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
+const PASSWORD = 'Bench-Hacienda-1';
+const PIN = '4821';
+const CLIENT_PASSWORD = 'acme-bench-password-1234';
+
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+async function ok(url: string, options: Parameters<typeof request>[1]): Promise<Record<string, string>> {
+  const r = await request(url, options);
+  if (r.status >= 300) throw new Error(`${options.method ?? 'GET'} ${url}: ${r.status} ${r.text}`);
+  return r.text ? (JSON.parse(r.text) as Record<string, string>) : {};
+}
+
+/** Builds the app bundles once (`dist/main.js`), as the images do. */
+export function buildBundles(apps: string[]): void {
+  for (const app of apps) {
+    const r = spawnSync('pnpm', ['--filter', `@cr/${app}`, 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`build of ${app} failed`);
+  }
+}
+
+async function startService(
+  app: string,
+  form: ServiceForm,
+  port: number,
+  env: Record<string, string | undefined>,
+  readyPath = '/health/ready',
+): Promise<RunningService> {
+  const dir = path.join(REPO_ROOT, 'apps', app);
+  const entry = form === 'dist' ? path.join(dir, 'dist', 'main.js') : path.join(dir, 'src', 'main.ts');
+  if (!existsSync(entry)) throw new Error(`no ${entry}${form === 'dist' ? ' (build first)' : ''}`);
+  const args = form === 'dist' ? ['--enable-source-maps', entry] : ['--import', 'tsx', entry];
+  const childEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, NODE_OPTIONS: '', ...env })) {
+    if (v !== undefined) childEnv[k] = v;
+  }
+  const child = spawn(process.execPath, args, { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (d: Buffer) => {
+    out = (out + d.toString()).slice(-200_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 600_000; // generous: a loaded machine starts a service slowly
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${out}`);
+    const r = await request(url + readyPath, {}).catch(() => undefined);
+    if (r?.status === 200) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${app} did not become ready:\n${out}`);
+    }
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  return { name: app, url, child, output: () => out };
+}
+
+function stopService(s: RunningService): Promise<void> {
+  return new Promise((done) => {
+    if (s.child.exitCode !== null || s.child.signalCode !== null) return done();
+    s.child.once('exit', () => done());
+    s.child.kill('SIGTERM');
+    setTimeout(() => s.child.kill('SIGKILL'), 30_000).unref();
+  });
+}
+
+/** A local webhook receiver that answers 200 and counts. */
+async function startReceiver() {
+  let count = 0;
+  const server = createServer((req: IncomingMessage, res) => {
+    req.resume();
+    req.on('end', () => {
+      count += 1;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    count: () => count,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const form = options.form ?? 'tsx';
+  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-stack-'));
+  const services: RunningService[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+  const receiver = await startReceiver();
+  cleanups.push(receiver.close);
+  cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
+
+  // Databases: one throw-away base database, and a database per service derived from it (as `pnpm start`).
+  let dbUrls: Record<string, string | undefined> = {};
+  if (options.databaseUrl) {
+    const admin = openPostgres({ connectionString: options.databaseUrl, max: 1 });
+    const base = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+    await admin.exec(`CREATE DATABASE ${base}`);
+    const baseUrl = new URL(options.databaseUrl);
+    baseUrl.pathname = `/${base}`;
+    const dbs = serviceDatabases({ DATABASE_URL: baseUrl.toString() });
+    await ensureDerivedDatabases(baseUrl.toString(), dbs);
+    dbUrls = Object.fromEntries(dbs.map((d) => [d.service, d.url]));
+    cleanups.unshift(async () => {
+      for (const name of [base, ...dbs.map((d) => new URL(d.url).pathname.slice(1))]) {
+        await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
+      await admin.close();
+    });
+  }
+
+  const stopAll = async () => {
+    for (const s of [...services].reverse()) await stopService(s);
+    for (const c of cleanups) await c().catch(() => undefined);
+  };
+
+  try {
+    const sandboxPort = await freePort();
+    const sandbox = await startService(
+      'hacienda-sandbox',
+      form,
+      sandboxPort,
+      {
+        SANDBOX_PORT: String(sandboxPort),
+        DATA_DIR: path.join(scratch, 'sandbox'),
+        DATABASE_URL: dbUrls['hacienda-sandbox'],
+        SANDBOX_PROCESSING_DELAY_MS: '0',
+        SANDBOX_RECEPCION_RATE_LIMIT: '100000000',
+        SANDBOX_PUBLIC_RATE_LIMIT: '100000000',
+        HACIENDA_DATA_DIR: haciendaDataDir(),
+        HACIENDA_XSD_DIR: xsdDir(),
+        LOG_LEVEL: 'error',
+      },
+      '/health/live',
+    );
+    services.push(sandbox);
+    const admin = (p: string, body: unknown) =>
+      ok(`${sandbox.url}${p}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await admin('/sandbox/usuarios', { username: USER, password: PASSWORD });
+    const cert = await admin('/sandbox/certificados', {
+      identificacion: '3101123456',
+      tipoIdentificacion: '02',
+      nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
+      pin: PIN,
+    });
+
+    // Tokens: a login at a real auth-server, or a local key the tenant-api trusts through a PEM file.
+    let token: string;
+    let authEnv: Record<string, string>;
+    let login: Stack['login'];
+    if (options.withAuthServer) {
+      const authPort = await freePort();
+      const authUrl = `http://127.0.0.1:${authPort}`;
+      const adminToken = randomBytes(24).toString('base64url');
+      const auth = await startService('auth-server', form, authPort, {
+        AUTH_PORT: String(authPort),
+        AUTH_ISSUER: authUrl,
+        AUTH_AUDIENCE: BENCH_AUDIENCE,
+        AUTH_ADMIN_TOKEN: adminToken,
+        DATA_DIR: path.join(scratch, 'auth'),
+        DATABASE_URL: dbUrls['auth-server'],
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'error',
+      });
+      services.push(auth);
+      await ok(`${authUrl}/admin/clients`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+        body: JSON.stringify({ base: 'acme', password: CLIENT_PASSWORD }),
+      });
+      const loginBody = JSON.stringify({ base: 'acme', password: CLIENT_PASSWORD });
+      login = async () =>
+        (
+          await request(`${authUrl}/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: loginBody,
+          })
+        ).status;
+      token = (
+        await ok(`${authUrl}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: loginBody,
+        })
+      ).token as string;
+      authEnv = { AUTH_ISSUER: authUrl, AUTH_JWKS_URL: `${authUrl}/.well-known/jwks.json` };
+    } else {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const pem = path.join(scratch, 'auth.pem');
+      writeFileSync(pem, publicKey.export({ type: 'spki', format: 'pem' }).toString());
+      const iat = Math.floor(Date.now() / 1000);
+      token = jwt.sign(
+        {
+          iss: BENCH_ISSUER,
+          aud: BENCH_AUDIENCE,
+          sub: 'acme',
+          base: 'acme',
+          jti: 'bench-1',
+          iat,
+          exp: iat + 86400,
+        },
+        privateKey,
+        { algorithm: 'RS256', keyid: 'bench' },
+      );
+      authEnv = { AUTH_ISSUER: BENCH_ISSUER, AUTH_PUBLIC_KEY_PATH: pem };
+    }
+
+    const tenantPort = await freePort();
+    const tenantUrl = `http://127.0.0.1:${tenantPort}`;
+    const tenant = await startService('tenant-api', form, tenantPort, {
+      TENANT_PORT: String(tenantPort),
+      TENANT_HOST: '127.0.0.1',
+      ...authEnv,
+      AUTH_AUDIENCE: BENCH_AUDIENCE,
+      DATA_DIR: path.join(scratch, 'tenant'),
+      DATABASE_URL: dbUrls['tenant-api'],
+      WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
+      SECRETS_KEY: SecretBox.generateSetting('b1'),
+      PUBLIC_URL: tenantUrl,
+      HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
+      HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
+      HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
+      HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
+      HACIENDA_PUBLIC_API_URL: sandbox.url,
+      HACIENDA_DATA_DIR: haciendaDataDir(),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'error',
+      ...options.tenantEnv,
+    });
+    services.push(tenant);
+    const headers = {
+      host: 'acme.localhost',
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+    };
+    await ok(`${tenantUrl}/api/enviar/emisor`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(
+        issuerBody({
+          usuarioHacienda: USER,
+          claveHacienda: Buffer.from(PASSWORD).toString('base64'),
+          pinCertificado: PIN,
+          certificadoHacienda: cert.p12 as string,
+        }),
+      ),
+    });
+    await ok(`${tenantUrl}/api/configurar/webhook`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    return {
+      tenantUrl,
+      headers,
+      services,
+      webhooks: receiver.count,
+      rss: () => Object.fromEntries(services.map((s) => [s.name, treeRss(s.child.pid as number).bytes])),
+      ...(login ? { login } : {}),
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** autocannon with a callback for every answer's status (its promise form offers no events). */
+export function load(
+  options: autocannon.Options,
+  onResponse?: (status: number) => void,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+    if (onResponse) instance.on('response', (_client, status: number) => onResponse(status));
+  });
+}
