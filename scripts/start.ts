@@ -21,6 +21,11 @@ function devSecret(file: string, make: () => string): string {
 
 const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
 
+// Loopback unless HOST (or an app's own *_HOST) says otherwise: the development stack has an open sandbox
+// admin API and development keys, and must not be reachable from the network by default.
+const host = env('HOST', '127.0.0.1');
+const probeHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+
 const authPort = env('AUTH_PORT', '4000');
 const tenantPort = env('TENANT_PORT', '4001');
 const sandboxPort = env('SANDBOX_PORT', '4002');
@@ -45,6 +50,7 @@ const apps: AppSpec[] = [
     port: authPort,
     env: {
       AUTH_PORT: authPort,
+      AUTH_HOST: env('AUTH_HOST', host),
       AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
       AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),
       AUTH_ADMIN_TOKEN: adminToken,
@@ -56,6 +62,7 @@ const apps: AppSpec[] = [
     port: sandboxPort,
     env: {
       SANDBOX_PORT: sandboxPort,
+      SANDBOX_HOST: env('SANDBOX_HOST', host),
       SANDBOX_PUBLIC_URL: env('SANDBOX_PUBLIC_URL', sandboxUrl),
       DATA_DIR: env('SANDBOX_DATA_DIR', join(dataRoot, 'hacienda-sandbox')),
     },
@@ -65,6 +72,7 @@ const apps: AppSpec[] = [
     port: tenantPort,
     env: {
       TENANT_PORT: tenantPort,
+      TENANT_HOST: env('TENANT_HOST', host),
       AUTH_JWKS_URL: env('AUTH_JWKS_URL', `${authUrl}/.well-known/jwks.json`),
       AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
       AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),
@@ -119,7 +127,9 @@ async function waitReady(app: AppSpec, timeoutMs = 60_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(`http://127.0.0.1:${app.port}/health/live`);
+      const r = await fetch(
+        `http://${probeHost.includes(':') ? `[${probeHost}]` : probeHost}:${app.port}/health/live`,
+      );
       if (r.ok) return true;
     } catch {
       // not up yet

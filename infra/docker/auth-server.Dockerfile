@@ -29,7 +29,7 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
  && test -f /out/dist/main.js
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production AUTH_PORT=4000 DATA_DIR=/data
+ENV NODE_ENV=production AUTH_PORT=4000 AUTH_HOST=0.0.0.0 DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /out/package.json ./package.json
 COPY --from=build /out/node_modules ./node_modules

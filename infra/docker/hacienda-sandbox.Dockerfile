@@ -34,7 +34,7 @@ FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libxml2-utils \
  && rm -rf /var/lib/apt/lists/*
-ENV NODE_ENV=production SANDBOX_PORT=4002 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys
+ENV NODE_ENV=production SANDBOX_PORT=4002 SANDBOX_HOST=0.0.0.0 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys
 WORKDIR /app
 COPY --from=build /out/package.json ./package.json
 COPY --from=build /out/node_modules ./node_modules

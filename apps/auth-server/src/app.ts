@@ -54,6 +54,7 @@ export function createApp(s: AuthServices): Express {
     logger: s.logger,
     bodyLimit: '16kb',
     ...(s.trustProxy !== undefined ? { trustProxy: s.trustProxy } : {}),
+    healthToken: s.healthToken,
     readiness: {
       database,
       signingKey: () => (s.keys.currentKey() ? undefined : 'no signing key loaded'),

@@ -10,7 +10,8 @@ export const REPO_ROOT = resolve(PACKAGE_ROOT, '../..');
 export const AuthConfigSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
   AUTH_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4000 }),
-  AUTH_HOST: Type.String({ default: '0.0.0.0' }),
+  /** Loopback unless asked: the images set 0.0.0.0 (a container is reached through its network only). */
+  AUTH_HOST: Type.String({ default: '127.0.0.1' }),
   AUTH_ISSUER: Type.String({ format: 'uri', default: 'http://localhost:4000' }),
   AUTH_AUDIENCE: Type.String({ minLength: 1, default: 'tenant-api' }),
   /** Guards /admin/*; when unset the admin API answers 404 as if it did not exist. */
@@ -20,7 +21,10 @@ export const AuthConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'auth-server') }),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  /** `parseTrustProxy`: false, true (= one hop, the gateway), a hop count or addresses/subnets. */
   TRUST_PROXY: Type.Optional(Type.String()),
+  /** Opens GET /health/details (the readiness reasons); unset → that route does not exist. */
+  HEALTH_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** Cache-Control max-age of the JWKS; a retired key stays published this much past its last token. */
   JWKS_MAX_AGE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 300 }),
   /** How often a replica re-reads keys from the database (another replica may have rotated). */
@@ -43,13 +47,4 @@ export type AuthConfig = Static<typeof AuthConfigSchema>;
 
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   return loadConfig(AuthConfigSchema, env);
-}
-
-/** `TRUST_PROXY` as express understands it: a hop count, true/false, or a list of addresses. */
-export function parseTrustProxy(value: string | undefined): boolean | number | string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
 }

@@ -12,10 +12,11 @@ import {
   migrate,
   onShutdown,
   openDatabase,
+  parseTrustProxy,
   readMigrations,
 } from '@cr/service-kit';
 import { createApp } from './app';
-import { loadAuthConfig, parseTrustProxy } from './config';
+import { loadAuthConfig } from './config';
 import { MIGRATIONS_DIR } from './package-root';
 import { createAuthServices } from './services';
 
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof loadAuthConfig>;
   try {
     config = loadAuthConfig();
+    parseTrustProxy(config.TRUST_PROXY);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`auth-server: ${err.message}`);
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
     hashConcurrency: config.HASH_CONCURRENCY,
     hashQueueLimit: config.HASH_QUEUE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    healthToken: config.HEALTH_TOKEN,
   });
 
   const upkeep = setInterval(() => {

@@ -1,6 +1,6 @@
 // Wires the auth-server's components from a database, a secret box and settings. main.ts, the tests and the
 // benchmark all build the service through here, so they run the same code.
-import type { Db, Logger, SecretBox } from '@cr/service-kit';
+import type { Db, Logger, SecretBox, TrustProxySetting } from '@cr/service-kit';
 import { ClientStore } from './clients';
 import { KeyStore } from './keys';
 import { type Argon2Params, OWASP_ARGON2, PasswordHasher } from './passwords';
@@ -23,7 +23,10 @@ export interface AuthServicesOptions {
   hashConcurrency?: number;
   hashQueueLimit?: number;
   throttle?: { perBaseIp?: ThrottlePolicy; perBase?: ThrottlePolicy; windowMs?: number };
-  trustProxy?: boolean | number | string | undefined;
+  /** `parseTrustProxy(TRUST_PROXY)`. */
+  trustProxy?: TrustProxySetting;
+  /** HEALTH_TOKEN: opens /health/details. */
+  healthToken?: string | undefined;
 }
 
 export interface AuthServices {
@@ -34,7 +37,8 @@ export interface AuthServices {
   audience: string;
   adminToken: string | undefined;
   jwksMaxAgeSeconds: number;
-  trustProxy: boolean | number | string | undefined;
+  trustProxy: TrustProxySetting | undefined;
+  healthToken: string | undefined;
   keys: KeyStore;
   tokens: TokenService;
   clients: ClientStore;
@@ -61,6 +65,7 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
     adminToken: options.adminToken,
     jwksMaxAgeSeconds,
     trustProxy: options.trustProxy,
+    healthToken: options.healthToken,
     keys,
     tokens: new TokenService({ keys, issuer, audience, now }),
     clients: new ClientStore(db, now),

@@ -47,7 +47,14 @@ export async function startHarness(overrides: Partial<AuthServicesOptions> = {})
     argon2: TEST_ARGON2,
     ...overrides,
   });
-  return { db, services, app: createApp(services), logs, clock, close: () => db.close() };
+  return {
+    db,
+    services,
+    app: createApp(services),
+    logs,
+    clock,
+    close: () => db.close().catch(() => undefined),
+  };
 }
 
 export function admin(): { authorization: string } {

@@ -8,7 +8,7 @@ describe('brute-force throttling (frozen clock)', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      trustProxy: true,
+      trustProxy: 1,
       throttle: {
         perBaseIp: { freeFailures: 3, baseDelayMs: 1000, maxDelayMs: 60_000 },
         perBase: { freeFailures: 8, baseDelayMs: 1000, maxDelayMs: 60_000 },
@@ -79,7 +79,7 @@ describe('brute-force throttling (frozen clock)', () => {
 
 describe('secrets never reach the logs', () => {
   it('when clients log in, fail, log out and admins work, then no password, token, private key or admin token is logged', async () => {
-    const h = await startHarness({ trustProxy: true });
+    const h = await startHarness({ trustProxy: 1 });
     try {
       await request(h.app)
         .post('/admin/clients')

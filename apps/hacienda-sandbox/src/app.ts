@@ -111,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
     // A signed comprobante in Base64 inside JSON; Hacienda's own limit is not published.
     bodyLimit: '5mb',
     readiness: { database: async () => void (await db.ping()) },
+    healthToken: deps.config.HEALTH_TOKEN,
     beforeBody: [
       faults.middleware('recepcion-post', (m, p) => m === 'POST' && p === '/recepcion/v1/recepcion'),
       faults.middleware('recepcion-get', (m, p) => m === 'GET' && p.startsWith('/recepcion/v1/recepcion/')),

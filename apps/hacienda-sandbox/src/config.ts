@@ -9,6 +9,10 @@ export const REPO_ROOT = resolve(PACKAGE_ROOT, '../..');
 
 export const SandboxConfigSchema = Type.Object({
   SANDBOX_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4002 }),
+  /** Loopback unless asked (its admin API may be open in development); the image sets 0.0.0.0. */
+  SANDBOX_HOST: Type.String({ default: '127.0.0.1' }),
+  /** Opens GET /health/details (the readiness reasons); unset → that route does not exist. */
+  HEALTH_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'hacienda-sandbox') }),
   DATABASE_URL: Type.Optional(Type.String()),
   LOG_LEVEL: Type.String({ default: 'info' }),

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   // health check answers, startup is over and a SIGTERM always meets the shutdown handlers below.
   const { demo, created } = await provisionDemo(db, keys.ca, config.DATA_DIR);
   const resumed = await processor.resume();
-  const server = await listen(app, config.SANDBOX_PORT);
+  const server = await listen(app, config.SANDBOX_PORT, config.SANDBOX_HOST);
   const base = config.SANDBOX_PUBLIC_URL ?? server.url;
   logger.info('hacienda-sandbox listening', { url: server.url, resumed, database: db.kind });
   onShutdown(logger, [

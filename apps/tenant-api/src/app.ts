@@ -3,7 +3,7 @@
 // (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
 // error handler. createApp never listens; main.ts and the tests do.
 import { buildTenantApiOpenApi } from '@cr/contracts';
-import { type HealthCheck, type Logger, createHttpApp } from '@cr/service-kit';
+import { type HealthCheck, type Logger, type TrustProxySetting, createHttpApp } from '@cr/service-kit';
 import { type Express, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { SubmissionDeps } from './documents/submission-deps';
@@ -26,7 +26,10 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   /** Verifies Bearer tokens; a benchmark may pass one that skips the signature to measure its cost. */
   verifier: Pick<import('./auth/token-verifier').TokenVerifier, 'verify'>;
   baseDomain: string;
-  trustProxy: boolean;
+  /** `parseTrustProxy(TRUST_PROXY)`: req.ip and the tenant's host come from the gateway only. */
+  trustProxy: TrustProxySetting;
+  /** HEALTH_TOKEN: opens /health/details. */
+  healthToken?: string | undefined;
   bodyLimit?: string | number;
   readiness?: Record<string, HealthCheck>;
 }
@@ -36,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
     bodyLimit: deps.bodyLimit ?? '256kb',
     trustProxy: deps.trustProxy,
+    healthToken: deps.healthToken,
     readiness: {
       database: async () => {
         await deps.db.ping();
@@ -48,7 +52,7 @@ export function createApp(deps: AppDeps): Express {
     beforeBody: [
       docsRouter(buildTenantApiOpenApi({ baseDomain: deps.baseDomain }), 'tenant-api'),
       haciendaCallbackRouter(deps),
-      resolveTenant({ baseDomain: deps.baseDomain, trustProxy: deps.trustProxy }),
+      resolveTenant({ baseDomain: deps.baseDomain }),
     ],
     routes(app) {
       const api = Router();

@@ -6,7 +6,7 @@ import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { Worker } from '@cr/jobs';
-import type { Db, HealthCheck, Logger, SecretBox } from '@cr/service-kit';
+import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
 import type { Express } from 'express';
 import { createApp } from './app';
 import type { TokenVerifier } from './auth/token-verifier';
@@ -132,7 +132,8 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     webhooks: webhookDeps.webhooks,
     verifier: settings.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    healthToken: config.HEALTH_TOKEN,
     bodyLimit: config.BODY_LIMIT,
     ...(settings.readiness ? { readiness: settings.readiness } : {}),
   });

@@ -1,16 +1,22 @@
 // The tenant-api's settings, validated at start; every one can be overridden by the environment.
 import { resolve } from 'node:path';
 import { haciendaSettingsProperties } from '@cr/hacienda-client';
-import { loadConfig } from '@cr/service-kit';
+import { loadConfig, parseTrustProxy } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
 export const TenantConfigSchema = Type.Object({
   TENANT_PORT: Type.Integer({ default: 4001, minimum: 0, maximum: 65535 }),
-  TENANT_HOST: Type.String({ default: '0.0.0.0' }),
+  /** Loopback unless asked: the image sets 0.0.0.0 (a container is reached through its network only). */
+  TENANT_HOST: Type.String({ default: '127.0.0.1' }),
   TENANT_BASE_DOMAIN: Type.String({ default: 'localhost', pattern: '^[a-z0-9.-]+$' }),
-  /** Honour X-Forwarded-Host (and X-Forwarded-For) only behind a gateway that sets them. */
-  TRUST_PROXY: Type.Boolean({ default: false }),
+  /**
+   * Honour X-Forwarded-Host/-For only behind a gateway that overwrites them (`parseTrustProxy`): false, true
+   * (= one hop, the gateway), a hop count, or the gateway's addresses/subnets.
+   */
+  TRUST_PROXY: Type.String({ default: 'false' }),
+  /** Opens GET /health/details (the readiness reasons); unset → that route does not exist. */
+  HEALTH_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   AUTH_ISSUER: Type.String({ default: 'http://localhost:4000', minLength: 1 }),
   AUTH_AUDIENCE: Type.String({ default: 'tenant-api', minLength: 1 }),
   AUTH_JWKS_URL: Type.Optional(Type.String({ format: 'uri' })),
@@ -62,6 +68,7 @@ export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: strin
 /** Loads and completes the settings; the JWKS URL defaults to the local auth-server's. */
 export function loadTenantConfig(env: NodeJS.ProcessEnv = process.env): TenantConfig {
   const config = loadConfig(TenantConfigSchema, env);
+  parseTrustProxy(config.TRUST_PROXY);
   const dataDir = config.DATA_DIR ?? resolve(PACKAGE_ROOT, '../../.data/tenant-api');
   const jwksUrl =
     config.AUTH_JWKS_URL ??

@@ -47,7 +47,7 @@ describe('tenancy: host resolution', () => {
   });
 
   it('when TRUST_PROXY is on, then X-Forwarded-Host decides the tenant', async () => {
-    const proxied = await startTestApp({ trustProxy: true });
+    const proxied = await startTestApp({ trustProxy: 'true' });
     try {
       const res = await request(proxied.app)
         .post('/api/consultar/emisor')

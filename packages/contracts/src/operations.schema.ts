@@ -12,7 +12,7 @@ export const ReadinessResponse = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     checks: Type.Record(Type.String(), Type.String(), {
-      description: "one entry per check: 'ok' or the reason it failed",
+      description: "one entry per check: 'ok' or 'failing' (the reason only at /health/details)",
     }),
   },
   { $id: 'https://schemas.cr-einvoice.dev/health-ready.json', additionalProperties: false },

@@ -36,6 +36,10 @@ export const EXCLUDED_OPERATIONS: Readonly<Record<string, string>> = {
   'tenant.healthLive': PROBE,
   'tenant.healthReady': PROBE,
   'tenant.health': PROBE,
+  'auth.healthDetails':
+    'readiness reasons for operators and monitoring (HEALTH_TOKEN), not a client operation',
+  'tenant.healthDetails':
+    'readiness reasons for operators and monitoring (HEALTH_TOKEN), not a client operation',
   'auth.getJwks': VERIFIER,
   'auth.listRevocations': VERIFIER,
   'auth.createClient': OPERATOR,

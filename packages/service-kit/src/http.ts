@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { AppError, toHttpResponse } from './errors';
 import { type HealthCheck, mountHealth } from './health';
 import type { Logger } from './logger';
+import type { TrustProxySetting } from './trust-proxy';
 
 declare global {
   namespace Express {
@@ -20,10 +21,12 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Largest accepted JSON body, e.g. '16kb' or 262144. */
   bodyLimit?: string | number;
-  /** Express `trust proxy` setting; only behind a gateway that sets X-Forwarded-*. */
-  trustProxy?: boolean | number | string;
-  /** Readiness checks for /health/ready and /health. */
+  /** Express `trust proxy` (`parseTrustProxy(TRUST_PROXY)`); only behind a gateway that sets X-Forwarded-*. */
+  trustProxy?: TrustProxySetting;
+  /** Readiness checks for /health/ready and /health (names only) and /health/details (reasons). */
   readiness?: Record<string, HealthCheck>;
+  /** HEALTH_TOKEN: opens /health/details; unset → that route does not exist. */
+  healthToken?: string | undefined;
   /** Middleware that must run before the JSON body parser (e.g. tenant resolution that refuses early). */
   beforeBody?: RequestHandler[];
   /** Mounts the service's routes. */
@@ -77,7 +80,7 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.use(requestIdMiddleware(options.logger));
   app.use(helmet());
-  mountHealth(app, options.readiness ?? {});
+  mountHealth(app, options.readiness ?? {}, { detailsToken: options.healthToken });
   for (const mw of options.beforeBody ?? []) app.use(mw);
   app.use(express.json({ limit: options.bodyLimit ?? '100kb', strict: true }));
   options.routes(app);

@@ -10,3 +10,4 @@ export * from './dev-keys';
 export * from './db';
 export * from './validate-body';
 export * from './docs-router';
+export * from './trust-proxy';

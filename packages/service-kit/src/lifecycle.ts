@@ -11,7 +11,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
+/** Binds loopback unless told otherwise: reachable from other machines only when a setting says so. */
+export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.keepAliveTimeout = 65_000;

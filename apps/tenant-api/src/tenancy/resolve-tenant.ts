@@ -17,8 +17,6 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export interface TenantResolutionOptions {
   baseDomain: string;
-  /** Use X-Forwarded-Host when set (only behind a gateway that overwrites it). */
-  trustProxy: boolean;
 }
 
 /** `acme.localhost:4001` under `localhost` → `acme`; anything else → undefined. */
@@ -35,18 +33,18 @@ export function tenantFromHost(host: string | undefined, baseDomain: string): st
   return LABEL.test(label) ? label : undefined;
 }
 
-function hostOf(req: Request, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = req.get('x-forwarded-host');
-    // A chain of proxies appends; the first value is what the client asked for.
-    if (forwarded) return forwarded.split(',')[0];
-  }
-  return req.get('host');
+/**
+ * express's `req.host`: X-Forwarded-Host only when the peer is a trusted proxy under the app's `trust proxy`
+ * (TRUST_PROXY), else the Host header. The gateway overwrites X-Forwarded-Host, so a client's own copy
+ * never reaches us through it; reached directly, the peer is not trusted and the header is ignored.
+ */
+function hostOf(req: Request): string | undefined {
+  return req.host;
 }
 
 export function resolveTenant(options: TenantResolutionOptions): RequestHandler {
   return (req, res, next) => {
-    const tenantId = tenantFromHost(hostOf(req, options.trustProxy), options.baseDomain);
+    const tenantId = tenantFromHost(hostOf(req), options.baseDomain);
     if (!tenantId) {
       next(new AppError('not_found', 'unknown host'));
       return;

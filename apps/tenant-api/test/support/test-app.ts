@@ -92,7 +92,8 @@ export function testPublicApi(baseUrl: string, options: { cacheTtlMs?: number } 
 export async function startTestApp(
   options: {
     now?: () => Date;
-    trustProxy?: boolean;
+    /** TRUST_PROXY as the environment gives it (`parseTrustProxy`): 'true' is one hop. */
+    trustProxy?: string;
     /** Hacienda's IdP and recepción (and public API unless `publicApi` is given); default: nothing listens. */
     hacienda?: HaciendaSettings;
     /** Hacienda's public API for the lookups; default a test-tuned client of `hacienda`'s public API URL. */
@@ -150,7 +151,7 @@ export async function startTestApp(
       PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
       ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
       TENANT_BASE_DOMAIN: 'localhost',
-      TRUST_PROXY: options.trustProxy ?? false,
+      TRUST_PROXY: options.trustProxy ?? 'false',
       // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
       WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,

@@ -17,7 +17,7 @@ import {
   type RouteDoc,
   buildDocument,
 } from './build-document';
-import { API_VERSION, NO_STORE, badBody, healthRoutes, json } from './common-routes';
+import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
 import * as ex from './examples';
 
 const ADMIN = 'adminToken';
@@ -283,6 +283,7 @@ export function buildAuthServerOpenApi(options: AuthServerOpenApiOptions = {}): 
       { name: 'health', description: 'Probes for the orchestrator' },
     ],
     securitySchemes: {
+      ...healthSecurityScheme,
       [BEARER]: {
         type: 'http',
         scheme: 'bearer',

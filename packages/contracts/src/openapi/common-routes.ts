@@ -30,6 +30,16 @@ export const NO_STORE = {
   },
 };
 
+/** Security scheme of /health/details: the HEALTH_TOKEN setting. */
+export const HEALTH_SCHEME = 'healthToken';
+export const healthSecurityScheme = {
+  [HEALTH_SCHEME]: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The HEALTH_TOKEN setting (operators and monitoring only)',
+  },
+};
+
 export function healthRoutes(tag: string, readinessChecks: string): RouteDoc[] {
   return [
     {
@@ -51,18 +61,48 @@ export function healthRoutes(tag: string, readinessChecks: string): RouteDoc[] {
         operationId: path === '/health' ? 'health' : 'healthReady',
         tag,
         summary: 'Readiness: every dependency answers',
-        description: `Runs the readiness checks (${readinessChecks}), each with a 2 s limit. Served on any host.`,
+        description: `Runs the readiness checks (${readinessChecks}), each with a 2 s limit. Served on any host. Each check is \`ok\` or \`failing\`: the reasons are at /health/details, never here.`,
         security: [],
         responses: [
           { status: 200, description: 'every check passed', body: json(ReadinessResponse, readinessExample) },
           {
             status: 503,
-            description: 'a check failed; `checks` names it and why',
-            body: json(ReadinessResponse, { status: 'unavailable', checks: { database: 'timed out' } }),
+            description: 'a check failed; `checks` names it (`failing`), without the reason',
+            body: json(ReadinessResponse, { status: 'unavailable', checks: { database: 'failing' } }),
           },
         ],
         errors: [],
       }),
     ),
+    {
+      method: 'get',
+      path: '/health/details',
+      operationId: 'healthDetails',
+      tag,
+      summary: 'Readiness with the reason of each failing check (HEALTH_TOKEN)',
+      description:
+        'The same checks as /health/ready, with the reason of a failure (which may name hosts or errors of the inside). Answers 404 when HEALTH_TOKEN is not configured.',
+      security: [HEALTH_SCHEME],
+      responses: [
+        { status: 200, description: 'every check passed', body: json(ReadinessResponse, readinessExample) },
+        {
+          status: 503,
+          description: 'a check failed; `checks` names it and why',
+          body: json(ReadinessResponse, { status: 'unavailable', checks: { database: 'timed out' } }),
+        },
+      ],
+      errors: [
+        {
+          code: 'unauthorized',
+          when: 'no or a wrong HEALTH_TOKEN',
+          message: 'a valid health token is required',
+        },
+        {
+          code: 'not_found',
+          when: 'HEALTH_TOKEN is not configured',
+          message: 'no route for GET /health/details',
+        },
+      ],
+    },
   ];
 }

@@ -30,7 +30,7 @@ import {
   type RouteDoc,
   buildDocument,
 } from './build-document';
-import { API_VERSION, NO_STORE, badBody, healthRoutes, json } from './common-routes';
+import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
 import * as ex from './examples';
 
 const BEARER = 'bearerAuth';
@@ -614,6 +614,7 @@ export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): Js
       { name: 'health', description: 'Probes for the orchestrator; served on any host, without a token' },
     ],
     securitySchemes: {
+      ...healthSecurityScheme,
       [BEARER]: {
         type: 'http',
         scheme: 'bearer',
