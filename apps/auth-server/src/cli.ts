@@ -3,8 +3,10 @@
 // in <DATA_DIR>/dev-admin-token), so the server stays the only writer of its database.
 //   client:create --base acme [--password …]   (a strong password is generated and printed when omitted)
 //   client:delete --base acme
-//   client:disable --base acme | client:enable --base acme
+//   client:disable --base acme | client:enable --base acme   (disabling revokes every token the client holds)
+//   client:password --base acme [--password …]   (revokes every token issued before; generated when omitted)
 //   keys:rotate
+//   keys:retire --kid <kid>                     (a leaked key: out of the JWKS now, next key signs)
 //   keys:list
 //   keys:export-public --out key.pem            (the current signing key as SPKI PEM)
 //   tokens:revoke --jti <jti> [--exp <unix seconds>]
@@ -71,7 +73,9 @@ const USAGE = `usage: pnpm admin <command>
   client:create --base <base> [--password <password>]
   client:delete --base <base>
   client:disable --base <base> | client:enable --base <base>
+  client:password --base <base> [--password <password>]
   keys:rotate | keys:list | keys:export-public --out <file.pem>
+  keys:retire --kid <kid>
   tokens:revoke --jti <jti> [--exp <unix seconds>]
 env: AUTH_URL (default http://localhost:4000), AUTH_ADMIN_TOKEN`;
 
@@ -97,6 +101,16 @@ async function run(argv: string[]): Promise<void> {
           disabled: command === 'client:disable',
         }),
       );
+      return;
+    case 'client:password': {
+      const generated = flags.password === undefined;
+      const password = flags.password ?? randomBytes(24).toString('base64url');
+      out(await call('PATCH', `/admin/clients/${encodeURIComponent(need(flags, 'base'))}`, { password }));
+      if (generated) process.stdout.write(`password (shown once): ${password}\n`);
+      return;
+    }
+    case 'keys:retire':
+      out(await call('POST', `/admin/keys/${encodeURIComponent(need(flags, 'kid'))}/retire`));
       return;
     case 'keys:rotate':
       out(await call('POST', '/admin/keys/rotate'));

@@ -7,6 +7,8 @@ export interface ClientRecord {
   passwordHash: string;
   disabled: boolean;
   createdAt: number;
+  /** Tokens issued before this (Unix seconds) are revoked; a new token's iat is never earlier. */
+  notBefore: number | undefined;
 }
 
 interface ClientRow {
@@ -14,6 +16,7 @@ interface ClientRow {
   password_hash: string;
   disabled: boolean;
   created_at: string;
+  not_before?: string | null;
 }
 
 export class ClientStore {
@@ -24,12 +27,20 @@ export class ClientStore {
 
   async find(base: string): Promise<ClientRecord | undefined> {
     const { rows } = await this.db.query<ClientRow>(
-      'SELECT base, password_hash, disabled, created_at FROM clients WHERE base = $1',
+      `SELECT c.base, c.password_hash, c.disabled, c.created_at,
+              (SELECT r.not_before FROM revoked_subjects r WHERE r.subject = c.base) AS not_before
+       FROM clients c WHERE c.base = $1`,
       [base],
     );
     const r = rows[0];
     return r
-      ? { base: r.base, passwordHash: r.password_hash, disabled: r.disabled, createdAt: Number(r.created_at) }
+      ? {
+          base: r.base,
+          passwordHash: r.password_hash,
+          disabled: r.disabled,
+          createdAt: Number(r.created_at),
+          notBefore: r.not_before == null ? undefined : Number(r.not_before),
+        }
       : undefined;
   }
 
@@ -51,6 +62,22 @@ export class ClientStore {
       'UPDATE clients SET password_hash = $3, updated_at = $4 WHERE base = $1 AND password_hash = $2',
       [base, oldHash, newHash, this.now()],
     );
+  }
+
+  /** Sets a new password hash (admin); 404 when the client does not exist. */
+  async setPasswordHash(base: string, passwordHash: string): Promise<void> {
+    const r = await this.db.query('UPDATE clients SET password_hash = $2, updated_at = $3 WHERE base = $1', [
+      base,
+      passwordHash,
+      this.now(),
+    ]);
+    if (r.rowCount === 0) throw new AppError('not_found', `client "${base}" does not exist`);
+  }
+
+  async view(base: string): Promise<ClientView> {
+    const c = await this.find(base);
+    if (!c) throw new AppError('not_found', `client "${base}" does not exist`);
+    return { base: c.base, disabled: c.disabled, createdAt: new Date(c.createdAt).toISOString() };
   }
 
   async setDisabled(base: string, disabled: boolean): Promise<ClientView> {

@@ -4,11 +4,13 @@
 //  - rotating activates it (no earlier than one JWKS cache age after it was published, so every verifier
 //    has had the chance to fetch it) and creates a new `next` key;
 //  - a key stops signing when its successor activates, and stays published until that moment plus the
-//    token lifetime plus the JWKS cache age, after which no token it signed can still be valid anywhere.
+//    token lifetime plus the JWKS cache age, after which no token it signed can still be valid anywhere;
+//  - a leaked key is retired at once (`retire`): out of the JWKS, never signs or verifies again, its private
+//    half destroyed; verifiers drop it on their next JWKS refresh (its Cache-Control max-age).
 import { createHash, createPublicKey, generateKeyPair, type KeyObject, createPrivateKey } from 'node:crypto';
 import { promisify } from 'node:util';
 import { TOKEN_LIFETIME_SECONDS, type JwkSet, type PublicJwk, type SigningKeyView } from '@cr/contracts';
-import type { Db, Queryable, SecretBox } from '@cr/service-kit';
+import { AppError, type Db, type Queryable, type SecretBox } from '@cr/service-kit';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -27,6 +29,7 @@ interface KeyRow {
   private_sealed: string;
   created_at: string;
   activates_at: string | null;
+  retired_at: string | null;
 }
 
 export interface SigningKey {
@@ -36,6 +39,8 @@ export interface SigningKey {
   createdAt: number;
   /** null for the published `next` key. */
   activatesAt: number | null;
+  /** Set when an admin retired the key at once: it is gone from every list but the activation history. */
+  retiredAt: number | null;
   publicKey: KeyObject;
   /** Opened lazily: only the keys that sign (current and next) are decrypted. */
   privateKey(): KeyObject;
@@ -81,7 +86,7 @@ export class KeyStore {
   /** Re-reads the keys (another replica may have rotated) and drops the cached JWKS. */
   async refresh(): Promise<void> {
     const { rows } = await this.options.db.query<KeyRow>(
-      'SELECT kid, n, e, private_sealed, created_at, activates_at FROM signing_keys ORDER BY created_at, kid',
+      'SELECT kid, n, e, private_sealed, created_at, activates_at, retired_at FROM signing_keys ORDER BY created_at, kid',
     );
     this.keys = rows.map((r) => this.toKey(r));
     this.jwksCache = undefined;
@@ -96,7 +101,7 @@ export class KeyStore {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [7_310_507]);
       const now = this.options.now();
       const { rows } = await tx.query<{ kid: string; created_at: string }>(
-        'SELECT kid, created_at FROM signing_keys WHERE activates_at IS NULL ORDER BY created_at LIMIT 1',
+        'SELECT kid, created_at FROM signing_keys WHERE activates_at IS NULL AND retired_at IS NULL ORDER BY created_at LIMIT 1',
       );
       const latest = await tx.query<{ max: string | null }>(
         'SELECT max(activates_at)::text AS max FROM signing_keys WHERE activates_at IS NOT NULL',
@@ -125,10 +130,69 @@ export class KeyStore {
     return result;
   }
 
-  /** The key that signs at `at`: the latest activated one. */
+  /**
+   * Withdraws `kid` now (a leaked key). When it is the current key, the published next key signs from now on
+   * (verifiers have had it since it was published) and a new next key is published; when it is the next
+   * key, a new next key replaces it. 404 for an unknown or already retired key.
+   */
+  async retire(kid: string): Promise<{ retired: string; current: string; next: string }> {
+    const result = await this.options.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [7_310_507]);
+      const now = this.options.now();
+      const found = await tx.query<{ activates_at: string | null }>(
+        'SELECT activates_at FROM signing_keys WHERE kid = $1 AND retired_at IS NULL',
+        [kid],
+      );
+      const row = found.rows[0];
+      if (!row) throw new AppError('not_found', `kid: no published signing key "${kid}"`);
+      const latestActive = async () =>
+        (
+          await tx.query<{ kid: string }>(
+            `SELECT kid FROM signing_keys WHERE retired_at IS NULL AND activates_at IS NOT NULL
+             AND activates_at <= $1 ORDER BY activates_at DESC LIMIT 1`,
+            [now],
+          )
+        ).rows[0]?.kid;
+      const wasCurrent = (await latestActive()) === kid;
+      await tx.query(`UPDATE signing_keys SET retired_at = $2, private_sealed = '' WHERE kid = $1`, [
+        kid,
+        now,
+      ]);
+      const live = await tx.query<{ kid: string; activates_at: string | null }>(
+        'SELECT kid, activates_at FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at, kid',
+      );
+      let current = wasCurrent ? undefined : await latestActive();
+      // Keys not signing yet: one scheduled by a rotation first, then the published next key.
+      const waiting = live.rows
+        .filter((r) => r.activates_at === null || Number(r.activates_at) > now)
+        .sort(
+          (a, b) =>
+            Number(a.activates_at ?? Number.MAX_SAFE_INTEGER) -
+            Number(b.activates_at ?? Number.MAX_SAFE_INTEGER),
+        );
+      if (current === undefined) {
+        // The retired key was signing: the first waiting key takes over now (verifiers hold it already),
+        // or a fresh key when none waits.
+        const successor = waiting.shift();
+        if (successor) {
+          await tx.query('UPDATE signing_keys SET activates_at = $2 WHERE kid = $1', [successor.kid, now]);
+          current = successor.kid;
+        } else current = await this.insertKey(tx, now, now);
+      }
+      let next = waiting.find((r) => r.activates_at === null)?.kid;
+      next ??= await this.insertKey(tx, now, null);
+      return { retired: kid, current: current as string, next };
+    });
+    this.privateCache.delete(kid);
+    await this.refresh();
+    return result;
+  }
+
+  /** The key that signs at `at`: the latest activated one that was not retired. */
   currentKey(at = this.options.now()): SigningKey | undefined {
     let best: SigningKey | undefined;
     for (const k of this.keys) {
+      if (k.retiredAt !== null) continue;
       if (k.activatesAt !== null && k.activatesAt <= at && (!best || k.activatesAt > best.activatesAt!))
         best = k;
     }
@@ -145,6 +209,7 @@ export class KeyStore {
     const current = this.currentKey(at);
     const out: Array<SigningKey & { status: SigningKeyView['status'] }> = [];
     for (const k of this.keys) {
+      if (k.retiredAt !== null) continue;
       if (k.activatesAt === null || k.activatesAt > at) out.push({ ...k, status: 'next' });
       else if (k === current) out.push({ ...k, status: 'current' });
       else {
@@ -226,6 +291,7 @@ export class KeyStore {
       e: row.e,
       createdAt: Number(row.created_at),
       activatesAt: row.activates_at === null ? null : Number(row.activates_at),
+      retiredAt: row.retired_at === null ? null : Number(row.retired_at),
       publicKey,
       privateKey: () => {
         let key = this.privateCache.get(row.kid);

@@ -44,11 +44,16 @@ function signCompact(encodedHeader: string, claims: TokenClaims, key: KeyObject)
 export class TokenService {
   constructor(private readonly options: TokenServiceOptions) {}
 
-  issue(base: string): IssuedToken {
+  /**
+   * `notBefore`: the subject's revocation time (Unix seconds), when it has one. A login in the same second
+   * as a revocation gets iat = notBefore (less than a second ahead, within every verifier's tolerance),
+   * so the fresh token is not caught by the revocation of the ones before it.
+   */
+  issue(base: string, notBefore?: number): IssuedToken {
     const nowMs = this.options.now();
     const key = this.options.keys.currentKey(nowMs);
     if (!key) throw new AppError('service_unavailable', 'no signing key is loaded');
-    const iat = Math.floor(nowMs / 1000);
+    const iat = Math.max(Math.floor(nowMs / 1000), notBefore ?? 0);
     const claims: TokenClaims = {
       iss: this.options.issuer,
       aud: this.options.audience,
@@ -75,6 +80,7 @@ export class TokenService {
         issuer: this.options.issuer,
         audience: this.options.audience,
         clockTimestamp: Math.floor(nowMs / 1000),
+        maxAge: TOKEN_LIFETIME_SECONDS,
       });
       if (typeof claims !== 'object' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number')
         throw new Error('claims');

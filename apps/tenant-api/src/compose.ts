@@ -9,6 +9,7 @@ import { Worker } from '@cr/jobs';
 import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
 import type { Express } from 'express';
 import { createApp } from './app';
+import type { RevocationList } from './auth/revocation-list';
 import type { TokenVerifier } from './auth/token-verifier';
 import { type TenantConfig, loadTenantConfig } from './config';
 import type { SubmissionDeps, SubmissionSchedules } from './documents/submission-deps';
@@ -35,6 +36,11 @@ export interface TenantApiSettings {
   territory?: TerritorialTable;
   /** Extra readiness checks (token keys); the database is always checked. */
   readiness?: Record<string, HealthCheck>;
+  /**
+   * The polled revocation list (`buildAuth(...).revocationList`): the service is not ready before it is
+   * loaded nor while it is stale, since a revoked token would pass meanwhile.
+   */
+  revocations?: Pick<RevocationList, 'health'> | undefined;
   /** Default: clients of the settings' Hacienda addresses. */
   hacienda?: HaciendaClients;
   now?: () => Date;
@@ -135,7 +141,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     healthToken: config.HEALTH_TOKEN,
     bodyLimit: config.BODY_LIMIT,
-    ...(settings.readiness ? { readiness: settings.readiness } : {}),
+    readiness: {
+      ...settings.readiness,
+      ...(settings.revocations
+        ? { revocations: () => (settings.revocations as Pick<RevocationList, 'health'>).health() }
+        : {}),
+    },
   });
   return { app, worker, hacienda, issuerDeps, submission, webhookDeps };
 }

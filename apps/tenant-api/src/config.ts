@@ -24,7 +24,10 @@ export const TenantConfigSchema = Type.Object({
   /** Revoked jtis; default `<origin of AUTH_JWKS_URL>/revocations`. */
   AUTH_REVOCATIONS_URL: Type.Optional(Type.String({ format: 'uri' })),
   AUTH_REVOCATIONS_INTERVAL_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
-  AUTH_CLOCK_TOLERANCE_SECONDS: Type.Integer({ default: 30, minimum: 0, maximum: 300 }),
+  /** Not ready until the revocation list is loaded, and while its last refresh is older than this. */
+  AUTH_REVOCATIONS_MAX_STALENESS_SECONDS: Type.Integer({ default: 120, minimum: 10 }),
+  /** Clock skew accepted on exp and iat (a token issued further in the future is refused). */
+  AUTH_CLOCK_TOLERANCE_SECONDS: Type.Integer({ default: 10, minimum: 0, maximum: 300 }),
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),

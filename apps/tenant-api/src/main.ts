@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     hacienda,
     verifier: auth.verifier,
     readiness: auth.readiness,
+    revocations: auth.revocationList,
     now,
   });
   // One watcher per service, not per worker: slot 0 (or the only process) logs the expiry warnings.

@@ -123,4 +123,51 @@ describe('tenant-api with the real auth-server', () => {
     expect(refused.status).toBe(401);
     expect(JSON.stringify(refused.body)).not.toContain(token);
   });
+
+  it('when the admin disables the client, then the token it already holds is refused after the next poll', async () => {
+    await createClient('hooli', 'hooli-password-123');
+    const token = await login('hooli', 'hooli-password-123');
+    const ask = () =>
+      request(app)
+        .post('/api/consultar/emisor')
+        .set('Host', 'hooli.localhost')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ identificacion: 3101123456 });
+    expect((await ask()).status).toBe(404);
+    const off = await fetch(`${auth.url}/admin/clients/hooli`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ disabled: true }),
+    });
+    expect(off.status).toBe(200);
+    expect(await revocations.sync()).toBe(true);
+    const refused = await ask();
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe('token has been revoked');
+  });
+
+  it('when the admin retires the signing key, then its tokens are refused once the JWKS is refetched', async () => {
+    const token = await login('acme', 'acme-password-123');
+    const kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid as string;
+    const ask = (t: string) =>
+      request(app)
+        .post('/api/consultar/emisor')
+        .set('Host', 'acme.localhost')
+        .set('Authorization', `Bearer ${t}`)
+        .send({ identificacion: 3101123456 });
+    expect((await ask(token)).status).toBe(200);
+    const retired = await fetch(`${auth.url}/admin/keys/${kid}/retire`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(retired.status).toBe(200);
+    // What the key source does when the JWKS's max-age runs out (tested on its own with a clock).
+    expect(await ctx.keys.refresh()).toBe(true);
+    expect(ctx.keys.kids()).not.toContain(kid);
+    const refused = await ask(token);
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe('token signing key is unknown');
+    // A login after the retirement is signed by the successor and accepted.
+    expect((await ask(await login('acme', 'acme-password-123'))).status).toBe(200);
+  });
 });

@@ -26,8 +26,25 @@ export const ClientView = Type.Object(
 export type ClientView = Static<typeof ClientView>;
 
 export const UpdateClientRequest = Type.Object(
-  { disabled: Type.Boolean({ description: 'A disabled client cannot log in' }) },
-  { $id: 'https://schemas.cr-einvoice.dev/auth-update-client-request.json', additionalProperties: false },
+  {
+    disabled: Type.Optional(
+      Type.Boolean({
+        description: 'A disabled client cannot log in; disabling also revokes every token it holds',
+      }),
+    ),
+    password: Type.Optional(
+      Type.String({
+        minLength: 12,
+        maxLength: 1024,
+        description: 'A new password (at least 12 characters); every token issued before is revoked',
+      }),
+    ),
+  },
+  {
+    $id: 'https://schemas.cr-einvoice.dev/auth-update-client-request.json',
+    additionalProperties: false,
+    minProperties: 1,
+  },
 );
 export type UpdateClientRequest = Static<typeof UpdateClientRequest>;
 
@@ -61,6 +78,18 @@ export const SigningKeyView = Type.Object(
   { $id: 'https://schemas.cr-einvoice.dev/auth-signing-key.json', additionalProperties: false },
 );
 export type SigningKeyView = Static<typeof SigningKeyView>;
+
+export const KeyRetiredResponse = Type.Object(
+  {
+    retired: Type.String({
+      description: 'kid of the key withdrawn from the JWKS; its private half is destroyed',
+    }),
+    current: Type.String({ description: 'kid of the key that signs now' }),
+    next: Type.String({ description: 'kid of the published next key' }),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-key-retired.json', additionalProperties: false },
+);
+export type KeyRetiredResponse = Static<typeof KeyRetiredResponse>;
 
 export const SigningKeyList = Type.Object(
   { keys: Type.Array(SigningKeyView) },

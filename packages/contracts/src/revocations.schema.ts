@@ -11,10 +11,29 @@ export const RevokedToken = Type.Object(
 );
 export type RevokedToken = Static<typeof RevokedToken>;
 
+export const RevokedSubject = Type.Object(
+  {
+    sub: Type.String({ description: 'The client (base) whose earlier tokens are revoked' }),
+    notBefore: Type.Integer({
+      description:
+        'Tokens of this subject with `iat` before this time (Unix seconds) are revoked: the client was disabled, deleted or its password changed',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type RevokedSubject = Static<typeof RevokedSubject>;
+
 export const RevocationList = Type.Object(
   {
     revoked: Type.Array(RevokedToken, { description: 'Unexpired tokens revoked at or after `since`' }),
-    asOf: Type.Integer({ description: 'Server time (Unix seconds); pass it as `since` in the next poll' }),
+    revokedSubjects: Type.Array(RevokedSubject, {
+      description:
+        'Subjects revoked at or after `since` whose revocation still matters (a token of before may live)',
+    }),
+    asOf: Type.Integer({
+      description:
+        "The server's cursor (Unix seconds, its own clock a few seconds back so a revocation still committing is not skipped): pass it as `since` in the next poll",
+    }),
   },
   { $id: 'https://schemas.cr-einvoice.dev/auth-revocation-list.json', additionalProperties: false },
 );

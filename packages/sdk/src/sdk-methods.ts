@@ -47,6 +47,7 @@ export const EXCLUDED_OPERATIONS: Readonly<Record<string, string>> = {
   'auth.deleteClient': OPERATOR,
   'auth.listSigningKeys': OPERATOR,
   'auth.rotateSigningKeys': OPERATOR,
+  'auth.retireSigningKey': OPERATOR,
   'auth.revokeToken': OPERATOR,
   'tenant.haciendaCallback':
     "called by Hacienda with a per-document token; it is Hacienda's, not the client's",

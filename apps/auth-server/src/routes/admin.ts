@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Express, type RequestHandler, Router } from 'express';
 import {
   CreateClientRequest,
+  type KeyRetiredResponse,
   RevokeTokenRequest,
   type SigningKeyList,
   UpdateClientRequest,
@@ -55,18 +56,31 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     res.status(201).json(view);
   });
 
+  // Disabling, deleting and changing the password each end every token the client holds: a subject
+  // revocation (tokens with iat before now) that the tenant-api applies on its next poll.
   admin.patch('/clients/:base', async (req, res) => {
     const base = baseParam(req.params.base);
-    const { disabled } = parseBody(UpdateClientRequest, req.body);
-    const view = await s.clients.setDisabled(base, disabled);
-    res.locals.log.info(disabled ? 'client disabled' : 'client enabled', { base });
+    const { disabled, password } = parseBody(UpdateClientRequest, req.body);
+    if (password !== undefined) {
+      await s.clients.setPasswordHash(base, await s.hasher.hash(password));
+      res.locals.log.info('client password changed', { base });
+    }
+    const view =
+      disabled === undefined ? await s.clients.view(base) : await s.clients.setDisabled(base, disabled);
+    if (disabled !== undefined)
+      res.locals.log.info(disabled ? 'client disabled' : 'client enabled', { base });
+    if (password !== undefined || disabled === true) {
+      const r = await s.revocations.revokeSubject(base);
+      res.locals.log.info('client tokens revoked', { base, notBefore: r.notBefore });
+    }
     res.json(view);
   });
 
   admin.delete('/clients/:base', async (req, res) => {
     const base = baseParam(req.params.base);
     await s.clients.delete(base);
-    res.locals.log.info('client deleted', { base });
+    const r = await s.revocations.revokeSubject(base);
+    res.locals.log.info('client deleted', { base, notBefore: r.notBefore });
     res.status(204).end();
   });
 
@@ -88,6 +102,18 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     const r = await s.keys.rotate();
     res.locals.log.info('signing keys rotated', r);
     res.json({ activated: r.activated, activatesAt: new Date(r.activatesAt).toISOString(), next: r.next });
+  });
+
+  // A leaked key: out of the JWKS and unable to sign at once, its private half destroyed; if it was the
+  // current key the published next key takes over now (verifiers already hold it) and a new next is made.
+  admin.post('/keys/:kid/retire', async (req, res) => {
+    const kid = req.params.kid;
+    if (typeof kid !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(kid))
+      throw new AppError('bad_request', 'kid: must be a key id (base64url)');
+    const r: KeyRetiredResponse = await s.keys.retire(kid);
+    res.locals.log.warn('signing key retired', r);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(r);
   });
 
   admin.post('/tokens/revoke', async (req, res) => {

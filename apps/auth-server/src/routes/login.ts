@@ -59,7 +59,7 @@ export function mountLogin(app: Express, s: AuthServices): void {
         .then(() => res.locals.log.info('password hash upgraded', { base }))
         .catch((err: unknown) => res.locals.log.warn('password rehash failed', { base, err }));
     }
-    const issued = s.tokens.issue(base);
+    const issued = s.tokens.issue(base, client.notBefore);
     res.locals.log.info('login', { base, jti: issued.claims.jti, kid: issued.kid });
     const body: LoginResponse = {
       token: issued.token,

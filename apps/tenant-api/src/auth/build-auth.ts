@@ -1,5 +1,6 @@
-// Builds the process's token verification from the settings: one JWKS key source (or the local PEM), the
-// background revocation list, and readiness (JWKS reachable or a key cached, or the PEM present).
+// Builds the process's token verification from the settings: one JWKS key source (or the local PEM), kept
+// fresh on the JWKS's Cache-Control max-age, the background revocation list, and readiness (JWKS reachable
+// or a key cached, or the PEM present). composeTenantApi adds the revocation list's own readiness.
 import type { HealthCheck, Logger } from '@cr/service-kit';
 import { type TenantConfig, revocationsUrlFor } from '../config';
 import { JwksKeySource, type KeySource, PemKeySource } from './key-source';
@@ -9,16 +10,20 @@ import { TokenVerifier } from './token-verifier';
 export interface Auth {
   verifier: TokenVerifier;
   keys: KeySource;
-  revocations: RevocationSource & { start?(): void; stop?(): void };
+  revocations: RevocationSource;
+  /** The polled list, when an auth-server is configured (its health is a readiness check). */
+  revocationList: RevocationList | undefined;
   readiness: Record<string, HealthCheck>;
+  /** Loads the keys and the revocation list once (awaited), then keeps both fresh. */
   start(): Promise<void>;
   stop(): void;
 }
 
 export function buildAuth(config: TenantConfig, logger: Logger): Auth {
   let keys: KeySource;
+  let jwks: JwksKeySource | undefined;
   if (config.AUTH_PUBLIC_KEY_PATH) keys = PemKeySource.fromFile(config.AUTH_PUBLIC_KEY_PATH);
-  else if (config.AUTH_JWKS_URL) keys = new JwksKeySource({ jwksUri: config.AUTH_JWKS_URL, logger });
+  else if (config.AUTH_JWKS_URL) keys = jwks = new JwksKeySource({ jwksUri: config.AUTH_JWKS_URL, logger });
   else throw new Error('AUTH_JWKS_URL or AUTH_PUBLIC_KEY_PATH: one is required');
   const revocationsUrl = revocationsUrlFor(config);
   const revocationList = revocationsUrl
@@ -26,6 +31,7 @@ export function buildAuth(config: TenantConfig, logger: Logger): Auth {
         url: revocationsUrl,
         logger,
         intervalMs: config.AUTH_REVOCATIONS_INTERVAL_SECONDS * 1000,
+        maxStalenessMs: config.AUTH_REVOCATIONS_MAX_STALENESS_SECONDS * 1000,
       })
     : undefined;
   if (!revocationList)
@@ -41,6 +47,7 @@ export function buildAuth(config: TenantConfig, logger: Logger): Auth {
     verifier,
     keys,
     revocations: revocationList ?? noRevocations,
+    revocationList,
     readiness: {
       tokenKeys: async () => {
         if (keys.hasKey()) return undefined;
@@ -51,9 +58,11 @@ export function buildAuth(config: TenantConfig, logger: Logger): Auth {
     },
     async start() {
       if (!(await keys.refresh())) logger.warn('token keys are not available yet; retrying on demand');
-      revocationList?.start();
+      jwks?.start();
+      await revocationList?.start();
     },
     stop() {
+      jwks?.stop();
       revocationList?.stop();
     },
   };

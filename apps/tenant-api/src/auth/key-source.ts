@@ -1,6 +1,9 @@
 // Where token-verification keys come from: the auth-server's JWKS (through one long-lived jwks-rsa client,
 // the whole set cached, an unknown kid refetching at most once per interval so random kids cannot force a
 // fetch storm) or a local PEM file. Keys are kept as KeyObjects so a verification never re-parses a key.
+// The cached set lives as long as the JWKS response's Cache-Control max-age says, then is fetched again and
+// REPLACED: a key the auth-server stopped publishing (retired, or withdrawn because it leaked) stops
+// verifying here within one max-age, with or without traffic.
 import { type KeyObject, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '@cr/service-kit';
@@ -53,26 +56,57 @@ export interface JwksKeySourceOptions {
   logger: Logger;
   /** Least time between two fetches caused by unknown kids. */
   minRefetchIntervalMs?: number;
+  /** Lifetime of the set when the response has no usable Cache-Control max-age. */
+  defaultMaxAgeMs?: number;
   timeoutMs?: number;
   now?: () => number;
+}
+
+/** Bounds of the honoured max-age: not a fetch per request, not an hour-old view of a withdrawn key. */
+const MIN_MAX_AGE_MS = 5_000;
+const MAX_MAX_AGE_MS = 3_600_000;
+
+/** `Cache-Control: public, max-age=300` → 300 000 ms; no-store/no-cache → the minimum; absent → undefined. */
+export function maxAgeOf(cacheControl: string | null): number | undefined {
+  if (!cacheControl) return undefined;
+  if (/\b(no-store|no-cache)\b/i.test(cacheControl)) return MIN_MAX_AGE_MS;
+  const m = /\bmax-age\s*=\s*"?(\d{1,9})"?/i.exec(cacheControl);
+  if (!m) return undefined;
+  return Math.min(MAX_MAX_AGE_MS, Math.max(MIN_MAX_AGE_MS, Number(m[1]) * 1000));
 }
 
 export class JwksKeySource implements KeySource {
   private readonly client: jwksRsa.JwksClient;
   private keys = new Map<string, KeyObject>();
   private lastFetchAt = Number.NEGATIVE_INFINITY;
+  /** When the current set stops being fresh (this machine's clock). */
+  private freshUntil = Number.NEGATIVE_INFINITY;
+  /** max-age of the last response, ms. */
+  private maxAgeMs: number;
   private inFlight: Promise<boolean> | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private readonly minRefetchIntervalMs: number;
   private readonly now: () => number;
 
   constructor(private readonly options: JwksKeySourceOptions) {
-    // jwks-rsa fetches and converts the set; the caching and rate limiting of the whole set is ours, so
-    // the client's own per-kid cache and limiter are off.
+    // jwks-rsa converts the set; the fetch is ours (to read Cache-Control), and so are the caching and the
+    // rate limiting of the whole set, so the client's own per-kid cache and limiter are off.
+    this.maxAgeMs = options.defaultMaxAgeMs ?? 300_000;
+    const timeoutMs = options.timeoutMs ?? 5000;
     this.client = jwksRsa({
       jwksUri: options.jwksUri,
       cache: false,
       rateLimit: false,
-      timeout: options.timeoutMs ?? 5000,
+      timeout: timeoutMs,
+      fetcher: async (uri) => {
+        const res = await fetch(uri, {
+          signal: AbortSignal.timeout(timeoutMs),
+          headers: { accept: 'application/jwk-set+json, application/json' },
+        });
+        if (!res.ok) throw new Error(`JWKS answered ${res.status}`);
+        this.maxAgeMs = maxAgeOf(res.headers.get('cache-control')) ?? options.defaultMaxAgeMs ?? 300_000;
+        return (await res.json()) as { keys: unknown };
+      },
     });
     this.minRefetchIntervalMs = options.minRefetchIntervalMs ?? 30_000;
     this.now = options.now ?? Date.now;
@@ -82,8 +116,34 @@ export class JwksKeySource implements KeySource {
     return this.keys.size > 0;
   }
 
+  /** The cached key; past the set's max-age a refetch starts in the background (the hot path never waits). */
   cachedKey(kid: string | undefined): KeyObject | undefined {
+    if (this.now() >= this.freshUntil && !this.inFlight) void this.refresh();
     return kid === undefined ? undefined : this.keys.get(kid);
+  }
+
+  /** Keeps the set fresh without traffic: refetches every max-age. */
+  start(): void {
+    if (this.timer) return;
+    const tick = () => {
+      void this.refresh().finally(() => {
+        if (!this.timer) return;
+        this.timer = setTimeout(tick, Math.max(MIN_MAX_AGE_MS, this.freshUntil - this.now()));
+        this.timer.unref();
+      });
+    };
+    this.timer = setTimeout(tick, Math.max(MIN_MAX_AGE_MS, this.freshUntil - this.now()));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Kids of the cached set (for tests and the log). */
+  kids(): string[] {
+    return [...this.keys.keys()];
   }
 
   /** Fetches the whole set once at a time; concurrent callers share the fetch. */
@@ -107,9 +167,14 @@ export class JwksKeySource implements KeySource {
         const key = createPublicKey(k.getPublicKey());
         if (key.asymmetricKeyType === 'rsa') next.set(k.kid, key);
       }
+      // Replaced, not merged: a key that is no longer published stops verifying now.
       this.keys = next;
+      this.freshUntil = this.now() + this.maxAgeMs;
       return next.size > 0;
     } catch (err) {
+      // The last good set stays (an auth-server restart must not lock every client out); retried after the
+      // unknown-kid interval at the latest.
+      this.freshUntil = this.now() + Math.min(this.maxAgeMs, this.minRefetchIntervalMs);
       this.options.logger.warn('could not fetch the JWKS', {
         jwksUri: this.options.jwksUri,
         reason: err instanceof Error ? err.message : String(err),

@@ -1,5 +1,8 @@
-// Revoked token ids, mirrored from the auth-server's `GET /revocations?since=<unix seconds>` and refreshed
-// in the background. Entries are dropped once their token would have expired anyway.
+// Revocations mirrored from the auth-server's `GET /revocations?since=<cursor>`, refreshed in the
+// background: revoked token ids (logout, admin) and revoked subjects (a client disabled, deleted or whose
+// password changed: every token of it with iat < notBefore). Paged by the server's own cursor (`asOf`), never
+// by this machine's clock, so a clock skew between the two cannot skip a revocation. The list reports when
+// it was last loaded; readiness refuses traffic until the first load and whenever the last one is stale.
 import type { Logger } from '@cr/service-kit';
 
 export interface RevokedToken {
@@ -8,67 +11,119 @@ export interface RevokedToken {
   exp: number;
 }
 
-export interface RevocationSource {
-  isRevoked(jti: string): boolean;
+export interface RevokedSubject {
+  sub: string;
+  /** Tokens of `sub` with iat before this (unix seconds) are revoked. */
+  notBefore: number;
 }
 
-/** Accepts the auth-server's list body: an array, or an object holding it. */
-export function parseRevocations(body: unknown): RevokedToken[] {
-  const list = Array.isArray(body)
-    ? body
-    : body && typeof body === 'object'
-      ? ((body as Record<string, unknown>).revocations ??
-        (body as Record<string, unknown>).revoked ??
-        (body as Record<string, unknown>).data)
-      : undefined;
-  if (!Array.isArray(list)) throw new Error('revocation list: unexpected body');
-  return list.flatMap((item) => {
+/** What the verifier asks about a token whose signature and claims already checked out. */
+export interface RevocationSource {
+  isRevoked(claims: { jti: string; sub: string; iat: number }): boolean;
+}
+
+export interface ParsedRevocations {
+  tokens: RevokedToken[];
+  subjects: RevokedSubject[];
+  asOf: number;
+}
+
+const TOKEN_LIFETIME_SECONDS = 28800;
+
+/** The auth-server's list body; anything without a numeric `asOf` cursor is refused. */
+export function parseRevocations(body: unknown): ParsedRevocations {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new Error('revocation list: unexpected body');
+  const b = body as Record<string, unknown>;
+  if (typeof b.asOf !== 'number' || !Number.isInteger(b.asOf) || b.asOf < 0)
+    throw new Error('revocation list: no asOf cursor');
+  if (!Array.isArray(b.revoked)) throw new Error('revocation list: no revoked array');
+  const tokens = b.revoked.flatMap((item: unknown) => {
     if (!item || typeof item !== 'object') return [];
     const { jti, exp } = item as { jti?: unknown; exp?: unknown };
     if (typeof jti !== 'string' || !jti) return [];
     return [{ jti, exp: typeof exp === 'number' ? exp : Number.MAX_SAFE_INTEGER }];
   });
+  const subjects = (Array.isArray(b.revokedSubjects) ? b.revokedSubjects : []).flatMap((item: unknown) => {
+    if (!item || typeof item !== 'object') return [];
+    const { sub, notBefore } = item as { sub?: unknown; notBefore?: unknown };
+    if (typeof sub !== 'string' || !sub || typeof notBefore !== 'number') return [];
+    return [{ sub, notBefore }];
+  });
+  return { tokens, subjects, asOf: b.asOf };
 }
 
 export interface RevocationListOptions {
   url: string;
   logger: Logger;
   intervalMs: number;
+  /** A list not refreshed for longer than this makes the service not ready. Default 4 intervals. */
+  maxStalenessMs?: number;
   now?: () => number;
   fetchImpl?: typeof fetch;
 }
 
 export class RevocationList implements RevocationSource {
   private readonly revoked = new Map<string, number>();
-  private lastSync: number | undefined;
+  private readonly subjects = new Map<string, number>();
+  /** The server's cursor of the last successful poll; undefined until the first. */
+  private cursor: number | undefined;
+  /** When (this machine's clock, ms) the last poll succeeded: only for staleness, never for paging. */
+  private lastSuccessAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private running: Promise<boolean> | undefined;
   private readonly now: () => number;
+  private readonly maxStalenessMs: number;
 
   constructor(private readonly options: RevocationListOptions) {
     this.now = options.now ?? Date.now;
+    this.maxStalenessMs = options.maxStalenessMs ?? Math.max(4 * options.intervalMs, 60_000);
   }
 
-  isRevoked(jti: string): boolean {
-    return this.revoked.has(jti);
+  isRevoked(claims: { jti: string; sub: string; iat: number }): boolean {
+    if (this.revoked.has(claims.jti)) return true;
+    const notBefore = this.subjects.get(claims.sub);
+    return notBefore !== undefined && claims.iat < notBefore;
   }
 
   /** Whether the list has been loaded at least once. */
   get synced(): boolean {
-    return this.lastSync !== undefined;
+    return this.cursor !== undefined;
   }
 
-  /** Fetches what was revoked since the last sync (a small overlap covers clock skew). */
-  async sync(): Promise<boolean> {
-    const startedAt = Math.floor(this.now() / 1000);
-    const since = this.lastSync === undefined ? 0 : Math.max(0, this.lastSync - 60);
+  /** Readiness: undefined when loaded and fresh, else the reason. */
+  health(): string | undefined {
+    if (this.lastSuccessAt === undefined) return 'revocation list not loaded yet';
+    const age = this.now() - this.lastSuccessAt;
+    if (age > this.maxStalenessMs)
+      return `revocation list is stale (last refreshed ${Math.round(age / 1000)} s ago)`;
+    return undefined;
+  }
+
+  /** Fetches what was revoked since the server's last cursor; one poll at a time. */
+  sync(): Promise<boolean> {
+    this.running ??= this.poll().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async poll(): Promise<boolean> {
     const url = new URL(this.options.url);
-    url.searchParams.set('since', String(since));
+    url.searchParams.set('since', String(this.cursor ?? 0));
     try {
       const res = await (this.options.fetchImpl ?? fetch)(url, { signal: AbortSignal.timeout(5000) });
       if (!res.ok) throw new Error(`status ${res.status}`);
-      for (const r of parseRevocations(await res.json())) this.revoked.set(r.jti, r.exp);
-      this.lastSync = startedAt;
-      for (const [jti, exp] of this.revoked) if (exp < startedAt - 300) this.revoked.delete(jti);
+      const page = parseRevocations(await res.json());
+      for (const r of page.tokens) this.revoked.set(r.jti, Math.max(r.exp, this.revoked.get(r.jti) ?? 0));
+      for (const s of page.subjects)
+        this.subjects.set(s.sub, Math.max(s.notBefore, this.subjects.get(s.sub) ?? 0));
+      this.cursor = page.asOf;
+      this.lastSuccessAt = this.now();
+      // Entries no live token can match any more (the server's cursor is its clock, a few seconds back).
+      for (const [jti, exp] of this.revoked) if (exp < page.asOf - 300) this.revoked.delete(jti);
+      for (const [sub, nb] of this.subjects)
+        if (nb + TOKEN_LIFETIME_SECONDS < page.asOf - 300) this.subjects.delete(sub);
       return true;
     } catch (err) {
       this.options.logger.warn('could not refresh the token revocation list', {
@@ -79,11 +134,12 @@ export class RevocationList implements RevocationSource {
     }
   }
 
-  start(): void {
+  /** Starts polling; resolves after the first attempt (success or not). */
+  async start(): Promise<void> {
     if (this.timer) return;
-    void this.sync();
     this.timer = setInterval(() => void this.sync(), this.options.intervalMs);
     this.timer.unref();
+    await this.sync();
   }
 
   stop(): void {

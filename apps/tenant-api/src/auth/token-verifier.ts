@@ -1,8 +1,14 @@
 // Verifies the Bearer token of a tenant request: RS256 only, key by kid, iss, aud, exp (small clock
-// tolerance), base = sub = the tenant of the host, jti not revoked. Every failure is the same kind of
-// error with a short reason that never echoes the token.
+// tolerance), at most 8 h old by its iat and never issued in the future (so a leaked signing key cannot mint
+// long-lived tokens), base = sub = the tenant of the host, neither its jti nor its subject revoked. Every
+// failure is the same kind of error with a short reason that never echoes the token.
 import type { KeyObject } from 'node:crypto';
-import { type TokenClaims, TokenClaims as TokenClaimsSchema, validate } from '@cr/contracts';
+import {
+  TOKEN_LIFETIME_SECONDS,
+  type TokenClaims,
+  TokenClaims as TokenClaimsSchema,
+  validate,
+} from '@cr/contracts';
 import jwt from 'jsonwebtoken';
 import type { KeySource } from './key-source';
 import type { RevocationSource } from './revocation-list';
@@ -43,6 +49,8 @@ function readHeader(token: string): Header {
 
 function describeJwtError(err: unknown): string {
   if (err instanceof jwt.TokenExpiredError) return 'token has expired';
+  if (err instanceof jwt.JsonWebTokenError && /iat required/.test(err.message))
+    return 'token claims are incomplete';
   if (err instanceof jwt.NotBeforeError) return 'token is not valid yet';
   if (err instanceof jwt.JsonWebTokenError) {
     if (/audience/.test(err.message)) return 'token audience is not accepted';
@@ -72,13 +80,15 @@ export class TokenVerifier {
       this.options.keys.cachedKey(kid) ?? (await this.options.keys.keyFor(kid));
     if (!key) throw new TokenError('token signing key is unknown');
     let payload: unknown;
+    const now = this.nowSeconds();
     try {
       payload = jwt.verify(token, key, {
         algorithms: ['RS256'],
         issuer: this.options.issuer,
         audience: this.options.audience,
         clockTolerance: this.options.clockToleranceSeconds,
-        clockTimestamp: this.nowSeconds(),
+        clockTimestamp: now,
+        maxAge: TOKEN_LIFETIME_SECONDS,
       });
     } catch (err) {
       throw new TokenError(describeJwtError(err));
@@ -86,10 +96,12 @@ export class TokenVerifier {
     const checked = validate(TokenClaimsSchema, payload);
     if (!checked.ok) throw new TokenError('token claims are incomplete');
     const claims = checked.value;
+    if (claims.iat > now + this.options.clockToleranceSeconds)
+      throw new TokenError('token is issued in the future');
     if (claims.sub !== claims.base || claims.base !== tenantId) {
       throw new TokenError('token was not issued for this tenant');
     }
-    if (this.options.revocations.isRevoked(claims.jti)) throw new TokenError('token has been revoked');
+    if (this.options.revocations.isRevoked(claims)) throw new TokenError('token has been revoked');
     return claims;
   }
 }

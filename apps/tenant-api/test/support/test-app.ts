@@ -116,6 +116,10 @@ export async function startTestApp(
     startWorker?: boolean;
     leaseMs?: number;
     webhooks?: Partial<WebhookSettings>;
+    /** Add the revocation list's readiness (not ready until loaded, nor when stale), as main.ts does. */
+    revocationReadiness?: boolean;
+    /** Staleness limit of the revocation list (default: 4 intervals, at least a minute). */
+    revocationsMaxStalenessMs?: number;
     /** Verify tokens of a real auth-server instead of the forge's (the forge still runs for other uses). */
     auth?: { jwksUrl: string; revocationsUrl: string; issuer: string; audience: string };
   } = {},
@@ -130,6 +134,7 @@ export async function startTestApp(
     url: options.auth?.revocationsUrl ?? `${forge.url}/revocations`,
     logger,
     intervalMs: 60_000,
+    ...(options.revocationsMaxStalenessMs ? { maxStalenessMs: options.revocationsMaxStalenessMs } : {}),
   });
   const secrets = SecretBox.fromSetting(SecretBox.generateSetting('t1'));
   const settings = options.hacienda ?? NO_HACIENDA;
@@ -165,6 +170,7 @@ export async function startTestApp(
     territory: testTerritory(),
     cabys: options.cabys ?? createCabysSearch({}),
     readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
+    ...(options.revocationReadiness ? { revocations } : {}),
     hacienda,
     now: options.now ?? (() => new Date()),
     // The webhook tests drive retries with runOnce() and an injected clock, without jitter.

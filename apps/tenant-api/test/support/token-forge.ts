@@ -54,7 +54,16 @@ export class TokenForge {
   }
 
   readonly revoked: Array<{ jti: string; exp: number }> = [];
+  /** Subjects revoked as the auth-server does on disable, delete and password change. */
+  readonly revokedSubjects: Array<{ sub: string; notBefore: number }> = [];
+  /** The keys the JWKS publishes (default: the published key); a test may withdraw one. */
+  jwksKeys: TestKey[] | undefined;
+  /** Cache-Control of the JWKS response (default none). */
+  jwksCacheControl: string | undefined;
+  /** When set, /revocations answers this status instead of the list. */
+  revocationsStatus: number | undefined;
   jwksRequests = 0;
+  revocationRequests: string[] = [];
   private server: Server | undefined;
   url = '';
 
@@ -62,14 +71,33 @@ export class TokenForge {
     this.server = createServer((req, res) => {
       if (req.url?.startsWith('/.well-known/jwks.json')) {
         this.jwksRequests++;
-        const jwk = this.published.publicKey.export({ format: 'jwk' });
+        const keys = (this.jwksKeys ?? [this.published]).map((k) => ({
+          ...k.publicKey.export({ format: 'jwk' }),
+          kid: k.kid,
+          alg: 'RS256',
+          use: 'sig',
+        }));
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ keys: [{ ...jwk, kid: this.published.kid, alg: 'RS256', use: 'sig' }] }));
+        if (this.jwksCacheControl) res.setHeader('cache-control', this.jwksCacheControl);
+        res.end(JSON.stringify({ keys }));
         return;
       }
       if (req.url?.startsWith('/revocations')) {
+        this.revocationRequests.push(req.url);
+        if (this.revocationsStatus) {
+          res.statusCode = this.revocationsStatus;
+          res.end();
+          return;
+        }
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ revocations: this.revoked }));
+        // As the auth-server: everything (the forge keeps no revocation times), and its own cursor.
+        res.end(
+          JSON.stringify({
+            revoked: this.revoked,
+            revokedSubjects: this.revokedSubjects,
+            asOf: this.asOf ?? Math.floor(Date.now() / 1000) - 5,
+          }),
+        );
         return;
       }
       res.statusCode = 404;
@@ -135,6 +163,9 @@ export class TokenForge {
     const head = `${b64({ alg: 'HS256', typ: 'JWT', kid: this.published.kid })}.${b64(this.claims(tenant))}`;
     return `${head}.${createHmac('sha256', this.publicKeyPem).update(head).digest('base64url')}`;
   }
+
+  /** The cursor /revocations answers (default: now − 5 s, as the auth-server). */
+  asOf: number | undefined;
 
   revoke(token: string): void {
     const payload = jwt.decode(token) as { jti: string; exp: number };

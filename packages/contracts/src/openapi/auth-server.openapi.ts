@@ -5,6 +5,7 @@ import {
   RevokeTokenRequest,
   SigningKeyList,
   UpdateClientRequest,
+  KeyRetiredResponse,
 } from '../auth-admin.schema';
 import { SuccessMessage } from '../common.schema';
 import { LoginRequest, LoginResponse } from '../login.schema';
@@ -183,7 +184,9 @@ export function authServerRoutes(): RouteDoc[] {
       path: '/admin/clients/{base}',
       operationId: 'updateClient',
       tag: 'admin',
-      summary: 'Enable or disable a client',
+      summary: 'Enable or disable a client, or set its password',
+      description:
+        'Disabling a client or changing its password revokes every token it holds: the subject is published in `GET /revocations` with `notBefore` = now, and the tenant-api refuses its tokens with an earlier `iat` on its next poll.',
       security: [ADMIN],
       parameters: [baseParam],
       requestBody: json(UpdateClientRequest, ex.updateClientRequestExample),
@@ -206,7 +209,7 @@ export function authServerRoutes(): RouteDoc[] {
       path: '/admin/clients/{base}',
       operationId: 'deleteClient',
       tag: 'admin',
-      summary: 'Delete a client',
+      summary: 'Delete a client (and revoke every token it holds)',
       security: [ADMIN],
       parameters: [baseParam],
       responses: [{ status: 204, description: 'deleted' }],
@@ -243,6 +246,38 @@ export function authServerRoutes(): RouteDoc[] {
         },
       ],
       errors: adminErrors,
+    },
+    {
+      method: 'post',
+      path: '/admin/keys/{kid}/retire',
+      operationId: 'retireSigningKey',
+      tag: 'admin',
+      summary: 'Retire a key now (it leaked): out of the JWKS, never signs again, private half destroyed',
+      description:
+        'When the key is the current one, the published next key signs from now on and a new next key is published. Verifiers drop the key when they refetch the JWKS (its Cache-Control max-age).',
+      security: [ADMIN],
+      parameters: [
+        { name: 'kid', in: 'path', required: true, description: 'the key id', schema: { type: 'string' } },
+      ],
+      responses: [
+        {
+          status: 200,
+          description: 'retired',
+          body: json(KeyRetiredResponse, {
+            retired: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+            current: 'kO4yC1Jv4fHc3b5b0m3sXb2QbHk9hQ4m0JrGJm8m8uA',
+            next: 'p3D7Q0yY8fBq9m5W3b2QbHk9hQ4m0JrGJm8m8uA1xYz',
+          }),
+        },
+      ],
+      errors: [
+        ...adminErrors,
+        {
+          code: 'not_found',
+          when: 'no published key has this kid',
+          message: 'kid: no published signing key "…"',
+        },
+      ],
     },
     {
       method: 'post',

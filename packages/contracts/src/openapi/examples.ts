@@ -64,6 +64,7 @@ export const jwkSetExample: JwkSet = {
 };
 export const revocationListExample: RevocationList = {
   revoked: [{ jti: '5b0c1f7e-2f4e-4a43-9a57-9d8a3c1e2b10', exp: 1767225600 }],
+  revokedSubjects: [{ sub: 'globex', notBefore: 1767199000 }],
   asOf: 1767200000,
 };
 
