@@ -22,7 +22,13 @@ export interface AuthServicesOptions {
   argon2?: Argon2Params;
   hashConcurrency?: number;
   hashQueueLimit?: number;
-  throttle?: { perBaseIp?: ThrottlePolicy; perBase?: ThrottlePolicy; windowMs?: number };
+  throttle?: {
+    perBaseIp?: ThrottlePolicy;
+    perBase?: ThrottlePolicy;
+    windowMs?: number;
+    attackDelayMs?: number;
+    successMemoryMs?: number;
+  };
   /** `parseTrustProxy(TRUST_PROXY)`. */
   trustProxy?: TrustProxySetting;
   /** HEALTH_TOKEN: opens /health/details. */
@@ -74,7 +80,17 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
       ...(options.hashConcurrency ? { concurrency: options.hashConcurrency } : {}),
       ...(options.hashQueueLimit !== undefined ? { queueLimit: options.hashQueueLimit } : {}),
     }),
-    throttle: new LoginThrottle({ db, now, ...options.throttle }),
+    throttle: new LoginThrottle({
+      db,
+      now,
+      // The alert of a many-address attack on one client: operators watch for this line.
+      onAttack: ({ base, failures }) =>
+        options.logger.warn('login attack on base: failing addresses are slowed, none is locked out', {
+          base,
+          failures,
+        }),
+      ...options.throttle,
+    }),
     revocations: new RevocationStore({ db, now }),
   };
 }

@@ -1,8 +1,14 @@
-// Brute-force throttling with failure counters in the database, so every replica sees the same counts.
-// Two scopes: (base, IP) catches one attacker hammering one client; base alone catches many addresses
-// against one client. Each failure past a free allowance doubles the wait (capped). Counters do not depend
-// on whether the client exists, so a 429 reveals nothing about it. A success clears the (base, IP) counter
-// only: a legitimate login from one address must not reset the per-base counter an attacker is driving.
+// Brute-force protection without a lockout, with counters in the database so every replica sees the same.
+// Two scopes:
+//  - (base, IP): one attacker hammering one client. Each failure past a free allowance doubles the wait
+//    (capped), and the pair gets 429 with Retry-After while it waits.
+//  - base alone: many addresses against one client. Bases are public (they are the subdomains), so a
+//    per-base BLOCK would let anyone lock any tenant out of /login. The per-base count is only a signal: past
+//    its allowance, pairs that have failed and have no recent success are slowed by a short delay, and the
+//    attack is logged (warn, at most once a minute per base) for alerting. A pair with no failures, or with
+//    a recent success, is never held back by it.
+// Counters do not depend on whether the client exists, so a 429 reveals nothing about it. A success resets
+// the pair's counter and remembers the pair; it never resets the per-base counter an attacker is driving.
 import { AppError, type Db } from '@cr/service-kit';
 
 export interface ThrottlePolicy {
@@ -17,9 +23,22 @@ export interface ThrottleOptions {
   db: Db;
   now: () => number;
   perBaseIp?: ThrottlePolicy;
+  /** Only `freeFailures` matters for the base: past it the base counts as under attack. */
   perBase?: ThrottlePolicy;
   /** Failures older than this are forgotten; longer than the longest wait, so waits keep growing. */
   windowMs?: number;
+  /** Delay of a failing, never-successful pair while its base is under attack. Default 1 s. */
+  attackDelayMs?: number;
+  /** How long a successful login keeps its (base, IP) pair trusted. Default 30 days. */
+  successMemoryMs?: number;
+  /** Warned once a minute per base while it is under attack. */
+  onAttack?: (event: { base: string; failures: number }) => void;
+}
+
+/** What an attempt may do: go ahead, after `delayMs` when its base is under attack and it is not trusted. */
+export interface ThrottleDecision {
+  delayMs: number;
+  baseUnderAttack: boolean;
 }
 
 export const DEFAULT_PER_BASE_IP: ThrottlePolicy = {
@@ -38,6 +57,9 @@ type Scope = 'base_ip' | 'base';
 export class LoginThrottle {
   private readonly policies: Record<Scope, ThrottlePolicy>;
   private readonly windowMs: number;
+  private readonly attackDelayMs: number;
+  private readonly successMemoryMs: number;
+  private readonly alerted = new Map<string, number>();
 
   constructor(private readonly options: ThrottleOptions) {
     this.policies = {
@@ -45,23 +67,45 @@ export class LoginThrottle {
       base: options.perBase ?? DEFAULT_PER_BASE,
     };
     this.windowMs = options.windowMs ?? 60 * 60_000;
+    this.attackDelayMs = options.attackDelayMs ?? 1000;
+    this.successMemoryMs = options.successMemoryMs ?? 30 * 24 * 3600_000;
   }
 
-  /** Throws 429 with Retry-After when either counter is still waiting. */
-  async assertAllowed(base: string, ip: string): Promise<void> {
+  /**
+   * Throws 429 with Retry-After while the (base, IP) pair waits; otherwise says whether to slow the attempt
+   * (base under attack, pair failing and never successful). The per-base count never blocks.
+   */
+  async check(base: string, ip: string): Promise<ThrottleDecision> {
     const now = this.options.now();
-    const { rows } = await this.options.db.query<{ blocked_until: string }>(
-      `SELECT max(blocked_until)::text AS blocked_until FROM login_failures
+    const { rows } = await this.options.db.query<{
+      scope: Scope;
+      failures: number;
+      last_failure_at: string;
+      blocked_until: string;
+      last_success_at: string | null;
+    }>(
+      `SELECT scope, failures, last_failure_at, blocked_until, last_success_at FROM login_failures
        WHERE (scope = 'base_ip' AND key = $1) OR (scope = 'base' AND key = $2)`,
       [keyOf(base, ip), base],
     );
-    const until = Number(rows[0]?.blocked_until ?? 0);
+    const pair = rows.find((r) => r.scope === 'base_ip');
+    const baseRow = rows.find((r) => r.scope === 'base');
+    const until = Number(pair?.blocked_until ?? 0);
     if (until > now) {
       const seconds = Math.max(1, Math.ceil((until - now) / 1000));
       throw new AppError('too_many_requests', `too many failed logins; retry in ${seconds} s`, {
         headers: { 'Retry-After': String(seconds) },
       });
     }
+    const inWindow = (r: typeof baseRow) => !!r && Number(r.last_failure_at) >= now - this.windowMs;
+    const baseFailures = inWindow(baseRow) ? Number(baseRow!.failures) : 0;
+    const baseUnderAttack = baseFailures > this.policies.base.freeFailures;
+    if (!baseUnderAttack) return { delayMs: 0, baseUnderAttack };
+    this.alert(base, baseFailures, now);
+    const pairFailed = inWindow(pair) && Number(pair!.failures) > 0;
+    const recentSuccess =
+      pair?.last_success_at != null && Number(pair.last_success_at) >= now - this.successMemoryMs;
+    return { delayMs: pairFailed && !recentSuccess ? this.attackDelayMs : 0, baseUnderAttack };
   }
 
   async recordFailure(base: string, ip: string): Promise<void> {
@@ -70,18 +114,31 @@ export class LoginThrottle {
     await this.bump('base', base, now);
   }
 
+  /** Clears the pair's failures and remembers the pair as trusted; the per-base count is left alone. */
   async recordSuccess(base: string, ip: string): Promise<void> {
-    await this.options.db.query(`DELETE FROM login_failures WHERE scope = 'base_ip' AND key = $1`, [
-      keyOf(base, ip),
-    ]);
+    await this.options.db.query(
+      `INSERT INTO login_failures (scope, key, failures, last_failure_at, blocked_until, last_success_at)
+       VALUES ('base_ip', $1, 0, 0, 0, $2)
+       ON CONFLICT (scope, key) DO UPDATE SET failures = 0, blocked_until = 0, last_success_at = $2`,
+      [keyOf(base, ip), this.options.now()],
+    );
+  }
+
+  private alert(base: string, failures: number, now: number): void {
+    const last = this.alerted.get(base) ?? Number.NEGATIVE_INFINITY;
+    if (now - last < 60_000) return;
+    this.alerted.set(base, now);
+    if (this.alerted.size > 10_000) this.alerted.clear();
+    this.options.onAttack?.({ base, failures });
   }
 
   /** Forgets counters that are neither blocking nor within the window. */
   async prune(): Promise<number> {
     const now = this.options.now();
     const r = await this.options.db.query(
-      'DELETE FROM login_failures WHERE last_failure_at < $1 AND blocked_until <= $2',
-      [now - this.windowMs, now],
+      `DELETE FROM login_failures WHERE last_failure_at < $1 AND blocked_until <= $2
+       AND (last_success_at IS NULL OR last_success_at < $3)`,
+      [now - this.windowMs, now, now - this.successMemoryMs],
     );
     return r.rowCount;
   }

@@ -12,6 +12,7 @@ describe('brute-force throttling (frozen clock)', () => {
       throttle: {
         perBaseIp: { freeFailures: 3, baseDelayMs: 1000, maxDelayMs: 60_000 },
         perBase: { freeFailures: 8, baseDelayMs: 1000, maxDelayMs: 60_000 },
+        attackDelayMs: 5,
       },
     });
     await request(h.app)
@@ -54,26 +55,28 @@ describe('brute-force throttling (frozen clock)', () => {
     expect((await attempt('acme', PASSWORD)).status).toBe(200);
   });
 
-  it('when many addresses fail against one base, then the per-base counter throttles every address', async () => {
+  it('when many addresses fail against one base, then nobody is locked out: a fresh address logs in at once', async () => {
     await request(h.app)
       .post('/admin/clients')
       .set(admin())
       .send({ base: 'target', password: PASSWORD })
       .expect(201);
+    // The lockout attack: bases are public, so anyone could drive the per-base counter past its allowance.
     for (let i = 0; i < 9; i++)
       expect((await attempt('target', 'wrong-password', `10.1.0.${i}`)).status).toBe(401);
     const fresh = await attempt('target', PASSWORD, '10.9.9.9');
-    expect(fresh.status).toBe(429);
-    expect(Number(fresh.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    h.clock.advance(61_000);
-    expect((await attempt('target', PASSWORD, '10.9.9.9')).status).toBe(200);
+    expect(fresh.status).toBe(200);
   });
 
   it('when stale counters are pruned, then only old, non-blocking rows go', async () => {
     h.clock.advance(2 * 3600_000);
     expect(await h.services.throttle.prune()).toBeGreaterThan(0);
-    const left = await h.db.query('SELECT 1 FROM login_failures');
-    expect(left.rows).toHaveLength(0);
+    // Only the remembered successful pairs stay (30 days), with no failure counted.
+    const left = await h.db.query<{ scope: string; failures: number }>(
+      'SELECT scope, failures FROM login_failures',
+    );
+    expect(left.rows.every((r) => r.scope === 'base_ip' && Number(r.failures) === 0)).toBe(true);
+    expect(left.rows.length).toBeGreaterThan(0);
   });
 });
 

@@ -35,7 +35,16 @@ export function mountLogin(app: Express, s: AuthServices): void {
     const { base, password } = parseBody(LoginRequest, req.body);
     const ip = req.ip ?? 'unknown';
     const { key, canExist } = throttleKeyOf(base);
-    await s.throttle.assertAllowed(key, ip);
+    const decision = await s.throttle.check(key, ip);
+    if (decision.delayMs > 0) {
+      // Its base is under a many-address attack and this pair has failed without ever succeeding: slowed,
+      // not refused, so a real client typing its password wrong from a new place still gets in.
+      res.locals.log.info('login slowed: base under attack', {
+        base: canExist ? base : key,
+        ms: decision.delayMs,
+      });
+      await new Promise((r) => setTimeout(r, decision.delayMs));
+    }
 
     const client = canExist ? await s.clients.find(base) : undefined;
     let ok = false;
