@@ -116,6 +116,8 @@ export async function startTestApp(
     startWorker?: boolean;
     leaseMs?: number;
     webhooks?: Partial<WebhookSettings>;
+    /** A database opened by the caller (e.g. as a non-superuser owner), already migrated; closed by close(). */
+    database?: TestDatabase;
     /** Add the revocation list's readiness (not ready until loaded, nor when stale), as main.ts does. */
     revocationReadiness?: boolean;
     /** Staleness limit of the revocation list (default: 4 intervals, at least a minute). */
@@ -124,8 +126,8 @@ export async function startTestApp(
     auth?: { jwksUrl: string; revocationsUrl: string; issuer: string; audience: string };
   } = {},
 ): Promise<TestApp> {
-  const db = await createTestDatabase();
-  await migrate(db, tenantApiMigrations());
+  const db = options.database ?? (await createTestDatabase());
+  if (!options.database) await migrate(db, tenantApiMigrations());
   const forge = await new TokenForge().start();
   const log = new MemoryTransport();
   const logger = createLogger({ service: 'tenant-api', level: 'debug', transports: [log] });
