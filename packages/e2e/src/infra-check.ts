@@ -145,7 +145,9 @@ interface K8sObject {
   metadata?: { name?: string };
   spec?: {
     template?: { spec?: { securityContext?: { runAsNonRoot?: boolean }; containers?: K8sContainer[] } };
-    rules?: Array<{ host?: string }>;
+    rules?: Array<{ host?: string; http?: { paths?: Array<{ path?: string }> } }>;
+    podSelector?: { matchLabels?: Record<string, string> };
+    policyTypes?: string[];
   };
   stringData?: Record<string, string>;
 }
@@ -186,6 +188,21 @@ export function checkK8s(): Outcome {
   }
   const hosts = objects.filter((o) => o.kind === 'Ingress').flatMap((o) => o.spec?.rules ?? []);
   if (!hosts.some((r) => r.host?.startsWith('*.api.'))) fail('no wildcard *.api.<domain> Ingress rule');
+  // The admin API must never be routed from the internet: the auth host routes an allowlist of public paths.
+  for (const r of hosts.filter((h) => h.host?.startsWith('auth.'))) {
+    for (const p of r.http?.paths ?? []) {
+      if (p.path === '/' || p.path?.startsWith('/admin'))
+        fail(`auth Ingress routes ${p.path} (exposes /admin)`);
+    }
+  }
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  const denyAll = policies.some(
+    (p) =>
+      p.spec?.podSelector &&
+      Object.keys(p.spec.podSelector.matchLabels ?? {}).length === 0 &&
+      p.spec.policyTypes?.includes('Ingress'),
+  );
+  if (!denyAll) fail('no default-deny ingress NetworkPolicy');
   for (const s of objects.filter((o) => o.kind === 'Secret')) {
     for (const [k, v] of Object.entries(s.stringData ?? {})) {
       if (v !== 'REPLACE_ME') fail(`secret template holds a value for ${k}`);
