@@ -43,6 +43,8 @@ export interface GatewayRenderOptions {
   /** client_max_body_size of auth.<domain> (default 16k) and of the tenant/sandbox hosts (default 256k). */
   authBodyLimit?: string;
   tenantBodyLimit?: string;
+  /** POST /api/recepcion/documentos only: a supplier's XML in Base64 (tenant-api RECEPCION_BODY_LIMIT). */
+  recepcionBodyLimit?: string;
 }
 
 export interface RenderedGateway {
@@ -93,6 +95,7 @@ export function gatewayValues(o: GatewayRenderOptions): Record<string, string> {
     GW_LOGIN_BURST: String(check('loginBurst', String(o.loginBurst ?? 10), /^\d{1,5}$/)),
     GW_AUTH_BODY_LIMIT: check('authBodyLimit', o.authBodyLimit ?? '16k', SIZE),
     GW_TENANT_BODY_LIMIT: check('tenantBodyLimit', o.tenantBodyLimit ?? '256k', SIZE),
+    GW_RECEPCION_BODY_LIMIT: check('recepcionBodyLimit', o.recepcionBodyLimit ?? '4m', SIZE),
   };
 }
 

@@ -4,7 +4,7 @@
 // error handler. createApp never listens; main.ts and the tests do.
 import { buildTenantApiOpenApi } from '@cr/contracts';
 import { type HealthCheck, type Logger, type TrustProxySetting, createHttpApp } from '@cr/service-kit';
-import { type Express, Router } from 'express';
+import express, { type Express, type RequestHandler, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
@@ -13,6 +13,8 @@ import { mountDocumentRoutes } from './routes/documents';
 import { docsRouter } from '@cr/service-kit';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountHaciendaRoutes } from './routes/hacienda';
+import type { RecepcionDeps } from './recepcion/recepcion-deps';
+import { mountRecepcionRoutes } from './routes/recepcion';
 import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
@@ -31,7 +33,18 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   /** HEALTH_TOKEN: opens /health/details. */
   healthToken?: string | undefined;
   bodyLimit?: string | number;
+  /** The receiving use cases; their upload route has its own body limit. */
+  recepcion: RecepcionDeps;
+  recepcionBodyLimit?: string | number;
   readiness?: Record<string, HealthCheck>;
+}
+
+function recepcionUploadBody(limit: string | number): RequestHandler {
+  const parse = express.json({ limit, strict: true });
+  return (req, res, next) => {
+    if (req.method === 'POST' && req.path === '/api/recepcion/documentos') return parse(req, res, next);
+    next();
+  };
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -53,6 +66,8 @@ export function createApp(deps: AppDeps): Express {
       docsRouter(buildTenantApiOpenApi({ baseDomain: deps.baseDomain }), 'tenant-api'),
       haciendaCallbackRouter(deps),
       resolveTenant({ baseDomain: deps.baseDomain }),
+      // A supplier's XML in Base64 is larger than any other body: only its upload route reads this much.
+      recepcionUploadBody(deps.recepcionBodyLimit ?? '4mb'),
     ],
     routes(app) {
       const api = Router();
@@ -60,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
       mountEmisorRoutes(api, deps);
       mountDocumentRoutes(api, deps);
       mountHaciendaRoutes(api, deps);
+      mountRecepcionRoutes(api, deps.recepcion);
       mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
       app.use('/api', api);
     },

@@ -5,8 +5,10 @@
 import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
+import { BusinessCalendar } from '@cr/hacienda-xml';
 import { Worker } from '@cr/jobs';
 import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
+import { createXsdValidator } from '@cr/xsd';
 import type { Express } from 'express';
 import { createApp } from './app';
 import type { RevocationList } from './auth/revocation-list';
@@ -20,6 +22,8 @@ import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { createLookupLimiter } from './lookups/tenant-lookup-limit';
 import type { TerritorialTable } from './territory/territorial-table';
+import { deadlineQueues } from './recepcion/deadline-job';
+import type { RecepcionDeps } from './recepcion/recepcion-deps';
 import { webhookQueues } from './webhooks/deliver-webhook-job';
 import type { WebhookDeps } from './webhooks/webhook-deps';
 
@@ -66,6 +70,7 @@ export interface TenantApi {
   issuerDeps: IssuerDeps;
   submission: SubmissionDeps & LookupDeps;
   webhookDeps: WebhookDeps;
+  recepcion: RecepcionDeps;
 }
 
 /** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
@@ -111,6 +116,15 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
         windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
       }),
   };
+  const dates = (list: string) => list.split(',').filter(Boolean);
+  const recepcion: RecepcionDeps = {
+    ...submission,
+    xsd: createXsdValidator({ xsdDir: config.HACIENDA_XSD_DIR, maxBytes: config.RECEPCION_MAX_XML_BYTES }),
+    calendar: new BusinessCalendar({
+      add: dates(config.RECEPCION_HOLIDAYS_ADD),
+      remove: dates(config.RECEPCION_HOLIDAYS_REMOVE),
+    }),
+  };
   const webhookDeps: WebhookDeps = {
     db,
     secrets,
@@ -131,10 +145,16 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     concurrency: config.JOBS_CONCURRENCY,
     pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
     ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
-    queues: { ...submissionQueues(submission), ...webhookQueues(webhookDeps) },
+    queues: {
+      ...submissionQueues(submission),
+      ...webhookQueues(webhookDeps),
+      ...deadlineQueues(recepcion),
+    },
   });
   const app = createApp({
     ...submission,
+    recepcion,
+    recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,
     webhooks: webhookDeps.webhooks,
     verifier: settings.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
@@ -148,5 +168,5 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
         : {}),
     },
   });
-  return { app, worker, hacienda, issuerDeps, submission, webhookDeps };
+  return { app, worker, hacienda, issuerDeps, submission, webhookDeps, recepcion };
 }

@@ -65,8 +65,28 @@ export const TenantConfigSchema = Type.Object({
   WEB_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
   HACIENDA_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100 }),
+  /** The official v4.4 XSDs, to validate received documents (default: the shared copy beside the repository). */
+  HACIENDA_XSD_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  /** Body limit of POST /api/recepcion/documentos only (a supplier's XML in Base64, and Hacienda's answer). */
+  RECEPCION_BODY_LIMIT: Type.String({ default: '4mb' }),
+  /** Largest received XML accepted, in bytes; larger ones are refused before XSD validation. */
+  RECEPCION_MAX_XML_BYTES: Type.Integer({ default: 2 * 1024 * 1024, minimum: 1024 }),
+  /** Extra non-business days for the receiving deadline (decree moves), comma-separated YYYY-MM-DD. */
+  RECEPCION_HOLIDAYS_ADD: Type.String({
+    default: '',
+    pattern: '^(\\d{4}-\\d{2}-\\d{2})?(,\\d{4}-\\d{2}-\\d{2})*$',
+  }),
+  /** Legal holidays worked in a given year (moved by decree), comma-separated YYYY-MM-DD. */
+  RECEPCION_HOLIDAYS_REMOVE: Type.String({
+    default: '',
+    pattern: '^(\\d{4}-\\d{2}-\\d{2})?(,\\d{4}-\\d{2}-\\d{2})*$',
+  }),
 });
-export type TenantConfig = Static<typeof TenantConfigSchema> & { DATA_DIR: string; AUTH_JWKS_URL?: string };
+export type TenantConfig = Static<typeof TenantConfigSchema> & {
+  DATA_DIR: string;
+  AUTH_JWKS_URL?: string;
+  HACIENDA_XSD_DIR: string;
+};
 
 /** Loads and completes the settings; the JWKS URL defaults to the local auth-server's. */
 export function loadTenantConfig(env: NodeJS.ProcessEnv = process.env): TenantConfig {
@@ -84,6 +104,7 @@ export function loadTenantConfig(env: NodeJS.ProcessEnv = process.env): TenantCo
     ...config,
     DATA_DIR: dataDir,
     HACIENDA_DATA_DIR: haciendaDataDir,
+    HACIENDA_XSD_DIR: config.HACIENDA_XSD_DIR ?? resolve(PACKAGE_ROOT, '../../../shared/hacienda/xsd'),
     ...(jwksUrl ? { AUTH_JWKS_URL: jwksUrl } : {}),
   };
 }

@@ -24,6 +24,7 @@ import { composeTenantApi } from './compose';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
+import { scheduleDeadlineScan } from './recepcion/deadline-job';
 import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
 import { loadTerritory } from './territory/load-territory';
 
@@ -116,6 +117,8 @@ async function main(): Promise<void> {
         })
       : () => undefined;
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
+  // The daily receiving-deadline scan: today's run if it has not happened yet, then it chains day by day.
+  await scheduleDeadlineScan(db, new Date());
   worker.start();
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,

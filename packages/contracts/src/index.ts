@@ -12,3 +12,4 @@ export * from './webhook.schema';
 export * from './operations.schema';
 export * from './openapi';
 export * from './submission.schema';
+export * from './recepcion.schema';

@@ -92,18 +92,34 @@ export const WebhookReplayResponse = Type.Object(
 export type WebhookReplayResponse = Static<typeof WebhookReplayResponse>;
 
 export const ESTADOS_FINALES = ['aceptado', 'rechazado', 'error'] as const;
+
+/** What an event is about: the issued document's kind, or the receiver's answer to a supplier's document. */
+export const FOLIO_TYPES = [
+  'INVOICE',
+  'CREDIT_NOTE',
+  'DEBIT_NOTE',
+  'PAYMENT_RECEIPT',
+  'RECEIVER_MESSAGE',
+] as const;
+export type FolioType = (typeof FOLIO_TYPES)[number];
 export type EstadoFinal = (typeof ESTADOS_FINALES)[number];
 
 /** The body POSTed to the tenant's URL on each final state of a document. */
 export const WebhookEventPayload = Type.Object(
   {
-    folioId: Type.String({ description: 'the clave of the processed document' }),
-    folioType: Type.Literal('INVOICE'),
+    folioId: Type.String({
+      description:
+        'the clave of the processed document; for a RECEIVER_MESSAGE, `<clave>-<consecutivoReceptor>` (its id at Hacienda)',
+    }),
+    folioType: Type.Unsafe<FolioType>({ type: 'string', enum: [...FOLIO_TYPES] }),
     folioDetails: Type.Array(
       Type.Object(
         {
           fileType: Type.Literal('XML'),
-          encodedFile: Type.String({ description: "Hacienda's MensajeHacienda XML, base64" }),
+          encodedFile: Type.String({
+            description:
+              "Hacienda's MensajeHacienda XML, base64; a RECEIVER_MESSAGE carries the signed MensajeReceptor first, then Hacienda's answer",
+          }),
         },
         { additionalProperties: false },
       ),

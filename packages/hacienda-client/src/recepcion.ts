@@ -77,6 +77,25 @@ export type StatusOutcome =
   | ({ kind: 'invalid'; status: 400; cause?: string } & Meta)
   | RecepcionFailure;
 
+export interface ComprobanteSummary {
+  clave: string;
+  fecha?: string;
+  emisor?: { tipoIdentificacion?: string; numeroIdentificacion?: string; nombre?: string };
+  receptor?: { tipoIdentificacion?: string; numeroIdentificacion?: string; nombre?: string };
+}
+
+export type ComprobantesPageOutcome =
+  | ({ kind: 'page'; items: ComprobanteSummary[]; partial: boolean; total?: number } & Meta)
+  | ({ kind: 'invalid'; status: 400; cause?: string } & Meta)
+  | RecepcionFailure;
+
+export type ComprobanteOutcome =
+  /** `comprobanteXml` (Base64) only where the service returns it (the local sandbox does). */
+  | ({ kind: 'found'; clave: string; comprobanteXml?: string } & Meta)
+  | ({ kind: 'notFound'; status: 404; cause?: string } & Meta)
+  | ({ kind: 'invalid'; status: 400; cause?: string } & Meta)
+  | RecepcionFailure;
+
 const FINAL = new Set(['aceptado', 'rechazado', 'error']);
 
 /** `aceptado`, `rechazado` and `error` end the follow-up. */
@@ -196,6 +215,68 @@ export class RecepcionClient {
     }
     if (res.status === 404) return { kind: 'notFound', status: 404, ...(cause ? { cause } : {}), ...meta };
     if (res.status === 400) return { kind: 'invalid', status: 400, ...(cause ? { cause } : {}), ...meta };
+    return this.failure(res, cause);
+  }
+
+  /**
+   * One page of GET /comprobantes (REFERENCE §4.5): `emisor`/`receptor` are identification type + number
+   * (e.g. 02003101123456). 200 is the last page, 206 a partial one; `total` comes from Content-Range.
+   */
+  async listComprobantes(
+    token: string,
+    query: { emisor?: string; receptor?: string; offset?: number; limit?: number },
+  ): Promise<ComprobantesPageOutcome> {
+    let res: AxiosResponse;
+    try {
+      res = await this.http.get('/comprobantes', { headers: this.headers(token), params: query });
+    } catch (err) {
+      return classifyTransportError(err);
+    }
+    const cause = header(res, 'x-error-cause');
+    if ((res.status === 200 || res.status === 206) && Array.isArray(res.data)) {
+      const items = (res.data as unknown[]).flatMap((item) => {
+        const clave = (item as { clave?: unknown } | null)?.clave;
+        return typeof clave === 'string' && /^\d{50}$/.test(clave) ? [item as ComprobanteSummary] : [];
+      });
+      const range = /\/(\d+)\s*$/.exec(header(res, 'content-range') ?? '');
+      return {
+        kind: 'page',
+        items,
+        partial: res.status === 206,
+        ...(range ? { total: Number(range[1]) } : {}),
+        ...this.meta(res),
+      };
+    }
+    if (res.status === 400)
+      return { kind: 'invalid', status: 400, ...(cause ? { cause } : {}), ...this.meta(res) };
+    return this.failure(res, cause);
+  }
+
+  /** GET /comprobantes/{clave}: one document's summary (and, from the sandbox, its signed XML). */
+  async getComprobante(token: string, clave: string): Promise<ComprobanteOutcome> {
+    let res: AxiosResponse;
+    try {
+      res = await this.http.get(`/comprobantes/${encodeURIComponent(clave)}`, {
+        headers: this.headers(token),
+      });
+    } catch (err) {
+      return classifyTransportError(err);
+    }
+    const cause = header(res, 'x-error-cause');
+    if (res.status === 200 && typeof res.data === 'object' && res.data !== null) {
+      const d = res.data as Record<string, unknown>;
+      const xml = typeof d.comprobanteXml === 'string' && d.comprobanteXml ? d.comprobanteXml : undefined;
+      return {
+        kind: 'found',
+        clave: String(d.clave ?? clave),
+        ...(xml ? { comprobanteXml: xml } : {}),
+        ...this.meta(res),
+      };
+    }
+    if (res.status === 404)
+      return { kind: 'notFound', status: 404, ...(cause ? { cause } : {}), ...this.meta(res) };
+    if (res.status === 400)
+      return { kind: 'invalid', status: 400, ...(cause ? { cause } : {}), ...this.meta(res) };
     return this.failure(res, cause);
   }
 

@@ -3,6 +3,7 @@ import { AuthResource } from './resources/auth';
 import { DocumentosResource } from './resources/documentos';
 import { EmisoresResource } from './resources/emisores';
 import { HaciendaResource } from './resources/hacienda';
+import { RecepcionResource } from './resources/recepcion';
 import { WebhooksResource } from './resources/webhooks';
 import type { RetryOptions } from './retry';
 import { type AccessToken, type Credentials, TokenManager } from './token';
@@ -38,6 +39,7 @@ export class CrEinvoiceClient {
   readonly documentos: DocumentosResource;
   readonly hacienda: HaciendaResource;
   readonly webhooks: WebhooksResource;
+  readonly recepcion: RecepcionResource;
 
   constructor(options: ClientOptions) {
     const fetchImpl: FetchLike | undefined = options.fetch ?? globalThis.fetch?.bind(globalThis);
@@ -67,6 +69,7 @@ export class CrEinvoiceClient {
     this.documentos = new DocumentosResource(transport);
     this.hacienda = new HaciendaResource(transport);
     this.webhooks = new WebhooksResource(transport);
+    this.recepcion = new RecepcionResource(transport);
   }
 }
 

@@ -19,6 +19,13 @@ export const SDK_METHODS = {
   'webhooks.configure': 'tenant.configureWebhook',
   'webhooks.get': 'tenant.getWebhook',
   'webhooks.replay': 'tenant.replayWebhook',
+  'recepcion.recibir': 'tenant.receiveDocument',
+  'recepcion.listar': 'tenant.listReceivedDocuments',
+  'recepcion.consultar': 'tenant.getReceivedDocument',
+  'recepcion.descargarXml': 'tenant.downloadReceivedXml',
+  'recepcion.descargarRespuestaHacienda': 'tenant.downloadReceivedHaciendaAnswer',
+  'recepcion.responder': 'tenant.answerReceivedDocument',
+  'recepcion.sincronizar': 'tenant.synchronizeReceivedDocuments',
 } as const satisfies Record<string, OperationKey>;
 
 export type SdkMethodPath = keyof typeof SDK_METHODS;

@@ -37,6 +37,8 @@ export interface TransportOptions {
 export interface CallOptions {
   body?: unknown;
   params?: Record<string, string>;
+  /** Query string parameters; undefined values are left out. */
+  query?: Record<string, string | number | undefined>;
   /** Default: a new random key per call (POST only). */
   idempotencyKey?: string;
   signal?: AbortSignal;
@@ -94,7 +96,11 @@ export class Transport {
 
   async call<T>(key: OperationKey, options: CallOptions = {}): Promise<CallResult<T>> {
     const op = OPERATIONS[key];
-    const url = this.url(key, options.params);
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const url = `${this.url(key, options.params)}${query.size > 0 ? `?${query}` : ''}`;
     const idempotencyKey =
       op.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : options.idempotencyKey;
     let renewedAfter401 = false;

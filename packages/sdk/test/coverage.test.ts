@@ -24,6 +24,13 @@ const SAMPLE_CALLS: Record<SdkMethodPath, (c: CrEinvoiceClient) => Promise<unkno
   'webhooks.configure': (c) => c.webhooks.configure('https://example.com/hook'),
   'webhooks.get': (c) => c.webhooks.get(),
   'webhooks.replay': (c) => c.webhooks.replay(CLAVE),
+  'recepcion.recibir': (c) => c.recepcion.recibir({} as never),
+  'recepcion.listar': (c) => c.recepcion.listar({ estado: 'pendiente' }),
+  'recepcion.consultar': (c) => c.recepcion.consultar(CLAVE),
+  'recepcion.descargarXml': (c) => c.recepcion.descargarXml(CLAVE),
+  'recepcion.descargarRespuestaHacienda': (c) => c.recepcion.descargarRespuestaHacienda(CLAVE),
+  'recepcion.responder': (c) => c.recepcion.responder(CLAVE, {} as never),
+  'recepcion.sincronizar': (c) => c.recepcion.sincronizar('3101779527'),
 };
 
 function documented() {

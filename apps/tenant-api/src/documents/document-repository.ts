@@ -55,6 +55,8 @@ export interface DocumentRow {
   respuesta_xml: string | null;
   mensaje: number | null;
   detalle: unknown;
+  /** Set on a receiver's answer (MensajeReceptor): the answered document's clave. */
+  clave_recibida: string | null;
 }
 
 /**
@@ -139,6 +141,23 @@ export async function findDocumentByClave(
     tenantId,
     clave,
   ]);
+  return r.rows[0];
+}
+
+/**
+ * An issued document by its clave or, when the tenant issued none with it, the latest receiver's answer
+ * (MensajeReceptor) to the received document with that clave.
+ */
+export async function findDocumentOrAnswerByClave(
+  tx: Queryable,
+  tenantId: string,
+  clave: string,
+): Promise<DocumentRow | undefined> {
+  const r = await tx.query<DocumentRow>(
+    `SELECT * FROM documents WHERE tenant_id = $1 AND (clave = $2 OR clave_recibida = $2)
+     ORDER BY (clave = $2) DESC, created_at DESC LIMIT 1`,
+    [tenantId, clave],
+  );
   return r.rows[0];
 }
 

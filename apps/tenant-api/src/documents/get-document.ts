@@ -1,10 +1,12 @@
 // Use cases of POST /api/consultar/documento and GET /api/descargar/{clave}/…: one document of this
-// tenant (another tenant's clave is the same 404 as an unknown one).
+// tenant (another tenant's clave is the same 404 as an unknown one). The clave of a received document
+// finds the tenant's latest answer to it (MensajeReceptor, tipoDoc 5/6/7): its state, XML and Hacienda's
+// answer.
 import type { DocumentData, WebhookEntrega } from '@cr/contracts';
 import { AppError, type Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import type { IssuerDeps } from '../emisor/issuer-deps';
-import { type DocumentRow, findDocumentByClave } from './document-repository';
+import { type DocumentRow, findDocumentOrAnswerByClave } from './document-repository';
 
 const CLAVE = /^\d{50}$/;
 
@@ -53,14 +55,14 @@ export async function getDocument(
 ): Promise<DocumentData> {
   const { tenantId, clave } = input;
   return withTenant(deps.db, tenantId, async (tx) => {
-    const row = await findDocumentByClave(tx, tenantId, clave);
+    const row = await findDocumentOrAnswerByClave(tx, tenantId, clave);
     if (!row) throw notFound(clave);
     const entregas = await listDeliveries(tx, tenantId, row.id);
     const detalle = Array.isArray(row.detalle)
       ? (row.detalle as DocumentData['mensajeHacienda']['detalle'])
       : [];
     return {
-      clave: row.clave,
+      clave: row.clave_recibida ?? row.clave,
       tipoDoc: row.tipo_doc,
       emisor: row.emisor,
       numeroReferencia: Number(row.numero_referencia),
@@ -85,7 +87,7 @@ export async function getDocumentXml(
 ): Promise<string> {
   const { tenantId, clave } = input;
   const row: DocumentRow | undefined = await withTenant(deps.db, tenantId, (tx) =>
-    findDocumentByClave(tx, tenantId, clave),
+    findDocumentOrAnswerByClave(tx, tenantId, clave),
   );
   if (!row) throw notFound(clave);
   if (input.which === 'xml') return row.xml;

@@ -54,7 +54,9 @@ export async function runStatusJob(
     job.payload,
     {
       estado,
-      ...(respuestaXml === undefined ? {} : { respuestaXml, ...readRespuesta(respuestaXml, doc.clave) }),
+      ...(respuestaXml === undefined
+        ? {}
+        : { respuestaXml, ...readRespuesta(respuestaXml, doc.clave_recibida ?? doc.clave) }),
     },
     describeOutcome(out),
   );

@@ -2,10 +2,10 @@
 // the status follow-up; any other 400 → error (X-Error-Cause kept); 401 → a fresh token and one more try;
 // 429/5xx/timeouts/network → retried on the backoff without an end (a signed document must get there),
 // within the issuer's limit of 100 submissions per minute.
-import type { SubmitOutcome } from '@cr/hacienda-client';
+import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
 import { withTenant } from '../db/with-tenant';
-import { countSubmitAttempt, findDocumentById } from '../documents/document-repository';
+import { type DocumentRow, countSubmitAttempt, findDocumentById } from '../documents/document-repository';
 import { type DocumentJobPayload, callbackSecretContext } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
 import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
@@ -15,6 +15,38 @@ function describeOutcome(out: SubmitOutcome): string {
   const cause = 'cause' in out && out.cause ? `: ${out.cause}` : '';
   const status = 'status' in out ? ` ${out.status}` : '';
   return `recepcion ${out.kind}${status}${cause}`;
+}
+
+/**
+ * Hacienda's POST body for a stored document. A receiver's answer (MensajeReceptor) is posted under the
+ * answered document's clave, with the supplier as emisor, us as receptor and the message's consecutivo
+ * (REFERENCE §4.2).
+ */
+export function submissionOf(doc: DocumentRow): Omit<SubmitRequest, 'token' | 'callbackUrl'> {
+  const comprobanteXml = Buffer.from(doc.xml, 'utf8').toString('base64');
+  const us = { tipoIdentificacion: doc.emisor_tipo, numeroIdentificacion: doc.emisor };
+  if (doc.clave_recibida) {
+    return {
+      clave: doc.clave_recibida,
+      fecha: doc.fecha_emision_text,
+      emisor: {
+        tipoIdentificacion: doc.receptor_tipo ?? '',
+        numeroIdentificacion: doc.receptor_numero ?? '',
+      },
+      receptor: us,
+      consecutivoReceptor: doc.consecutivo,
+      comprobanteXml,
+    };
+  }
+  return {
+    clave: doc.clave,
+    fecha: doc.fecha_emision_text,
+    emisor: us,
+    ...(doc.receptor_tipo && doc.receptor_numero
+      ? { receptor: { tipoIdentificacion: doc.receptor_tipo, numeroIdentificacion: doc.receptor_numero } }
+      : {}),
+    comprobanteXml,
+  };
 }
 
 export function callbackUrlFor(publicUrl: string, token: string): string {
@@ -47,13 +79,7 @@ export async function runSubmitJob(
     await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
     const out = await recepcion.submit({
       token: access.token,
-      clave: doc.clave,
-      fecha: doc.fecha_emision_text,
-      emisor: { tipoIdentificacion: doc.emisor_tipo, numeroIdentificacion: doc.emisor },
-      ...(doc.receptor_tipo && doc.receptor_numero
-        ? { receptor: { tipoIdentificacion: doc.receptor_tipo, numeroIdentificacion: doc.receptor_numero } }
-        : {}),
-      comprobanteXml: Buffer.from(doc.xml, 'utf8').toString('base64'),
+      ...submissionOf(doc),
       callbackUrl: callbackUrlFor(deps.publicUrl, token),
     });
     switch (out.kind) {

@@ -43,6 +43,19 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
   const { tenantId, documentId } = job.payload;
   return withTenant(deps.db, tenantId, async (tx) => {
     let event = await findEventOfJob(tx, tenantId, job.id);
+    if (!event && job.payload.event) {
+      event = {
+        id: job.payload.eventId ?? newEventId(),
+        tenant_id: tenantId,
+        document_id: documentId,
+        clave: job.payload.event.clave,
+        estado: job.payload.event.type,
+        job_id: job.id,
+        body: JSON.stringify(job.payload.event.body),
+        state: 'pending',
+      };
+      await insertEvent(tx, event, now);
+    }
     if (!event) {
       const doc = await findDocumentById(tx, tenantId, documentId);
       if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };

@@ -10,6 +10,11 @@ export interface WebhookJobPayload {
   documentId: string;
   /** Set by replays so the request can answer with the id the receiver will see. */
   eventId?: string;
+  /**
+   * An event that is not a document's final state (`recepcion.deadline`): delivered as given, recorded
+   * under `documentId` (then the received document's id).
+   */
+  event?: { type: string; clave: string; body: unknown };
 }
 
 export function isFinalState(estado: string): estado is EstadoFinal {
@@ -21,18 +26,33 @@ export function newEventId(): string {
   return `msg_${randomBytes(16).toString('hex')}`;
 }
 
+const xmlFile = (xml: string) => ({
+  fileType: 'XML' as const,
+  encodedFile: Buffer.from(xml, 'utf8').toString('base64'),
+});
+
 export function buildEventPayload(doc: {
   clave: string;
   estado: EstadoFinal;
   respuesta_xml: string | null;
+  clave_recibida?: string | null;
+  xml?: string;
 }): WebhookEventPayload {
+  const answer = doc.respuesta_xml === null ? [] : [xmlFile(doc.respuesta_xml)];
+  if (doc.clave_recibida) {
+    // A receiver's answer: the signed MensajeReceptor first, then Hacienda's answer to it.
+    return {
+      folioId: doc.clave,
+      folioType: 'RECEIVER_MESSAGE',
+      folioDetails: [...(doc.xml ? [xmlFile(doc.xml)] : []), ...answer],
+      clave: doc.clave_recibida,
+      estado: doc.estado,
+    };
+  }
   return {
     folioId: doc.clave,
     folioType: 'INVOICE',
-    folioDetails:
-      doc.respuesta_xml === null
-        ? []
-        : [{ fileType: 'XML', encodedFile: Buffer.from(doc.respuesta_xml, 'utf8').toString('base64') }],
+    folioDetails: answer,
     clave: doc.clave,
     estado: doc.estado,
   };

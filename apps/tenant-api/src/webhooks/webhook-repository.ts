@@ -75,6 +75,9 @@ export interface DocumentForEvent {
   clave: string;
   estado: string;
   respuesta_xml: string | null;
+  /** Set on a receiver's answer: the answered document's clave (its xml is the MensajeReceptor). */
+  clave_recibida: string | null;
+  xml: string;
 }
 
 export async function findDocumentById(
@@ -83,7 +86,7 @@ export async function findDocumentById(
   documentId: string,
 ): Promise<DocumentForEvent | undefined> {
   const r = await tx.query<DocumentForEvent>(
-    'SELECT id, clave, estado, respuesta_xml FROM documents WHERE tenant_id = $1 AND id = $2',
+    'SELECT id, clave, estado, respuesta_xml, clave_recibida, xml FROM documents WHERE tenant_id = $1 AND id = $2',
     [tenantId, documentId],
   );
   return r.rows[0];

@@ -16,7 +16,7 @@ import {
   TokenBucket,
   createHaciendaClients,
 } from '@cr/hacienda-client';
-import { haciendaDataDir } from '@cr/testkit';
+import { haciendaDataDir, xsdDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { JwksKeySource } from '../../src/auth/key-source';
 import { RevocationList } from '../../src/auth/revocation-list';
@@ -26,6 +26,7 @@ import { tenantApiMigrations } from '../../src/db/with-tenant';
 import type { SubmissionDeps, SubmissionSchedules } from '../../src/documents/submission-deps';
 import type { IssuerDeps } from '../../src/emisor/issuer-deps';
 import type { LookupDeps } from '../../src/lookups/lookup-deps';
+import type { RecepcionDeps } from '../../src/recepcion/recepcion-deps';
 import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
@@ -44,6 +45,7 @@ export interface TestApp {
   submission: SubmissionDeps & LookupDeps;
   hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
+  recepcion: RecepcionDeps;
   /** The jobs worker with the app's queues; started only when asked (`startWorker`). */
   worker: Worker;
   /** Host header of a tenant under the default base domain. */
@@ -152,12 +154,14 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps } = composeTenantApi({
+  const { app, worker, submission, webhookDeps, recepcion } = composeTenantApi({
     config: tenantConfig({
       ...settings,
       PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
       ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
       TENANT_BASE_DOMAIN: 'localhost',
+      // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
+      HACIENDA_XSD_DIR: xsdDir(),
       TRUST_PROXY: options.trustProxy ?? 'false',
       // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
@@ -199,6 +203,7 @@ export async function startTestApp(
     submission,
     hacienda,
     webhookDeps,
+    recepcion,
     worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {

@@ -13,6 +13,15 @@ import {
   ExoneracionQuery,
   ExoneracionResponse,
 } from '../lookups.schema';
+import {
+  RecepcionDocumentRequest,
+  RecepcionDocumentResponse,
+  RecepcionListResponse,
+  RecepcionRespuestaRequest,
+  RecepcionRespuestaResponse,
+  RecepcionSincronizarRequest,
+  RecepcionSincronizarResponse,
+} from '../recepcion.schema';
 import { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
 import {
   WebhookConfigRequest,
@@ -571,7 +580,242 @@ export function tenantApiRoutes(): RouteDoc[] {
         hacienda502('/fe/ae'),
       ],
     }),
+    ...recepcionRoutes(),
     ...healthRoutes('health', 'database'),
+  ];
+}
+
+const RECEIVED_EXAMPLE = {
+  clave: ex.EXAMPLE_CLAVE,
+  tipo: '01',
+  receptor: '3101779527',
+  emisor: { tipo: '02', numero: '3101123456', nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA' },
+  fechaEmision: '2026-11-23T10:15:00-06:00',
+  moneda: 'CRC',
+  total: '11300.00000',
+  impuestos: '1300.00000',
+  findings: [
+    { code: 'xsd', severity: 'info', message: 'valid against FacturaElectronica_V4.4.xsd' },
+    { code: 'arithmetic', severity: 'info', message: 'lines and totals add up (§9)' },
+  ],
+  vence: '2026-12-11',
+  estado: 'pendiente',
+  origen: 'carga',
+  respuesta: null,
+  recibido: '2026-11-23T16:20:00.000Z',
+};
+
+const RECEIVED_PARAMETER: ParameterDoc = {
+  ...CLAVE_PARAMETER,
+  description: 'the 50-digit clave of a document received by one of the tenant issuers',
+};
+
+const RECEIVED_NOT_FOUND: ErrorDoc = {
+  code: 'not_found',
+  when: 'the tenant received no document with this clave',
+  message: `clave: received document ${ex.EXAMPLE_CLAVE} not found`,
+};
+
+/** Receiving (issue 13): supplier documents, the receiver's answer and the import from Hacienda. */
+function recepcionRoutes(): RouteDoc[] {
+  const received = (description: string, status = 200): ResponseDoc => ({
+    status,
+    description,
+    body: json(RecepcionDocumentResponse, { status: 'success', data: RECEIVED_EXAMPLE }),
+  });
+  const xmlDownload = (which: 'xml' | 'respuesta-hacienda'): RouteDoc =>
+    apiRoute({
+      method: 'get',
+      path: `/api/recepcion/documentos/{clave}/${which}`,
+      operationId: which === 'xml' ? 'downloadReceivedXml' : 'downloadReceivedHaciendaAnswer',
+      tag: 'recepcion',
+      summary:
+        which === 'xml'
+          ? "The supplier's signed comprobante, as received"
+          : "Hacienda's answer to the supplier's document, when it was supplied",
+      parameters: [RECEIVED_PARAMETER],
+      ok: {
+        status: 200,
+        description: 'the XML',
+        body: {
+          schema: XmlDocument,
+          contentType: 'application/xml',
+          examples: { example: { value: ex.comprobanteXmlExample } },
+        },
+      },
+      errors: [
+        { code: 'bad_request', when: 'clave is not 50 digits', message: 'clave: must be 50 digits' },
+        RECEIVED_NOT_FOUND,
+      ],
+    });
+  return [
+    apiRoute({
+      path: '/api/recepcion/documentos',
+      operationId: 'receiveDocument',
+      tag: 'recepcion',
+      summary: "Receive a supplier's signed comprobante for one of the tenant's issuers",
+      description:
+        "Checks the document independently: Base64 and XML (no DTD is ever accepted), a v4.4 root, the XAdES-EPES signature, the receptor (one of the tenant's issuers), the official XSD, the signer's certificate, the §9 arithmetic and, when given, Hacienda's answer (signed, accepted). What cannot be stored is a 400; the rest is kept as `findings`. `vence` is the last day to answer: the 8th business day of the month after the emission (Costa Rican weekends and holidays, docs/decisions/0015). The same XML again answers the same record (200).",
+      body: {
+        schema: RecepcionDocumentRequest,
+        example: { receptor: '3101779527', xml: 'PD94bWwgdmVyc2lvbj0iMS4wIj8+...' },
+        badExample:
+          'xml: the signature does not verify: reference_digest (the referenced content was changed)',
+      },
+      ok: received('stored with its findings (201), or stored before with the same XML (200)', 201),
+      errors: [
+        {
+          code: 'not_found',
+          when: 'receptor is not an issuer of the tenant',
+          message: 'receptor: issuer 3101779527 is not registered',
+        },
+        {
+          code: 'conflict',
+          when: 'the clave was received before with another XML',
+          message: `xml: document ${ex.EXAMPLE_CLAVE} was already received with a different XML`,
+        },
+      ],
+    }),
+    apiRoute({
+      method: 'get',
+      path: '/api/recepcion/documentos',
+      operationId: 'listReceivedDocuments',
+      tag: 'recepcion',
+      summary: 'The documents received by the tenant, unanswered first, by deadline',
+      parameters: [
+        {
+          name: 'estado',
+          in: 'query',
+          description:
+            'pendiente (no accepted answer yet), respondiendo (answer with Hacienda) or respondido',
+          schema: { type: 'string', enum: ['pendiente', 'respondiendo', 'respondido'] },
+        },
+        {
+          name: 'desde',
+          in: 'query',
+          description: 'emitted on or after (YYYY-MM-DD, Costa Rica)',
+          schema: { type: 'string', format: 'date' },
+        },
+        {
+          name: 'hasta',
+          in: 'query',
+          description: 'emitted on or before (YYYY-MM-DD, Costa Rica)',
+          schema: { type: 'string', format: 'date' },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          description: 'the `cursor` of the previous page',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'limite',
+          in: 'query',
+          description: 'page size, 1..200 (default 50)',
+          schema: { type: 'integer', minimum: 1, maximum: 200 },
+        },
+      ],
+      ok: {
+        status: 200,
+        description: 'one page; `cursor` is null on the last one',
+        body: json(RecepcionListResponse, { status: 'success', data: [RECEIVED_EXAMPLE], cursor: null }),
+      },
+      errors: [
+        {
+          code: 'bad_request',
+          when: 'a filter or the cursor is malformed',
+          message: 'desde: must be a date YYYY-MM-DD',
+        },
+      ],
+    }),
+    apiRoute({
+      method: 'get',
+      path: '/api/recepcion/documentos/{clave}',
+      operationId: 'getReceivedDocument',
+      tag: 'recepcion',
+      summary: 'One received document: findings, deadline, state and latest answer',
+      parameters: [RECEIVED_PARAMETER],
+      ok: received('the document'),
+      errors: [
+        { code: 'bad_request', when: 'clave is not 50 digits', message: 'clave: must be 50 digits' },
+        RECEIVED_NOT_FOUND,
+      ],
+    }),
+    xmlDownload('xml'),
+    xmlDownload('respuesta-hacienda'),
+    apiRoute({
+      path: '/api/recepcion/documentos/{clave}/respuesta',
+      operationId: 'answerReceivedDocument',
+      tag: 'recepcion',
+      summary: 'Accept (1), partially accept (2) or reject (3) a received document with a MensajeReceptor',
+      description:
+        "Builds the v4.4 MensajeReceptor (consecutivo type 05/06/07 from `numeroReferencia`), checks its amounts against the document and the condición del IVA, signs it with the receptor issuer's key and submits it to Hacienda with that issuer's credentials. Hacienda's verdict arrives by webhook (`folioType: RECEIVER_MESSAGE`) and through `consultar/documento` with the received clave.",
+      parameters: [RECEIVED_PARAMETER],
+      body: {
+        schema: RecepcionRespuestaRequest,
+        example: { mensaje: 1, condicionImpuesto: '01', numeroReferencia: 1 },
+        badExample: 'detalleMensaje: is required for a partial acceptance or a rejection',
+      },
+      ok: {
+        status: 202,
+        description: 'signed and queued for Hacienda',
+        body: json(RecepcionRespuestaResponse, {
+          status: 'success',
+          message: "MensajeReceptor 00100001050000000001 signed; Hacienda's answer will follow by webhook",
+          data: {
+            clave: ex.EXAMPLE_CLAVE,
+            mensaje: 1,
+            consecutivo: '00100001050000000001',
+            estado: 'pendiente',
+          },
+        }),
+      },
+      errors: [
+        RECEIVED_NOT_FOUND,
+        {
+          code: 'conflict',
+          when: 'an answer is already with Hacienda or was accepted, or numeroReferencia is used',
+          message: `clave: document ${ex.EXAMPLE_CLAVE} was already answered (consecutivo 00100001050000000001, aceptado at Hacienda)`,
+        },
+      ],
+    }),
+    apiRoute({
+      path: '/api/recepcion/sincronizar',
+      operationId: 'synchronizeReceivedDocuments',
+      tag: 'recepcion',
+      summary: 'Import what Hacienda lists as issued to one of the tenant issuers and is not stored yet',
+      body: {
+        schema: RecepcionSincronizarRequest,
+        example: { receptor: '3101779527' },
+        badExample: 'receptor: must match pattern ^[0-9]{9,12}$',
+      },
+      ok: {
+        status: 200,
+        description: 'what was listed, imported, already stored and skipped (with the reason)',
+        body: json(RecepcionSincronizarResponse, {
+          status: 'success',
+          data: { listados: 2, importados: [ex.EXAMPLE_CLAVE], yaRegistrados: 1, omitidos: [] },
+        }),
+      },
+      errors: [
+        {
+          code: 'not_found',
+          when: 'receptor is not an issuer of the tenant',
+          message: 'receptor: issuer 3101779527 is not registered',
+        },
+        {
+          code: 'upstream_error',
+          when: "Hacienda's listing failed",
+          message: 'Hacienda: GET /comprobantes answered serverError',
+        },
+        {
+          code: 'service_unavailable',
+          when: "the issuer's Hacienda credentials cannot get a token now",
+          message:
+            "Hacienda: the IdP refused the issuer's credentials (invalid_credentials); try again later",
+        },
+      ],
+    }),
   ];
 }
 
@@ -610,6 +854,11 @@ export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): Js
       {
         name: 'webhook',
         description: "Events sent to the tenant's URL when a document reaches a final state",
+      },
+      {
+        name: 'recepcion',
+        description:
+          "Documents suppliers issue to the tenant's issuers: checks, deadline, the receiver's answer (MensajeReceptor) and the import from Hacienda",
       },
       { name: 'health', description: 'Probes for the orchestrator; served on any host, without a token' },
     ],

@@ -1,0 +1,163 @@
+// Use case of POST /api/recepcion/documentos/{clave}/respuesta: the receiver accepts (1), partially accepts
+// (2) or rejects (3) a received document. The MensajeReceptor is planned against the document (amounts and
+// condición del IVA, @cr/hacienda-xml), numbered with the client's numeroReferencia under consecutivo type
+// 05/06/07, signed with the receptor issuer's key and stored as a document of its own (tipo_doc 5/6/7,
+// clave `<clave>-<consecutivo>`, Hacienda's id of the message) with its submission job: the same jobs,
+// retries, token cache, follow-up and webhook as any document. A second answer while one is with Hacienda
+// or after Hacienda accepted one is a 409; after Hacienda refused an answer, a new one may be sent.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { RecepcionRespuestaRequest, type RecepcionRespuestaResponse } from '@cr/contracts';
+import {
+  Consecutivo,
+  HaciendaXmlError,
+  TIPO_MENSAJE_RECEPTOR,
+  buildMensajeReceptor,
+  formatCostaRicaDateTime,
+  planMensajeReceptor,
+} from '@cr/hacienda-xml';
+import { enqueue } from '@cr/jobs';
+import { AppError, parseBody } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import { hashRequestBody } from '../documents/canonical-hash';
+import { findByNumber, insertPendingDocument } from '../documents/document-repository';
+import {
+  type DocumentJobPayload,
+  SUBMIT_QUEUE,
+  callbackSecretContext,
+  callbackTokenHash,
+} from '../documents/submit-document';
+import { toSigningKey } from '../documents/to-engine-issuer';
+import type { RecepcionDeps } from './recepcion-deps';
+import { attachAnswer, findReceivedByClave } from './received-repository';
+
+const ACTIVIDAD = /^(\d{4}\.\d|\d{6})$/;
+
+/** tipo_doc of an answer: the request style ('1', '3', '4') of consecutivo types 05, 06, 07. */
+export const TIPO_DOC_OF_MENSAJE: Record<1 | 2 | 3, string> = { 1: '5', 2: '6', 3: '7' };
+
+export async function answerReceived(
+  deps: RecepcionDeps,
+  input: { tenantId: string; clave: string; body: unknown },
+): Promise<RecepcionRespuestaResponse['data']> {
+  const { tenantId, clave } = input;
+  const body = parseBody(RecepcionRespuestaRequest, input.body);
+  const received = await withTenant(deps.db, tenantId, (tx) => findReceivedByClave(tx, tenantId, clave));
+  if (!received) throw new AppError('not_found', `clave: received document ${clave} not found`);
+  if (received.respuesta_document_id && received.estado !== 'pendiente') {
+    throw new AppError(
+      'conflict',
+      `clave: document ${clave} was already answered (consecutivo ${received.respuesta_consecutivo}, ${received.respuesta_estado} at Hacienda)`,
+    );
+  }
+  const material = await deps.signing.load({ tenantId, identificacion: received.receptor });
+  const plan = planMensajeReceptor(
+    {
+      clave,
+      emisorNumero: received.emisor_numero,
+      fechaEmision: received.fecha_emision_text,
+      totalComprobante: received.total,
+      ...(received.impuestos === null ? {} : { totalImpuesto: received.impuestos }),
+    },
+    {
+      mensaje: body.mensaje,
+      ...(body.detalleMensaje === undefined ? {} : { detalleMensaje: body.detalleMensaje }),
+      ...(body.codigoActividad === undefined ? {} : { codigoActividad: body.codigoActividad }),
+      ...(body.condicionImpuesto === undefined ? {} : { condicionImpuesto: body.condicionImpuesto }),
+      ...(body.montoTotalImpuestoAcreditar === undefined
+        ? {}
+        : { montoTotalImpuestoAcreditar: body.montoTotalImpuestoAcreditar }),
+      ...(body.montoTotalDeGastoAplicable === undefined
+        ? {}
+        : { montoTotalDeGastoAplicable: body.montoTotalDeGastoAplicable }),
+    },
+  );
+  if (!plan.ok) {
+    throw new AppError('bad_request', plan.issues.map((i) => `${i.path}: ${i.reason}`).join('; '), {
+      details: plan.issues,
+    });
+  }
+  const mensaje = body.mensaje;
+  const number = {
+    emisor: material.identificacion,
+    sucursal: body.sucursal ?? material.sucursal,
+    terminal: body.terminal ?? 1,
+    tipoDoc: TIPO_DOC_OF_MENSAJE[mensaje],
+    numeroReferencia: body.numeroReferencia,
+  };
+  const consecutivo = new Consecutivo({
+    sucursal: number.sucursal,
+    terminal: number.terminal,
+    tipo: TIPO_MENSAJE_RECEPTOR[mensaje],
+    numero: number.numeroReferencia,
+  });
+  const now = deps.now();
+  let xml: string;
+  try {
+    xml = buildMensajeReceptor(
+      {
+        ...plan.value,
+        // The receiver's activity for the credit; the issuer's registered one unless the client names it.
+        ...(plan.value.codigoActividad || mensaje === 3 || !ACTIVIDAD.test(String(material.codigoActividad))
+          ? {}
+          : { codigoActividad: String(material.codigoActividad) }),
+        numeroCedulaReceptor: material.identificacion,
+        numeroConsecutivoReceptor: consecutivo.value,
+      },
+      toSigningKey(material),
+      { now },
+    );
+  } catch (err) {
+    if (err instanceof HaciendaXmlError) throw new AppError('bad_request', err.message);
+    throw err;
+  }
+  const id = randomUUID();
+  const token = randomBytes(32).toString('base64url');
+  const fecha = formatCostaRicaDateTime(now);
+  await withTenant(deps.db, tenantId, async (tx) => {
+    const used = await findByNumber(tx, tenantId, number);
+    if (used) {
+      throw new AppError(
+        'conflict',
+        `numeroReferencia: consecutivo ${consecutivo.value} was already used by ${used.clave}`,
+      );
+    }
+    const inserted = await insertPendingDocument(tx, tenantId, {
+      id,
+      ...number,
+      clave: `${clave}-${consecutivo.value}`,
+      emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
+      consecutivo: consecutivo.value,
+      fechaEmision: now,
+      fechaEmisionText: fecha,
+      ambiente: material.ambiente,
+      // The message goes to the supplier: Hacienda's body names it as emisor, us as receptor.
+      receptor: { tipo: received.emisor_tipo, numero: received.emisor_numero },
+      requestHash: hashRequestBody(input.body ?? null),
+      xml,
+      totals: {
+        totalFactura: plan.value.totalFactura,
+        ...(plan.value.montoTotalImpuesto ? { montoTotalImpuesto: plan.value.montoTotalImpuesto } : {}),
+      },
+      callbackTokenHash: callbackTokenHash(token),
+      callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
+    });
+    if (!inserted) {
+      throw new AppError('conflict', `numeroReferencia: consecutivo ${consecutivo.value} is already used`);
+    }
+    await tx.query(
+      'UPDATE documents SET recibido_id = $3, clave_recibida = $4 WHERE tenant_id = $1 AND id = $2',
+      [tenantId, id, received.id, clave],
+    );
+    if (!(await attachAnswer(tx, tenantId, received.id, received.respuesta_document_id, id))) {
+      throw new AppError(
+        'conflict',
+        `clave: document ${clave} was answered at the same time by another request`,
+      );
+    }
+    const payload: DocumentJobPayload = { tenantId, documentId: id };
+    await enqueue(tx, { queue: SUBMIT_QUEUE, key: `submit:${id}`, payload });
+  });
+  deps.wakeWorker?.();
+  deps.logger.info('receiver message signed', { tenantId, clave, mensaje, consecutivo: consecutivo.value });
+  return { clave, mensaje, consecutivo: consecutivo.value, estado: 'pendiente' };
+}

@@ -1,0 +1,134 @@
+// The daily `recepcion.deadline` job: every received document still unanswered within two business days
+// of `vence` raises a `recepcion.deadline` webhook event (once `proximo`, and once more `vencido` when the
+// day has passed), through the same signed, retried webhook deliveries as document events. One job per
+// Costa Rica day (key `recepcion.deadline:<date>`): each run enqueues the next day's at 06:00, so several
+// replicas or restarts never run a day twice.
+import type { RecepcionDeadlineEvent } from '@cr/contracts';
+import { costaRicaDate } from '@cr/hacienda-xml';
+import { type Job, type JobResult, type QueueOptions, enqueue, jobResult } from '@cr/jobs';
+import type { Db, Queryable } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import { WEBHOOK_QUEUE, type WebhookJobPayload } from '../webhooks/webhook-event';
+import type { RecepcionDeps } from './recepcion-deps';
+
+export const DEADLINE_QUEUE = 'recepcion.deadline';
+/** Warn when this many business days or fewer are left. */
+export const DEADLINE_WARNING_BUSINESS_DAYS = 2;
+
+interface Candidate {
+  tenant_id: string;
+  id: string;
+  clave: string;
+  receptor: string;
+  emisor_tipo: string;
+  emisor_numero: string;
+  emisor_nombre: string;
+  total: string;
+  vence: string;
+  aviso_vencimiento: string | null;
+}
+
+/**
+ * unsafe: crosses tenants on purpose (one scan for the whole service, run as the owning role); returns
+ * the unanswered documents due by `until`, each with its tenant, for per-tenant work under withTenant.
+ */
+async function unsafeListUnansweredDueBy(db: Db, until: string): Promise<Candidate[]> {
+  const r = await db.query<Candidate>(
+    `SELECT r.tenant_id, r.id, r.clave, r.receptor, r.emisor_tipo, r.emisor_numero, r.emisor_nombre, r.total,
+       to_char(r.vence, 'YYYY-MM-DD') AS vence, r.aviso_vencimiento
+     FROM received_documents r
+     LEFT JOIN documents d ON d.id = r.respuesta_document_id
+     WHERE r.vence <= $1::date AND r.aviso_vencimiento IS DISTINCT FROM 'vencido'
+       AND (d.id IS NULL OR d.estado IN ('rechazado', 'error'))
+     ORDER BY r.vence, r.id`,
+    [until],
+  );
+  return r.rows;
+}
+
+function plusDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+async function markWarned(tx: Queryable, tenantId: string, id: string, stage: string): Promise<boolean> {
+  const r = await tx.query(
+    `UPDATE received_documents SET aviso_vencimiento = $3
+     WHERE tenant_id = $1 AND id = $2 AND aviso_vencimiento IS DISTINCT FROM $3`,
+    [tenantId, id, stage],
+  );
+  return r.rowCount === 1;
+}
+
+/** Raises the events due today; returns how many were raised. */
+export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<number> {
+  const today = costaRicaDate(now);
+  // Two business days never span more than ten calendar days (Holy Week plus a weekend is the longest gap).
+  const candidates = await unsafeListUnansweredDueBy(deps.db, plusDays(today, 10));
+  let raised = 0;
+  for (const c of candidates) {
+    const overdue = c.vence < today;
+    const left = overdue
+      ? -deps.calendar.businessDaysBetween(c.vence, today)
+      : deps.calendar.businessDaysBetween(today, c.vence);
+    if (!overdue && left > DEADLINE_WARNING_BUSINESS_DAYS) continue;
+    const stage = overdue ? 'vencido' : 'proximo';
+    if (c.aviso_vencimiento === stage) continue;
+    const body: RecepcionDeadlineEvent = {
+      type: 'recepcion.deadline',
+      clave: c.clave,
+      receptor: c.receptor,
+      emisor: { tipo: c.emisor_tipo, numero: c.emisor_numero, nombre: c.emisor_nombre },
+      total: c.total,
+      vence: c.vence,
+      diasHabilesRestantes: left,
+    };
+    const added = await withTenant(deps.db, c.tenant_id, async (tx) => {
+      if (!(await markWarned(tx, c.tenant_id, c.id, stage))) return false;
+      const payload: WebhookJobPayload = {
+        tenantId: c.tenant_id,
+        documentId: c.id,
+        event: { type: 'recepcion.deadline', clave: c.clave, body },
+      };
+      await enqueue(tx, { queue: WEBHOOK_QUEUE, key: `deadline:${c.id}:${stage}`, payload });
+      return true;
+    });
+    if (added) raised += 1;
+  }
+  if (raised > 0) {
+    deps.logger.info('receiving deadlines raised', { raised, today });
+    deps.wakeWorker?.();
+  }
+  return raised;
+}
+
+/** 06:00 in Costa Rica (UTC−6) of the day after `now`'s Costa Rica date. */
+function nextRunAt(now: Date): { date: string; at: Date } {
+  const date = plusDays(costaRicaDate(now), 1);
+  return { date, at: new Date(`${date}T06:00:00-06:00`) };
+}
+
+/** Makes sure today's scan exists (runs now if it has not run today); call at start. */
+export async function scheduleDeadlineScan(db: Db, now: Date): Promise<void> {
+  await enqueue(db, { queue: DEADLINE_QUEUE, key: `${DEADLINE_QUEUE}:${costaRicaDate(now)}`, payload: {} });
+}
+
+export function deadlineQueues(deps: RecepcionDeps): Record<string, QueueOptions<Record<string, never>>> {
+  return {
+    [DEADLINE_QUEUE]: {
+      handler: async (_job: Job<Record<string, never>>, context): Promise<JobResult> => {
+        const now = context.now();
+        await runDeadlineScan(deps, now);
+        const next = nextRunAt(now);
+        await enqueue(deps.db, {
+          queue: DEADLINE_QUEUE,
+          key: `${DEADLINE_QUEUE}:${next.date}`,
+          payload: {},
+          runAt: next.at,
+        });
+        return jobResult.done();
+      },
+    },
+  };
+}

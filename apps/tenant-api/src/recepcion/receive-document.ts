@@ -1,0 +1,88 @@
+// Use case of POST /api/recepcion/documentos (and of each document sincronizar imports): decode, inspect
+// (inspect-received.ts), compute the deadline and store the document with its findings. The same XML again
+// answers the stored record; another XML under a stored clave is a conflict. The receptor must be one of
+// the tenant's issuers.
+import { createHash, randomUUID } from 'node:crypto';
+import { type RecepcionDocumentData, RecepcionDocumentRequest } from '@cr/contracts';
+import { Dec, costaRicaDate, formatAmount, parseIsoDateTime } from '@cr/hacienda-xml';
+import { AppError, parseBody } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import { findIssuer } from '../emisor/issuer-repository';
+import { decodeXmlField, inspectReceived } from './inspect-received';
+import type { RecepcionDeps } from './recepcion-deps';
+import { findReceivedByClave, insertReceived } from './received-repository';
+import { toReceivedData } from './received-view';
+
+export interface ReceiveResult {
+  created: boolean;
+  data: RecepcionDocumentData;
+}
+
+export async function receiveDocument(
+  deps: RecepcionDeps,
+  input: { tenantId: string; body: unknown; origen?: 'carga' | 'sincronizacion' },
+): Promise<ReceiveResult> {
+  const { tenantId } = input;
+  const body = parseBody(RecepcionDocumentRequest, input.body);
+  const xml = decodeXmlField('xml', body.xml);
+  const respuesta =
+    body.respuestaHacienda === undefined
+      ? undefined
+      : decodeXmlField('respuestaHacienda', body.respuestaHacienda);
+  const issuer = await withTenant(deps.db, tenantId, (tx) => findIssuer(tx, tenantId, body.receptor));
+  if (!issuer) throw new AppError('not_found', `receptor: issuer ${body.receptor} is not registered`);
+
+  const inspection = await inspectReceived(deps.xsd, {
+    xml,
+    receptor: body.receptor,
+    ...(respuesta === undefined ? {} : { respuestaHaciendaXml: respuesta }),
+  });
+  const { parsed } = inspection;
+  const emitted = parseIsoDateTime(parsed.fechaEmision);
+  if (!emitted) throw new AppError('bad_request', 'xml: FechaEmision is not a date-time');
+  const sha = createHash('sha256').update(xml, 'utf8').digest('hex');
+  const id = randomUUID();
+  const row = await withTenant(deps.db, tenantId, async (tx) => {
+    const inserted = await insertReceived(tx, tenantId, {
+      id,
+      clave: parsed.clave,
+      receptor: body.receptor,
+      tipo: inspection.tipo,
+      emisor: { tipo: parsed.emisor.tipo, numero: parsed.emisor.numero, nombre: parsed.emisor.nombre },
+      fechaEmision: emitted,
+      fechaEmisionText: parsed.fechaEmision,
+      fechaDia: costaRicaDate(emitted),
+      moneda: parsed.codigoMoneda || 'CRC',
+      total: formatAmount(new Dec(parsed.totalComprobante)),
+      impuestos:
+        parsed.totalImpuesto && /^\d+(\.\d+)?$/.test(parsed.totalImpuesto)
+          ? formatAmount(new Dec(parsed.totalImpuesto))
+          : null,
+      xml,
+      xmlSha256: sha,
+      respuestaHaciendaXml: inspection.respuestaHaciendaXml ?? null,
+      findings: inspection.findings,
+      vence: deps.calendar.receiverDeadline(emitted),
+      origen: input.origen ?? 'carga',
+    });
+    const stored = await findReceivedByClave(tx, tenantId, parsed.clave);
+    if (!stored) throw new Error('received_documents: clave neither inserted nor found');
+    return { inserted, stored };
+  });
+  if (!row.inserted) {
+    if (row.stored.xml_sha256 !== sha) {
+      throw new AppError(
+        'conflict',
+        `xml: document ${parsed.clave} was already received with a different XML`,
+      );
+    }
+    return { created: false, data: toReceivedData(row.stored) };
+  }
+  deps.logger.info('supplier document received', {
+    tenantId,
+    clave: parsed.clave,
+    receptor: body.receptor,
+    errors: inspection.findings.filter((f) => f.severity === 'error').length,
+  });
+  return { created: true, data: toReceivedData(row.stored) };
+}

@@ -1,0 +1,103 @@
+// Use case of POST /api/recepcion/sincronizar: imports what Hacienda lists as issued to one of the tenant's
+// issuers and is not stored yet. With the issuer's own credentials (the token cache and limits of the
+// submissions), it pages through GET /comprobantes?receptor=<tipo+id> (REFERENCE §4.5) and reads each new
+// clave with GET /comprobantes/{clave}; a document whose XML comes with it is received like an upload
+// (origen `sincronizacion`, same inspection). Hacienda's production API does not return the XML there:
+// such claves are reported as skipped with the reason, for the supplier to send the XML.
+import { RecepcionSincronizarRequest, type RecepcionSincronizarResponse } from '@cr/contracts';
+import { type Ambiente, IdpError, RateLimitedError } from '@cr/hacienda-client';
+import { AppError, parseBody } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import { findIssuer } from '../emisor/issuer-repository';
+import { receiveDocument } from './receive-document';
+import type { RecepcionDeps } from './recepcion-deps';
+import { listStoredClaves } from './received-repository';
+
+/** Pages read at most per call (50 each): a very large backlog is imported over several calls. */
+const MAX_PAGES = 20;
+
+type Data = RecepcionSincronizarResponse['data'];
+
+function upstream(what: string): AppError {
+  return new AppError('upstream_error', `Hacienda: ${what}`);
+}
+
+function unavailable(what: string): AppError {
+  return new AppError('service_unavailable', `Hacienda: ${what}; try again later`);
+}
+
+export async function synchronizeReceived(
+  deps: RecepcionDeps,
+  input: { tenantId: string; body: unknown },
+): Promise<Data> {
+  const { tenantId } = input;
+  const { receptor } = parseBody(RecepcionSincronizarRequest, input.body);
+  const issuer = await withTenant(deps.db, tenantId, (tx) => findIssuer(tx, tenantId, receptor));
+  if (!issuer) throw new AppError('not_found', `receptor: issuer ${receptor} is not registered`);
+  const ambiente = (Number(issuer.ambiente) === 1 ? 1 : 2) as Ambiente;
+  const key = { issuerId: `${tenantId}/${receptor}`, ambiente };
+  let token: string;
+  try {
+    token = await deps.hacienda.tokens.getToken(key, async () => {
+      const m = await deps.signing.load({ tenantId, identificacion: receptor });
+      return { username: m.usuarioHacienda, password: m.claveHacienda };
+    });
+  } catch (err) {
+    if (err instanceof RateLimitedError) throw unavailable('token grant limit reached');
+    if (err instanceof IdpError) throw unavailable(`the IdP refused the issuer's credentials (${err.kind})`);
+    throw err;
+  }
+  const recepcion = deps.hacienda.recepcion(ambiente);
+  const tipo = String(issuer.tipo_identificacion).padStart(2, '0');
+  const filter = `${tipo}${receptor.padStart(12, '0')}`;
+  const listed: string[] = [];
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const out = await recepcion.listComprobantes(token, {
+      receptor: filter,
+      offset: listed.length,
+      limit: 50,
+    });
+    if (out.kind === 'unauthorized') deps.hacienda.tokens.invalidate(key);
+    if (out.kind !== 'page') {
+      throw upstream(
+        `GET /comprobantes answered ${out.kind}${'cause' in out && out.cause ? ` (${out.cause})` : ''}`,
+      );
+    }
+    listed.push(...out.items.map((i) => i.clave));
+    if (!out.partial || out.items.length === 0) break;
+  }
+  const unique = [...new Set(listed)];
+  const stored = await withTenant(deps.db, tenantId, (tx) => listStoredClaves(tx, tenantId, unique));
+  const data: Data = { listados: unique.length, importados: [], yaRegistrados: stored.size, omitidos: [] };
+  for (const clave of unique.filter((c) => !stored.has(c))) {
+    const detail = await recepcion.getComprobante(token, clave);
+    if (detail.kind !== 'found') {
+      data.omitidos.push({ clave, motivo: `GET /comprobantes/${clave} answered ${detail.kind}` });
+      continue;
+    }
+    if (!detail.comprobanteXml) {
+      data.omitidos.push({ clave, motivo: "Hacienda did not return the document's XML; upload it" });
+      continue;
+    }
+    try {
+      const result = await receiveDocument(deps, {
+        tenantId,
+        body: { receptor, xml: detail.comprobanteXml },
+        origen: 'sincronizacion',
+      });
+      if (result.created) data.importados.push(clave);
+      else data.yaRegistrados += 1;
+    } catch (err) {
+      // One unreadable or forged document does not stop the others; it is reported, never stored.
+      if (!(err instanceof AppError) || err.code === 'internal_error') throw err;
+      data.omitidos.push({ clave, motivo: err.message });
+    }
+  }
+  deps.logger.info('received documents synchronized', {
+    tenantId,
+    receptor,
+    ...data,
+    omitidos: data.omitidos.length,
+  });
+  return data;
+}

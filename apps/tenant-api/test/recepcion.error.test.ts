@@ -1,0 +1,309 @@
+// Receiving without Hacienda: what POST /api/recepcion/documentos refuses (400, nothing stored), what it
+// stores as findings, idempotent re-uploads, the listing (filters, order, cursor), tenant isolation and the
+// answer rules (validation, 409 for a second answer), on the real database and app.
+import { buildMensajeHacienda, readMensajeHacienda } from '@cr/hacienda-xml';
+import request from 'supertest';
+import { post } from './support/client';
+import { issuerBody } from './support/issuer-mother';
+import { describeSecurityTable } from './support/security-cases';
+import { RECEIVER_ID, b64, supplierInvoice, supplierSigningKey } from './support/supplier-documents';
+import { type TestApp, startTestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+
+let ctx: TestApp;
+
+const get = (path: string, tenant = 'acme') =>
+  request(ctx.app)
+    .get(path)
+    .set('Host', ctx.host(tenant))
+    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+
+async function storedCount(): Promise<number> {
+  const r = await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents');
+  return Number(r.rows[0]!.n);
+}
+
+beforeAll(async () => {
+  ctx = await startTestApp({ checkExonerations: false });
+  const registered = await post(
+    ctx,
+    'acme',
+    '/api/enviar/emisor',
+    issuerBody({
+      identificacion: Number(RECEIVER_ID),
+      usuarioHacienda: 'cpj-3-101-779527@stag.comprobanteselectronicos.go.cr',
+    }),
+  );
+  expect(registered.status).toBe(200);
+});
+afterAll(() => ctx.close());
+
+describe('POST /api/recepcion/documentos', () => {
+  it('when a valid supplier FE is uploaded, then 201 with its findings and deadline; the same XML again answers the same record', async () => {
+    const fe = supplierInvoice(1);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      clave: fe.clave,
+      tipo: '01',
+      receptor: RECEIVER_ID,
+      emisor: { tipo: '02', numero: '3101123456' },
+      total: fe.totals.totalComprobante,
+      impuestos: fe.totals.totalImpuesto,
+      estado: 'pendiente',
+      origen: 'carga',
+      respuesta: null,
+    });
+    expect(res.body.data.vence).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const codes = res.body.data.findings.map(
+      (f: { code: string; severity: string }) => `${f.code}:${f.severity}`,
+    );
+    expect(codes).toEqual(expect.arrayContaining(['signature:info', 'arithmetic:info', 'hacienda:warning']));
+    expect(codes.filter((c: string) => c.endsWith(':error'))).toEqual([]);
+    const again = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual(res.body.data);
+    const detail = await get(`/api/recepcion/documentos/${fe.clave}`);
+    expect(detail.body.data).toEqual(res.body.data);
+    const xml = await get(`/api/recepcion/documentos/${fe.clave}/xml`);
+    expect(xml.status).toBe(200);
+    expect(xml.text).toBe(fe.xml);
+    expect((await get(`/api/recepcion/documentos/${fe.clave}/respuesta-hacienda`)).status).toBe(404);
+  });
+
+  const bomb =
+    '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">]><FacturaElectronica>&lol2;</FacturaElectronica>';
+  it.each([
+    ['bad Base64', () => ({ xml: 'not base64 at all!' }), /xml: is not valid Base64/],
+    ['bytes that are not XML', () => ({ xml: b64('hello, not xml') }), /xml: is not well-formed XML/],
+    ['an XML bomb', () => ({ xml: b64(bomb) }), /xml: carries a DTD/],
+    [
+      'a root that is not a comprobante',
+      () => ({
+        xml: b64(
+          '<MensajeHacienda xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda"/>',
+        ),
+      }),
+      /root element MensajeHacienda/,
+    ],
+    [
+      'a tampered total (one digit changed)',
+      () => {
+        const fe = supplierInvoice(2);
+        const total = fe.totals.totalComprobante;
+        const tampered = fe.xml.replace(
+          `<TotalComprobante>${total}</TotalComprobante>`,
+          `<TotalComprobante>${total.replace(/^(\d)/, (d) => String((Number(d) + 1) % 10))}</TotalComprobante>`,
+        );
+        expect(tampered).not.toBe(fe.xml);
+        return { xml: b64(tampered) };
+      },
+      /xml: the signature does not verify/,
+    ],
+    [
+      'a document addressed to someone else',
+      () => ({
+        xml: b64(
+          supplierInvoice(3, {
+            receptor: { nombre: 'Otro SA', identificacion: { tipo: '02', numero: '3101000001' } },
+          }).xml,
+        ),
+      }),
+      /receptor: the document is addressed to 3101000001/,
+    ],
+    [
+      'a bad Hacienda answer',
+      () => ({ xml: b64(supplierInvoice(4).xml), respuestaHacienda: b64('<!DOCTYPE x><x/>') }),
+      /respuestaHacienda: carries a DTD/,
+    ],
+  ])(
+    'when the upload carries %s, then 400 with the reason and nothing is stored',
+    async (_name, body, reason) => {
+      const before = await storedCount();
+      const res = await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, ...body() });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'bad_request' });
+      expect(res.body.message).toMatch(reason);
+      expect(await storedCount()).toBe(before);
+    },
+  );
+
+  it('when the receptor is not an issuer of the tenant, or the body is malformed, then 4xx naming the field', async () => {
+    const fe = supplierInvoice(5);
+    const foreign = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: '3101000001',
+      xml: b64(fe.xml),
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toMatch(/^receptor:/);
+    const missing = await post(ctx, 'acme', '/api/recepcion/documentos', { xml: b64(fe.xml) });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toMatch(/receptor/);
+  });
+
+  it('when the same clave comes with another XML, then 409', async () => {
+    const fe = supplierInvoice(6);
+    await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(fe.xml) }).expect(
+      201,
+    );
+    const reformatted = fe.xml.replace('<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0"?>');
+    expect(reformatted).not.toBe(fe.xml);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(reformatted),
+    });
+    expect(res.status).toBe(409);
+  });
+
+  it('when a Hacienda answer signed by someone else comes with the document, then it is stored with an error finding', async () => {
+    const fe = supplierInvoice(7);
+    const answer = buildMensajeHacienda({
+      clave: fe.clave,
+      nombreEmisor: 'EMPRESA',
+      tipoIdentificacionEmisor: '02',
+      numeroCedulaEmisor: '3101123456',
+      mensaje: 3,
+      texto: 'rechazado',
+      totalFactura: fe.totals.totalComprobante,
+      key: supplierSigningKey(),
+    });
+    expect(readMensajeHacienda(answer).verification.valid).toBe(true);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+      respuestaHacienda: b64(answer),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.findings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: 'hacienda',
+          severity: 'error',
+          message: expect.stringMatching(/rejected/),
+        }),
+      ]),
+    );
+    const file = await get(`/api/recepcion/documentos/${fe.clave}/respuesta-hacienda`);
+    expect(file.text).toBe(answer);
+  });
+});
+
+describe('GET /api/recepcion/documentos', () => {
+  it('when listing, then pending first by deadline, paged with a cursor, filtered; another tenant sees nothing', async () => {
+    const all = await get('/api/recepcion/documentos?limite=200');
+    expect(all.status).toBe(200);
+    const claves: string[] = all.body.data.map((d: { clave: string }) => d.clave);
+    expect(claves.length).toBeGreaterThanOrEqual(3);
+    const pages: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: request.Response = await get(
+        `/api/recepcion/documentos?limite=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(page.status).toBe(200);
+      pages.push(...page.body.data.map((d: { clave: string }) => d.clave));
+      cursor = page.body.cursor;
+    } while (cursor);
+    expect(pages).toEqual(claves);
+    const vences = all.body.data.map((d: { vence: string }) => d.vence);
+    expect([...vences].sort()).toEqual(vences);
+    const today = new Date(Date.now() - 6 * 3_600_000).toISOString().slice(0, 10);
+    expect(
+      (await get(`/api/recepcion/documentos?desde=${today}&hasta=${today}&estado=pendiente`)).body.data,
+    ).toHaveLength(claves.length);
+    expect((await get('/api/recepcion/documentos?hasta=2000-01-01')).body.data).toEqual([]);
+    expect((await get('/api/recepcion/documentos?estado=respondido')).body.data).toEqual([]);
+    expect((await get('/api/recepcion/documentos?estado=nada')).status).toBe(400);
+    expect((await get('/api/recepcion/documentos?desde=ayer')).status).toBe(400);
+    expect((await get('/api/recepcion/documentos?cursor=xyz')).status).toBe(400);
+    expect((await get('/api/recepcion/documentos', 'other')).body.data).toEqual([]);
+    expect((await get(`/api/recepcion/documentos/${claves[0]}`, 'other')).status).toBe(404);
+  });
+});
+
+describe('POST /api/recepcion/documentos/{clave}/respuesta', () => {
+  it('when the answer does not fit the document, then 400 naming the field; a right one is 202, and a second one 409', async () => {
+    const fe = supplierInvoice(8);
+    await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(fe.xml) }).expect(
+      201,
+    );
+    const path = `/api/recepcion/documentos/${fe.clave}/respuesta`;
+    const noCondicion = await post(ctx, 'acme', path, { mensaje: 1, numeroReferencia: 1 });
+    expect(noCondicion.status).toBe(400);
+    expect(noCondicion.body.message).toMatch(/^condicionImpuesto: is required/);
+    const noDetalle = await post(ctx, 'acme', path, { mensaje: 3, numeroReferencia: 1 });
+    expect(noDetalle.body.message).toMatch(/detalleMensaje/);
+    const tooMuch = await post(ctx, 'acme', path, {
+      mensaje: 2,
+      detalleMensaje: 'Parcial',
+      condicionImpuesto: '02',
+      montoTotalImpuestoAcreditar: '999999',
+      numeroReferencia: 1,
+    });
+    expect(tooMuch.body.message).toMatch(/montoTotalImpuestoAcreditar/);
+    const ok = await post(ctx, 'acme', path, { mensaje: 1, condicionImpuesto: '01', numeroReferencia: 1 });
+    expect(ok.status).toBe(202);
+    expect(ok.body.data).toEqual({
+      clave: fe.clave,
+      mensaje: 1,
+      consecutivo: '00100001050000000001',
+      estado: 'pendiente',
+    });
+    const twice = await post(ctx, 'acme', path, { mensaje: 3, detalleMensaje: 'No', numeroReferencia: 2 });
+    expect(twice.status).toBe(409);
+    const detail = await get(`/api/recepcion/documentos/${fe.clave}`);
+    expect(detail.body.data).toMatchObject({
+      estado: 'respondiendo',
+      respuesta: { mensaje: 1, consecutivo: '00100001050000000001', estado: 'pendiente' },
+    });
+    // The answer is a document of the tenant: consultar and the download find it by the received clave.
+    const consultar = await post(ctx, 'acme', '/api/consultar/documento', { clave: fe.clave });
+    expect(consultar.body.data).toMatchObject({
+      clave: fe.clave,
+      tipoDoc: '5',
+      estado: 'pendiente',
+      consecutivo: '00100001050000000001',
+    });
+    const mr = await get(`/api/descargar/${fe.clave}/xml`);
+    expect(mr.text).toContain('<MensajeReceptor');
+    expect(mr.text).toContain(`<Clave>${fe.clave}</Clave>`);
+    // A number already used by another answer is a conflict too.
+    const other = supplierInvoice(9);
+    await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(other.xml),
+    }).expect(201);
+    const reused = await post(ctx, 'acme', `/api/recepcion/documentos/${other.clave}/respuesta`, {
+      mensaje: 1,
+      condicionImpuesto: '04',
+      numeroReferencia: 1,
+    });
+    expect(reused.status).toBe(409);
+    expect(reused.body.message).toMatch(/^numeroReferencia:/);
+    expect(
+      (await post(ctx, 'other', path, { mensaje: 1, condicionImpuesto: '01', numeroReferencia: 5 })).status,
+    ).toBe(404);
+  });
+});
+
+describeSecurityTable('POST /api/recepcion/documentos', () => ctx, {
+  method: 'post',
+  path: '/api/recepcion/documentos',
+  body: { receptor: RECEIVER_ID, xml: 'eA==' },
+});
+describeSecurityTable('GET /api/recepcion/documentos', () => ctx, {
+  method: 'get',
+  path: '/api/recepcion/documentos',
+});
+describeSecurityTable('POST /api/recepcion/sincronizar', () => ctx, {
+  method: 'post',
+  path: '/api/recepcion/sincronizar',
+  body: { receptor: RECEIVER_ID },
+});

@@ -1,0 +1,259 @@
+// Receiving end to end against the real hacienda-sandbox process: another tenant's issuer (the supplier)
+// issues FEs to our issuer; POST /api/recepcion/sincronizar imports them from GET /comprobantes, verified;
+// each is answered with one of the three messages, and each MensajeReceptor (XSD + xmlsec1) reaches
+// aceptado at Hacienda with a signed RECEIVER_MESSAGE webhook; the deadline job warns about the one left.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseMensajeHacienda, parseMensajeReceptor } from '@cr/hacienda-xml';
+import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
+import { type AppProcess, REPO_ROOT, haciendaDataDir, requireResource, startApp, xsdDir } from '@cr/testkit';
+import request from 'supertest';
+import { runDeadlineScan } from '../src/recepcion/deadline-job';
+import { post } from './support/client';
+import { documentBody } from './support/document-mother';
+import { issuerBody } from './support/issuer-mother';
+import { type TestApp, startTestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+jest.setTimeout(900_000);
+
+const SUPPLIER_USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
+const RECEIVER_USER = 'cpj-3-101-779527@stag.comprobanteselectronicos.go.cr';
+const RECEIVER_ID = '3101779527';
+const PASSWORD = 'S3cr3t-Hacienda!';
+const PIN = '4821';
+
+const sandboxPresent = existsSync(join(REPO_ROOT, 'apps', 'hacienda-sandbox', 'src', 'main.ts'));
+const run = requireResource('apps/hacienda-sandbox', sandboxPresent);
+const tools = run ? checkTools(['xmllint', 'xmlsec1']) : { ok: false };
+const describeIf = run ? describe : describe.skip;
+
+let sandbox: AppProcess;
+let ctx: TestApp;
+let dataDir: string;
+let receiver: WebhookReceiver;
+let secret: string;
+
+async function admin(path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json().catch(() => ({}))) as Record<string, unknown>;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen\n${sandbox.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const get = (tenant: string, path: string) =>
+  request(ctx.app)
+    .get(path)
+    .set('Host', ctx.host(tenant))
+    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+
+describeIf('receiving end to end with the hacienda-sandbox', () => {
+  const issued: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'recepcion-sandbox-'));
+    sandbox = await startApp({
+      app: 'hacienda-sandbox',
+      portVar: 'SANDBOX_PORT',
+      env: {
+        DATA_DIR: dataDir,
+        DATABASE_URL: undefined,
+        SANDBOX_PROCESSING_DELAY_MS: '0',
+        SANDBOX_CALLBACK_RETRY_DELAY_MS: '50',
+        HACIENDA_DATA_DIR: haciendaDataDir(),
+        HACIENDA_XSD_DIR: xsdDir(),
+        LOG_LEVEL: 'warn',
+      },
+      timeoutMs: 480_000,
+    });
+    ctx = await startTestApp({
+      hacienda: {
+        HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
+        HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
+        HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
+        HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
+        HACIENDA_PUBLIC_API_URL: sandbox.url,
+      },
+      haciendaTimeoutMs: 5_000,
+      startWorker: true,
+    });
+    receiver = await new WebhookReceiver().start();
+    for (const [user, id, nombre, tenant] of [
+      [SUPPLIER_USER, '3101123456', 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA', 'supplier'],
+      [RECEIVER_USER, RECEIVER_ID, 'PIXDEA SOCIEDAD ANONIMA', 'acme'],
+    ] as const) {
+      await admin('/sandbox/usuarios', { username: user, password: PASSWORD });
+      const cert = await admin('/sandbox/certificados', {
+        identificacion: id,
+        tipoIdentificacion: '02',
+        nombre,
+        pin: PIN,
+      });
+      const registered = await post(
+        ctx,
+        tenant,
+        '/api/enviar/emisor',
+        issuerBody({
+          identificacion: Number(id),
+          usuarioHacienda: user,
+          pinCertificado: PIN,
+          certificadoHacienda: String(cert.p12),
+        }),
+      );
+      expect(registered.status).toBe(200);
+    }
+    const hook = await post(ctx, 'acme', '/api/configurar/webhook', { url: receiver.url });
+    expect(hook.status).toBe(200);
+    secret = hook.body.data.secret;
+    // The supplier (another tenant of the platform) issues four invoices to our issuer.
+    for (let n = 1; n <= 4; n++) {
+      const res = await post(ctx, 'supplier', '/api/enviar/items', documentBody('invoice', n));
+      expect(res.status).toBe(200);
+      issued.push(res.body.clave);
+    }
+    for (const clave of issued) {
+      await until(`supplier document ${clave} aceptado`, async () => {
+        const r = await post(ctx, 'supplier', '/api/consultar/documento', { clave });
+        return r.body.data.estado === 'aceptado' ? true : undefined;
+      });
+    }
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await ctx?.close();
+    await sandbox?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('when our issuer synchronizes, then the four documents are imported and verified, and a second run imports nothing', async () => {
+    const sync = await post(ctx, 'acme', '/api/recepcion/sincronizar', { receptor: RECEIVER_ID });
+    expect(sync.status).toBe(200);
+    expect(sync.body.data.omitidos).toEqual([]);
+    expect([...sync.body.data.importados].sort()).toEqual([...issued].sort());
+    for (const clave of issued) {
+      const d = await get('acme', `/api/recepcion/documentos/${clave}`);
+      expect(d.body.data).toMatchObject({
+        clave,
+        origen: 'sincronizacion',
+        estado: 'pendiente',
+        receptor: RECEIVER_ID,
+      });
+      const errors = d.body.data.findings.filter((f: { severity: string }) => f.severity === 'error');
+      expect(errors).toEqual([]);
+      expect(d.body.data.findings).toEqual(
+        expect.arrayContaining([expect.objectContaining({ code: 'xsd', severity: 'info' })]),
+      );
+    }
+    const again = await post(ctx, 'acme', '/api/recepcion/sincronizar', { receptor: RECEIVER_ID });
+    expect(again.body.data).toMatchObject({ importados: [], yaRegistrados: 4, listados: 4 });
+    // The supplier's tenant received nothing: its issuer is not the receptor.
+    expect((await get('supplier', '/api/recepcion/documentos')).body.data).toEqual([]);
+  });
+
+  it.each([
+    [1, { condicionImpuesto: '01' }],
+    [
+      2,
+      {
+        detalleMensaje: 'Llegó la mitad del pedido',
+        condicionImpuesto: '05',
+        montoTotalImpuestoAcreditar: '100',
+      },
+    ],
+    [3, { detalleMensaje: 'Servicio no prestado' }],
+  ] as const)(
+    'when the document is answered with Mensaje %s, then Hacienda accepts the MensajeReceptor and a signed webhook reports it',
+    async (mensaje, extra) => {
+      const clave = issued[mensaje - 1]!;
+      const res = await post(ctx, 'acme', `/api/recepcion/documentos/${clave}/respuesta`, {
+        mensaje,
+        numeroReferencia: 10 + mensaje,
+        ...extra,
+      });
+      expect(res.status).toBe(202);
+      const consecutivo: string = res.body.data.consecutivo;
+      expect(consecutivo.slice(8, 10)).toBe(`0${4 + mensaje}`);
+      const final = await until(`answer to ${clave}`, async () => {
+        const r = await post(ctx, 'acme', '/api/consultar/documento', { clave });
+        return ['aceptado', 'rechazado', 'error'].includes(r.body.data.estado) ? r.body.data : undefined;
+      });
+      expect(final).toMatchObject({
+        clave,
+        estado: 'aceptado',
+        tipoDoc: String(4 + mensaje),
+        consecutivo,
+        mensajeHacienda: { mensaje: 1 },
+      });
+      const hook = await until('the RECEIVER_MESSAGE webhook', async () =>
+        receiver.received.find(
+          (h) => JSON.parse(h.body).clave === clave && JSON.parse(h.body).folioType === 'RECEIVER_MESSAGE',
+        ),
+      );
+      expect(receiver.verifies(hook, secret)).toBe(true);
+      const event = JSON.parse(hook.body);
+      expect(event).toMatchObject({ folioId: `${clave}-${consecutivo}`, estado: 'aceptado' });
+      const [mr, answer] = event.folioDetails.map((f: { encodedFile: string }) =>
+        Buffer.from(f.encodedFile, 'base64').toString('utf8'),
+      );
+      expect(parseMensajeReceptor(mr)).toMatchObject({
+        clave,
+        mensaje,
+        numeroCedulaReceptor: RECEIVER_ID,
+        numeroConsecutivoReceptor: consecutivo,
+      });
+      expect(parseMensajeHacienda(answer)).toMatchObject({ clave, mensaje: 1 });
+      if (tools.ok) {
+        expect(xsdErrors(mr, 'MensajeReceptor_V4.4.xsd')).toBe('');
+        expect(xmlsecErrors(mr)).toBe('');
+      }
+      const detail = await get('acme', `/api/recepcion/documentos/${clave}`);
+      expect(detail.body.data).toMatchObject({
+        estado: 'respondido',
+        respuesta: { mensaje, consecutivo, estado: 'aceptado' },
+      });
+      expect((await get('acme', `/api/descargar/${clave}/respuesta`)).text).toBe(answer);
+      const twice = await post(ctx, 'acme', `/api/recepcion/documentos/${clave}/respuesta`, {
+        mensaje: 3,
+        detalleMensaje: 'Otra vez',
+        numeroReferencia: 20 + mensaje,
+      });
+      expect(twice.status).toBe(409);
+    },
+  );
+
+  it('when the daily job runs within two business days of vence, then the unanswered document raises a signed recepcion.deadline event', async () => {
+    const open = issued[3]!;
+    const d = await get('acme', `/api/recepcion/documentos/${open}`);
+    const vence: string = d.body.data.vence;
+    // The morning of vence itself: no business day left, and the other three are answered.
+    expect(await runDeadlineScan(ctx.recepcion, new Date(`${vence}T08:00:00-06:00`))).toBe(1);
+    expect(await runDeadlineScan(ctx.recepcion, new Date(`${vence}T09:00:00-06:00`))).toBe(0);
+    const hook = await until('the deadline webhook', async () =>
+      receiver.received.find((h) => JSON.parse(h.body).type === 'recepcion.deadline'),
+    );
+    expect(receiver.verifies(hook, secret)).toBe(true);
+    expect(JSON.parse(hook.body)).toEqual({
+      type: 'recepcion.deadline',
+      clave: open,
+      receptor: RECEIVER_ID,
+      emisor: expect.objectContaining({ numero: '3101123456' }),
+      total: d.body.data.total,
+      vence,
+      diasHabilesRestantes: 0,
+    });
+  });
+});

@@ -1,0 +1,36 @@
+// A supplier's signed comprobantes addressed to the tenant's issuer 3101779527 (Pixdea), built and signed
+// by the real engine with a Hacienda-shaped key of the supplier 3101123456, dated now in Costa Rica time.
+import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
+import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
+import type { DocumentRequest } from '@cr/contracts';
+import { makeP12 } from './certificates';
+
+export const RECEIVER_ID = '3101779527';
+export const SUPPLIER_ID = ISSUER.numeroIdentificacion;
+
+let supplierKey: SigningKey | undefined;
+
+export function supplierSigningKey(): SigningKey {
+  supplierKey ??= openP12(
+    makeP12({ identificacion: Number(SUPPLIER_ID), tipoIdentificacion: 2, pin: '1111' }),
+    '1111',
+  );
+  return supplierKey;
+}
+
+/** A signed FE of the supplier to Pixdea, number `n`. */
+export function supplierInvoice(
+  n: number,
+  overrides: Partial<DocumentRequest> = {},
+  key = supplierSigningKey(),
+) {
+  const now = new Date(Date.now() - 5_000);
+  return buildSignedDocument({
+    document: invoice({ numeroReferencia: n, fechaEmision: formatCostaRicaDateTime(now), ...overrides }),
+    issuer: ISSUER,
+    key,
+    now,
+  });
+}
+
+export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
