@@ -257,24 +257,24 @@ async function main(): Promise<void> {
     `| accepted POST /api/enviar/items, 5-line invoice, full rate ${col(
       (r) =>
         `${fmt(r.full.rps)}/s = ${pct(r.full.rps / rawAll)} of raw signing (goal ≥ ${pgGoal(r)}/s: ${met(r.full.rps >= pgGoal(r))}); p50 / p99 ${r.full.p50} / ${r.full.p99} ms${r.full.errors ? `; ${r.full.errors} errors` : ''}`,
-    ).slice(1)}`,
+    )}`,
     `| POST p99 at half that rate ${col(
       (r) =>
         `${fmt(r.full.rps / 2)}/s: p50 ${r.half.p50} / p99 ${r.half.p99} ms (goal < 50 ms: ${met(r.half.p99 < 50)})`,
-    ).slice(1)}`,
+    )}`,
     `| jobs keep up over ${KEEPUP_S} s at half rate (accepted − webhooks received, every ${SAMPLE_S} s) ${col(
       (r) =>
         `${r.keep.rate}/s: ${r.keep.keepsUp ? 'yes' : '**no, growing**'} (backlog ${r.keep.backlog.join(', ')}); drained ${r.keep.drained ? `${r.keep.drainS.toFixed(1)} s` : 'NOT within 120 s'} after the load`,
-    ).slice(1)}`,
+    )}`,
     `| CABYS search POST /api/hacienda/cabys ${col(
       (r) => `${fmt(r.cabys.rps)}/s, p99 ${r.cabys.p99} ms (goal ≥ 2,000/s: ${met(r.cabys.rps >= 2000)})`,
-    ).slice(1)}`,
+    )}`,
     `| RSS after the runs (process tree: a cluster's primary and workers, tsx's esbuild) ${col((r) =>
       Object.entries(r.rss)
         .map(([name, b]) => `${name} ${fmt(b / MB)} MB`)
         .join(', '),
-    ).slice(1)}`,
-    `| load average after the configuration ${col((r) => r.load).slice(1)}`,
+    )}`,
+    `| load average after the configuration ${col((r) => r.load)}`,
     '',
     'The memory goal (every service < 200 MB RSS, flat over 10 minutes) is judged by `pnpm soak`. JWKS and /health under a login flood: `## auth-server`; the engine alone and the in-process CPU per POST: `## tenant-api (submission)`.',
     '',

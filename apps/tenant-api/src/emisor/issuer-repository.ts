@@ -28,9 +28,11 @@ export interface IssuerRow {
   certificate_not_before: Date;
   certificate_not_after: Date;
   updated_at?: Date;
+  /** Changes on every update (migration 0070); bigint as a string. */
+  version?: string;
 }
 
-export type IssuerValues = Omit<IssuerRow, 'tenant_id' | 'updated_at'>;
+export type IssuerValues = Omit<IssuerRow, 'tenant_id' | 'updated_at' | 'version'>;
 
 const COLUMNS = [
   'identificacion',
@@ -83,6 +85,19 @@ export async function findIssuer(
     identificacion,
   ]);
   return r.rows[0] ? normalise(r.rows[0]) : undefined;
+}
+
+/** The issuer's current version (bigint as a string), or undefined when it is not registered. */
+export async function findIssuerVersion(
+  tx: Queryable,
+  tenantId: string,
+  identificacion: string,
+): Promise<string | undefined> {
+  const r = await tx.query<{ version: string }>(
+    'SELECT version FROM issuers WHERE tenant_id = $1 AND identificacion = $2',
+    [tenantId, identificacion],
+  );
+  return r.rows[0] ? String(r.rows[0].version) : undefined;
 }
 
 /** Inserts unless the issuer exists; returns whether it was inserted. */

@@ -1,13 +1,15 @@
 // For the submission pipeline: an issuer's decrypted signing key, certificate and Hacienda credentials,
-// loaded within its tenant. Opening a .p12 costs ~20 ms, so opened keys are cached per issuer and
-// reopened only when the stored certificate changes (actualizar re-seals it).
+// loaded within its tenant. Opening a .p12 costs ~20 ms and the sealed row is several kilobytes, so each
+// process keeps the opened material per issuer and version (migration 0070: every UPDATE of an issuer
+// gives it a new version). A submission then only reads the version; the whole row is read and opened
+// again when it moved (actualizar, or another process's change), so no process signs with stale material.
 import { AppError, type Queryable } from '@cr/service-kit';
 import type { KeyObject } from 'node:crypto';
 import { withTenant } from '../db/with-tenant';
 import type { TerritorialEntry } from '../territory/territorial-table';
 import { type OpenedCertificate, openCertificate } from './certificate';
 import type { IssuerDeps } from './issuer-deps';
-import { findIssuer, type IssuerRow } from './issuer-repository';
+import { type IssuerRow, findIssuer, findIssuerVersion } from './issuer-repository';
 import { secretContext } from './issuer-secrets';
 
 export interface SigningMaterial {
@@ -37,10 +39,16 @@ export interface SigningMaterial {
   certificate: Omit<OpenedCertificate, 'privateKey'>;
 }
 
-export class SigningMaterialLoader {
-  private readonly opened = new Map<string, { sealed: string; cert: OpenedCertificate }>();
+/** Issuers whose opened material one process keeps (least recently used beyond this are dropped). */
+export const SIGNING_CACHE_LIMIT = 1_000;
 
-  constructor(private readonly deps: IssuerDeps) {}
+export class SigningMaterialLoader {
+  private readonly opened = new Map<string, { version: string; material: SigningMaterial }>();
+
+  constructor(
+    private readonly deps: IssuerDeps,
+    private readonly limit = SIGNING_CACHE_LIMIT,
+  ) {}
 
   async load(input: { tenantId: string; identificacion: string | number }): Promise<SigningMaterial> {
     return withTenant(this.deps.db, input.tenantId, (tx) => this.loadIn(tx, input));
@@ -55,13 +63,44 @@ export class SigningMaterialLoader {
     input: { tenantId: string; identificacion: string | number },
   ): Promise<SigningMaterial> {
     const id = String(input.identificacion);
+    const cacheKey = `${input.tenantId}\u0000${id}`;
+    const current = await findIssuerVersion(tx, input.tenantId, id);
+    if (current === undefined) {
+      this.opened.delete(cacheKey);
+      throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
+    }
+    const hit = this.opened.get(cacheKey);
+    if (hit && hit.version === current) {
+      // Most recently used last, so the oldest entry is the first the limit drops.
+      this.opened.delete(cacheKey);
+      this.opened.set(cacheKey, hit);
+      return hit.material;
+    }
     const row = await findIssuer(tx, input.tenantId, id);
     if (!row) throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
-    const cert = this.openCertificateOf(input.tenantId, row);
-    const { privateKey, ...certificate } = cert;
+    const material = this.open(input.tenantId, id, row);
+    this.opened.delete(cacheKey);
+    this.opened.set(cacheKey, { version: String(row.version), material });
+    while (this.opened.size > this.limit) {
+      const oldest = this.opened.keys().next().value;
+      if (oldest === undefined) break;
+      this.opened.delete(oldest);
+    }
+    return material;
+  }
+
+  /** Issuers held opened now (tests, diagnostics). */
+  get size(): number {
+    return this.opened.size;
+  }
+
+  private open(tenantId: string, id: string, row: IssuerRow): SigningMaterial {
+    const p12 = this.deps.secrets.open(row.certificate_sealed, secretContext(tenantId, id, 'certificate'));
+    const pin = this.deps.secrets.openText(row.pin_sealed, secretContext(tenantId, id, 'pin'));
+    const { privateKey, ...certificate } = openCertificate(p12, pin);
     const clave = this.deps.secrets.openText(
       row.clave_hacienda_sealed,
-      secretContext(input.tenantId, id, 'clave_hacienda'),
+      secretContext(tenantId, id, 'clave_hacienda'),
     );
     const codes = {
       provincia: row.provincia,
@@ -71,7 +110,7 @@ export class SigningMaterialLoader {
     };
     const nombres = this.deps.territory?.find(codes);
     return {
-      tenantId: input.tenantId,
+      tenantId,
       identificacion: id,
       tipoIdentificacion: row.tipo_identificacion,
       nombre: row.nombre,
@@ -87,22 +126,5 @@ export class SigningMaterialLoader {
       privateKey,
       certificate,
     };
-  }
-
-  private openCertificateOf(tenantId: string, row: IssuerRow): OpenedCertificate {
-    const cacheKey = `${tenantId}\u0000${row.identificacion}`;
-    const hit = this.opened.get(cacheKey);
-    if (hit && hit.sealed === row.certificate_sealed) return hit.cert;
-    const p12 = this.deps.secrets.open(
-      row.certificate_sealed,
-      secretContext(tenantId, row.identificacion, 'certificate'),
-    );
-    const pin = this.deps.secrets.openText(
-      row.pin_sealed,
-      secretContext(tenantId, row.identificacion, 'pin'),
-    );
-    const cert = openCertificate(p12, pin);
-    this.opened.set(cacheKey, { sealed: row.certificate_sealed, cert });
-    return cert;
   }
 }

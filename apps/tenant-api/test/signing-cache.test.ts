@@ -1,0 +1,78 @@
+// The opened signing material is kept per issuer and version (migration 0070): a submission reuses it while
+// the issuer is unchanged, and any update — through this process or another one sharing the database —
+// makes every process open the new material. An issuer deleted and registered again never matches a cached
+// version, and the cache is bounded.
+import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
+import { post } from './support/client';
+import { issuerBody } from './support/issuer-mother';
+import { type TestApp, startTestApp } from './support/test-app';
+
+let ctx: TestApp;
+beforeAll(async () => {
+  ctx = await startTestApp();
+});
+afterAll(() => ctx.close());
+
+const acme = { tenantId: 'acme', identificacion: '3101123456' };
+
+describe('signing material cache', () => {
+  it('when the issuer is unchanged, then the opened material is reused; after an update every loader reopens it', async () => {
+    expect((await post(ctx, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
+    const here = new SigningMaterialLoader(ctx.deps);
+    const otherProcess = new SigningMaterialLoader(ctx.deps);
+    const first = await here.load(acme);
+    expect(await here.load(acme)).toBe(first);
+    expect(here.size).toBe(1);
+    expect((await otherProcess.load(acme)).claveHacienda).toBe('S3cr3t-Hacienda!');
+
+    const renewed = issuerBody({
+      nombreComercial: 'Acme Renovada',
+      claveHacienda: Buffer.from('Otra-Clave-2026!').toString('base64'),
+    });
+    expect((await post(ctx, 'acme', '/api/actualizar/emisor', renewed)).status).toBe(200);
+    const afterUpdate = await here.load(acme);
+    expect(afterUpdate).not.toBe(first);
+    expect(afterUpdate.claveHacienda).toBe('Otra-Clave-2026!');
+    expect(afterUpdate.nombreComercial).toBe('Acme Renovada');
+    const seenElsewhere = await otherProcess.load(acme);
+    expect(seenElsewhere.claveHacienda).toBe('Otra-Clave-2026!');
+    expect(await otherProcess.load(acme)).toBe(seenElsewhere);
+  });
+
+  it('when an issuer is removed and registered again, then the cached material is not reused', async () => {
+    const loader = new SigningMaterialLoader(ctx.deps);
+    const body = issuerBody({ identificacion: 3101555444, usuarioHacienda: 'cpj-3-101-555444@stag' });
+    expect((await post(ctx, 'acme', '/api/enviar/emisor', body)).status).toBe(200);
+    const ref = { tenantId: 'acme', identificacion: '3101555444' };
+    const before = await loader.load(ref);
+    await ctx.db.query("DELETE FROM issuers WHERE tenant_id = 'acme' AND identificacion = '3101555444'");
+    await expect(loader.load(ref)).rejects.toMatchObject({ code: 'not_found' });
+    const again = issuerBody({
+      identificacion: 3101555444,
+      usuarioHacienda: 'cpj-3-101-555444@stag',
+      claveHacienda: Buffer.from('Nueva-Alta-1!').toString('base64'),
+    });
+    expect((await post(ctx, 'acme', '/api/enviar/emisor', again)).status).toBe(200);
+    const after = await loader.load(ref);
+    expect(after).not.toBe(before);
+    expect(after.claveHacienda).toBe('Nueva-Alta-1!');
+  });
+
+  it('when more issuers are used than the limit, then the least recently used is dropped', async () => {
+    const loader = new SigningMaterialLoader(ctx.deps, 1);
+    await loader.load(acme);
+    await loader.load({ tenantId: 'acme', identificacion: '3101555444' });
+    expect(loader.size).toBe(1);
+    const reopened = await loader.load(acme);
+    expect(reopened.identificacion).toBe('3101123456');
+    expect(loader.size).toBe(1);
+  });
+
+  it('when another tenant asks for the issuer, then nothing cached for acme answers it', async () => {
+    const loader = new SigningMaterialLoader(ctx.deps);
+    await loader.load(acme);
+    await expect(loader.load({ tenantId: 'globex', identificacion: '3101123456' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+});
