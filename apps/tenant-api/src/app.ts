@@ -9,6 +9,7 @@ import { requireAuth } from './auth/require-auth';
 import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
 import type { LookupDeps } from './lookups/lookup-deps';
+import { mountDeliveryRoutes } from './routes/delivery';
 import { mountDocumentRoutes } from './routes/documents';
 import { docsRouter } from '@cr/service-kit';
 import { mountEmisorRoutes } from './routes/emisor';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
       api.use(requireAuth(deps.verifier));
       mountEmisorRoutes(api, deps);
       mountDocumentRoutes(api, deps);
+      mountDeliveryRoutes(api, deps);
       mountHaciendaRoutes(api, deps);
       mountRecepcionRoutes(api, deps.recepcion);
       mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });

@@ -13,3 +13,4 @@ export * from './operations.schema';
 export * from './openapi';
 export * from './submission.schema';
 export * from './recepcion.schema';
+export * from './delivery.schema';

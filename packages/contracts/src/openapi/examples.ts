@@ -8,6 +8,7 @@ import type {
   UpdateClientRequest,
 } from '../auth-admin.schema';
 import type { SuccessMessage } from '../common.schema';
+import type { MarcaConfigRequest, MarcaConfigResponse } from '../delivery.schema';
 import type { DocumentRequest } from '../document.schema';
 import type { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
 import type {
@@ -380,3 +381,18 @@ export const contribuyenteResponseExample: ContribuyenteResponse = {
 
 export const EXAMPLE_CLAVE = CLAVE;
 export const EXAMPLE_JWT = JWT_SAMPLE;
+
+/** A 1×1 PNG, base64: the smallest logo the API accepts. */
+const TINY_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+export const marcaConfigRequestExample: MarcaConfigRequest = {
+  logo: TINY_PNG,
+  pieDePagina: 'Gracias por su compra. Cuenta IBAN CR05015202001026284066',
+};
+export const marcaConfigResponseExample: MarcaConfigResponse = {
+  status: 'success',
+  data: {
+    logo: { tipo: 'image/png', bytes: 70 },
+    pieDePagina: 'Gracias por su compra. Cuenta IBAN CR05015202001026284066',
+  },
+};

@@ -2,6 +2,7 @@
 // (`https://{tenant}.api.example.com`); every /api route needs a Bearer token issued to that tenant.
 import { type TSchema, Type } from '@sinclair/typebox';
 import { SuccessMessage } from '../common.schema';
+import { MarcaConfigRequest, MarcaConfigResponse } from '../delivery.schema';
 import { DocumentRequest } from '../document.schema';
 import { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
 import {
@@ -199,6 +200,66 @@ function download(which: 'xml' | 'respuesta'): RouteDoc {
               message: `clave: Hacienda's answer to ${ex.EXAMPLE_CLAVE} is not available yet (estado enviado)`,
             },
           ]),
+    ],
+  });
+}
+
+/** A PDF file (the printable representation of a comprobante). */
+const PdfDocument = Type.String({
+  $id: 'https://schemas.cr-einvoice.dev/pdf-document.json',
+  contentMediaType: 'application/pdf',
+  format: 'binary',
+  description: 'a PDF file',
+});
+
+function downloadPdf(): RouteDoc {
+  return apiRoute({
+    method: 'get',
+    path: '/api/descargar/{clave}/pdf',
+    operationId: 'downloadDocumentPdf',
+    tag: 'entrega',
+    summary: 'The printable representation of the document (PDF, letter or 80 mm ticket)',
+    description:
+      "Issuer and receptor, clave and consecutivo, every line with its CABYS code, taxes and exonerations, the summary with the tax breakdown, payment means, references, Hacienda's legend and a QR code with the clave; the tenant's logo and footer (`configurar/marca`). The same document and branding always give the same bytes, so this file equals the e-mail attachment and the webhook's PDF entry. Available from submission on (a ticket is printed at once), refused once Hacienda rejected the document.",
+    parameters: [
+      CLAVE_PARAMETER,
+      {
+        name: 'formato',
+        in: 'query',
+        description:
+          'carta (letter) or tiquete (80 mm); default tiquete for a ticket, carta for every other kind',
+        schema: { type: 'string', enum: ['carta', 'tiquete'] },
+        example: 'carta',
+      },
+    ],
+    ok: {
+      status: 200,
+      description: 'the PDF',
+      body: { schema: PdfDocument, contentType: 'application/pdf', examples: {} },
+      headers: {
+        'Content-Disposition': {
+          description: 'attachment; filename="<clave>.pdf"',
+          schema: { type: 'string' },
+        },
+      },
+    },
+    errors: [
+      { code: 'bad_request', when: 'clave is not 50 digits', message: 'clave: must be 50 digits' },
+      {
+        code: 'bad_request',
+        when: 'formato is not carta or tiquete',
+        message: 'formato: must be one of carta, tiquete',
+      },
+      {
+        code: 'not_found',
+        when: 'no document of the tenant has this clave',
+        message: `clave: document ${ex.EXAMPLE_CLAVE} not found`,
+      },
+      {
+        code: 'conflict',
+        when: 'Hacienda rejected the document (or refused its submission)',
+        message: `clave: document ${ex.EXAMPLE_CLAVE} was not accepted by Hacienda (estado rechazado); it has no PDF`,
+      },
     ],
   });
 }
@@ -442,6 +503,26 @@ export function tenantApiRoutes(): RouteDoc[] {
     }),
     download('xml'),
     download('respuesta'),
+    downloadPdf(),
+    apiRoute({
+      path: '/api/configurar/marca',
+      operationId: 'configureBranding',
+      tag: 'entrega',
+      summary: "Set the logo and footer of the tenant's PDFs",
+      description:
+        'Replaces the branding: what the body leaves out is removed. The logo must be a PNG or JPEG (checked by its content) of at most 150 KB.',
+      body: {
+        schema: MarcaConfigRequest,
+        example: ex.marcaConfigRequestExample,
+        badExample: 'logo: must be a PNG or JPEG image, base64-encoded',
+      },
+      ok: {
+        status: 200,
+        description: 'the branding now in use',
+        body: json(MarcaConfigResponse, ex.marcaConfigResponseExample),
+      },
+      errors: [],
+    }),
     {
       method: 'post',
       path: '/hacienda/callback/{token}',
@@ -859,6 +940,10 @@ export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): Js
         name: 'recepcion',
         description:
           "Documents suppliers issue to the tenant's issuers: checks, deadline, the receiver's answer (MensajeReceptor) and the import from Hacienda",
+      },
+      {
+        name: 'entrega',
+        description: 'Delivery to the receptor: the PDF and its branding',
       },
       { name: 'health', description: 'Probes for the orchestrator; served on any host, without a token' },
     ],

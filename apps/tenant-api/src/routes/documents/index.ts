@@ -1,12 +1,19 @@
 // The document routes: POST /api/enviar/items (spec endpoint 3), POST /api/consultar/documento and the
-// downloads GET /api/descargar/{clave}/xml and /respuesta, mounted under the authenticated /api router.
-import { DocumentQuery, type DocumentQueryResponse, type EnviarItemsResponse } from '@cr/contracts';
-import { parseBody } from '@cr/service-kit';
+// downloads GET /api/descargar/{clave}/xml, /respuesta and /pdf, mounted under the authenticated /api router.
+import {
+  DocumentQuery,
+  type DocumentQueryResponse,
+  type EnviarItemsResponse,
+  PDF_FORMATOS,
+} from '@cr/contracts';
+import type { PdfLayout } from '@cr/pdf';
+import { AppError, parseBody } from '@cr/service-kit';
 import type { RequestHandler, Router } from 'express';
 import { hashRequestBody } from '../../documents/canonical-hash';
 import { checkClave, getDocument, getDocumentXml } from '../../documents/get-document';
 import { readIdempotencyKey, withIdempotencyKey } from '../../documents/idempotency-keys';
 import { submitDocument } from '../../documents/submit-document';
+import { renderDocumentPdf } from '../../delivery/render-document-pdf';
 import type { SubmissionDeps } from '../../documents/submission-deps';
 
 function enviarItems(deps: SubmissionDeps): RequestHandler {
@@ -51,9 +58,36 @@ function descargar(deps: SubmissionDeps, which: 'xml' | 'respuesta'): RequestHan
   };
 }
 
+function readFormato(query: Record<string, unknown>): PdfLayout | undefined {
+  const extra = Object.keys(query).filter((k) => k !== 'formato');
+  if (extra.length > 0) throw new AppError('bad_request', `${extra[0]}: unknown query parameter`);
+  const formato = query.formato;
+  if (formato === undefined) return undefined;
+  if (typeof formato !== 'string' || !(PDF_FORMATOS as readonly string[]).includes(formato)) {
+    throw new AppError('bad_request', `formato: must be one of ${PDF_FORMATOS.join(', ')}`);
+  }
+  return formato as PdfLayout;
+}
+
+function descargarPdf(deps: SubmissionDeps): RequestHandler {
+  return async (req, res) => {
+    const clave = checkClave(String(req.params.clave));
+    const layout = readFormato(req.query as Record<string, unknown>);
+    const pdf = await renderDocumentPdf(deps, {
+      tenantId: res.locals.tenantId,
+      clave,
+      ...(layout ? { layout } : {}),
+    });
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', `attachment; filename="${clave}.pdf"`);
+    res.status(200).send(pdf);
+  };
+}
+
 export function mountDocumentRoutes(api: Router, deps: SubmissionDeps): void {
   api.post('/enviar/items', enviarItems(deps));
   api.post('/consultar/documento', consultarDocumento(deps));
   api.get('/descargar/:clave/xml', descargar(deps, 'xml'));
   api.get('/descargar/:clave/respuesta', descargar(deps, 'respuesta'));
+  api.get('/descargar/:clave/pdf', descargarPdf(deps));
 }

@@ -1,0 +1,46 @@
+// Use case of POST /api/configurar/marca: replaces the logo and footer of the tenant's PDFs. The logo
+// must really be a PNG or JPEG (checked by its signature, not by what the client says) of at most 150 KB.
+import { MarcaConfigRequest, type MarcaConfigResponse } from '@cr/contracts';
+import { isSupportedImage } from '@cr/pdf';
+import { AppError, type Db, parseBody } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
+import { type BrandingRow, saveBranding } from './branding-repository';
+
+export const MAX_LOGO_BYTES = 150 * 1024;
+
+function logoType(bytes: Buffer): 'image/png' | 'image/jpeg' {
+  return bytes[0] === 0x89 ? 'image/png' : 'image/jpeg';
+}
+
+export function describeBranding(row: BrandingRow | undefined): MarcaConfigResponse['data'] {
+  return {
+    logo: row?.logo && row.logo_type ? { tipo: row.logo_type, bytes: row.logo.length } : null,
+    pieDePagina: row?.footer ?? null,
+  };
+}
+
+export async function configureBranding(
+  deps: { db: Db; now: () => Date },
+  input: { tenantId: string; body: unknown },
+): Promise<MarcaConfigResponse['data']> {
+  const body = parseBody(MarcaConfigRequest, input.body);
+  let logo: Buffer | null = null;
+  if (typeof body.logo === 'string') {
+    logo = Buffer.from(body.logo, 'base64');
+    if (logo.length > MAX_LOGO_BYTES) {
+      throw new AppError(
+        'bad_request',
+        `logo: must be at most ${MAX_LOGO_BYTES / 1024} KB (got ${Math.ceil(logo.length / 1024)} KB)`,
+      );
+    }
+    if (!isSupportedImage(logo))
+      throw new AppError('bad_request', 'logo: must be a PNG or JPEG image, base64-encoded');
+  }
+  const row: BrandingRow = {
+    logo,
+    logo_type: logo ? logoType(logo) : null,
+    footer: typeof body.pieDePagina === 'string' ? body.pieDePagina.trim() || null : null,
+  };
+  await withTenant(deps.db, input.tenantId, (tx) => saveBranding(tx, input.tenantId, row, deps.now()));
+  return describeBranding(row);
+}

@@ -1,0 +1,367 @@
+// The letter layout (8.5 × 11 in): header with logo and title, issuer and receptor side by side, the lines
+// table (repeated header on every page), other charges, payment and references beside the totals, then
+// the QR with the clave, Hacienda's legend, the tenant's footer and page numbers.
+import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
+import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
+import type { ComprobanteView, Linea } from './model';
+import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
+import type { Branding } from './render';
+import {
+  condicionText,
+  desgloseRows,
+  impuestoShort,
+  lineNotes,
+  mediosPagoLines,
+  monedaText,
+  partyLines,
+  referenciaText,
+} from './sections';
+
+const W = 612;
+const H = 792;
+const M = 36;
+const CONTENT = W - 2 * M;
+const BOTTOM = H - M - 14; // room for the page number line
+const GRAY = '#555555';
+const RULE = '#999999';
+
+interface Column {
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+}
+
+const COLUMNS: Column[] = [
+  { title: '#', width: 16, align: 'left' },
+  { title: 'Código CABYS', width: 68, align: 'left' },
+  { title: 'Descripción', width: 158, align: 'left' },
+  { title: 'Cant.', width: 38, align: 'right' },
+  { title: 'Unidad', width: 34, align: 'left' },
+  { title: 'Precio unit.', width: 62, align: 'right' },
+  { title: 'Descuento', width: 52, align: 'right' },
+  { title: 'Impuesto', width: 50, align: 'right' },
+  { title: 'Total línea', width: 62, align: 'right' },
+];
+
+class LetterWriter {
+  y = M;
+  constructor(private readonly doc: Doc) {}
+
+  newPage(): void {
+    this.doc.addPage({ size: [W, H], margin: M });
+    this.y = M;
+  }
+
+  /** Starts a new page unless `height` still fits; returns whether it did. */
+  ensure(height: number): boolean {
+    if (this.y + height <= BOTTOM) return false;
+    this.newPage();
+    return true;
+  }
+
+  text(
+    str: string,
+    x: number,
+    width: number,
+    opts: { font?: string; size?: number; color?: string; align?: 'left' | 'right' | 'center' } = {},
+  ): number {
+    const d = this.doc;
+    d.font(opts.font ?? REGULAR)
+      .fontSize(opts.size ?? 8)
+      .fillColor(opts.color ?? '#000000');
+    const h = d.heightOfString(str, { width });
+    d.text(str, x, this.y, { width, align: opts.align ?? 'left' });
+    return h;
+  }
+
+  /** A block of lines at x; returns its height (y is not moved). */
+  block(
+    lines: { text: string; font?: string; size?: number; color?: string }[],
+    x: number,
+    width: number,
+  ): number {
+    const start = this.y;
+    for (const l of lines) this.y += this.text(l.text, x, width, l) + 1;
+    const h = this.y - start;
+    this.y = start;
+    return h;
+  }
+
+  shortRule(x: number, width: number): void {
+    this.doc
+      .moveTo(x, this.y)
+      .lineTo(x + width, this.y)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
+    this.y += 3;
+  }
+
+  rule(): void {
+    this.doc
+      .moveTo(M, this.y)
+      .lineTo(W - M, this.y)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
+    this.y += 4;
+  }
+}
+
+function header(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: Branding): void {
+  const top = w.y;
+  let leftBottom = top;
+  if (branding.logo) {
+    doc.image(branding.logo, M, top, { fit: [170, 64] });
+    leftBottom = top + 68;
+  }
+  const rx = M + 250;
+  const rw = CONTENT - 250;
+  const right = w.block(
+    [
+      { text: KIND_TITLES[v.kind].toUpperCase(), font: BOLD, size: 14 },
+      { text: `N.º consecutivo: ${v.consecutivo}`, font: BOLD, size: 9 },
+      { text: `Fecha de emisión: ${formatDateTime(v.fechaEmision)}`, size: 9 },
+      ...(v.codigoActividadEmisor
+        ? [{ text: `Actividad económica: ${v.codigoActividadEmisor}`, size: 9 }]
+        : []),
+    ],
+    rx,
+    rw,
+  );
+  w.y = Math.max(leftBottom, top + right) + 4;
+  w.text('Clave numérica', M, CONTENT, { font: BOLD, size: 7, color: GRAY });
+  w.y += 9;
+  w.text(v.clave, M, CONTENT, { size: 9 });
+  w.y += 14;
+  w.rule();
+}
+
+function parties(w: LetterWriter, v: ComprobanteView): void {
+  const colW = CONTENT / 2 - 8;
+  const emisorTitle = v.kind === 'FEC' ? 'Emisor (proveedor)' : 'Emisor';
+  const left = w.block(
+    [
+      { text: emisorTitle, font: BOLD, size: 7, color: GRAY },
+      { text: v.emisor.nombre, font: BOLD, size: 10 },
+      ...partyLines(v.emisor).map((text) => ({ text })),
+    ],
+    M,
+    colW,
+  );
+  const r = v.receptor;
+  const right = w.block(
+    r
+      ? [
+          { text: 'Receptor', font: BOLD, size: 7, color: GRAY },
+          { text: r.nombre, font: BOLD, size: 10 },
+          ...partyLines(r).map((text) => ({ text })),
+          ...(v.codigoActividadReceptor
+            ? [{ text: `Actividad económica: ${v.codigoActividadReceptor}` }]
+            : []),
+        ]
+      : [
+          { text: 'Receptor', font: BOLD, size: 7, color: GRAY },
+          { text: 'Sin receptor identificado', size: 9 },
+        ],
+    M + CONTENT / 2 + 8,
+    colW,
+  );
+  w.y += Math.max(left, right) + 4;
+  const facts: string[] = [];
+  const condicion = condicionText(v);
+  if (condicion) facts.push(`Condición de venta: ${condicion}`);
+  facts.push(`Moneda: ${monedaText(v)}`);
+  w.y += w.text(facts.join('     '), M, CONTENT, { size: 8 }) + 4;
+  w.rule();
+}
+
+function tableHeader(w: LetterWriter, doc: Doc): void {
+  let x = M;
+  doc.rect(M, w.y - 2, CONTENT, 13).fill('#eeeeee');
+  for (const c of COLUMNS) {
+    w.text(c.title, x + 2, c.width - 4, { font: BOLD, size: 7, align: c.align });
+    x += c.width;
+  }
+  w.y += 14;
+}
+
+function lineCells(l: Linea): string[] {
+  const descuento = l.descuentos.reduce<string | undefined>((acc, d) => acc ?? d.monto, undefined);
+  const tax = l.impuestos[0];
+  return [
+    l.numero,
+    l.cabys ?? '',
+    l.detalle,
+    formatQuantity(l.cantidad),
+    l.unidadMedida ?? '',
+    formatNumber(l.precioUnitario),
+    l.descuentos.length > 0 ? formatNumber(descuento) : '',
+    tax ? `${impuestoShort(tax)}\n${formatNumber(l.impuestoNeto ?? tax.monto)}` : '',
+    formatNumber(l.montoTotalLinea),
+  ];
+}
+
+function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
+  const moneda = v.resumen.codigoMoneda;
+  w.text(`Detalle (montos en ${moneda})`, M, CONTENT, { font: BOLD, size: 8 });
+  w.y += 12;
+  tableHeader(w, doc);
+  for (const l of v.lineas) {
+    const cells = lineCells(l);
+    doc.font(REGULAR).fontSize(7.5);
+    let height = 0;
+    COLUMNS.forEach((c, i) => {
+      height = Math.max(height, doc.heightOfString(cells[i]!, { width: c.width - 4 }));
+    });
+    const notes = lineNotes(l, moneda);
+    const notesText = notes.join('\n');
+    doc.fontSize(6.5);
+    const notesHeight = notes.length > 0 ? doc.heightOfString(notesText, { width: CONTENT - 90 }) + 2 : 0;
+    if (w.ensure(height + notesHeight + 4)) tableHeader(w, doc);
+    let x = M;
+    COLUMNS.forEach((c, i) => {
+      w.text(cells[i]!, x + 2, c.width - 4, { size: 7.5, align: c.align });
+      x += c.width;
+    });
+    w.y += height + 1;
+    if (notes.length > 0) {
+      w.text(notesText, M + 86, CONTENT - 90, { size: 6.5, color: GRAY });
+      w.y += notesHeight;
+    }
+    doc
+      .moveTo(M, w.y + 1)
+      .lineTo(W - M, w.y + 1)
+      .lineWidth(0.25)
+      .strokeColor('#dddddd')
+      .stroke();
+    w.y += 4;
+  }
+  if (v.lineas.length === 0) {
+    w.text('Sin líneas de detalle', M, CONTENT, { size: 8, color: GRAY });
+    w.y += 12;
+  }
+}
+
+function otrosCargos(w: LetterWriter, v: ComprobanteView): void {
+  if (v.otrosCargos.length === 0) return;
+  w.ensure(24);
+  w.y += 4;
+  w.text('Otros cargos', M, CONTENT, { font: BOLD, size: 8 });
+  w.y += 12;
+  for (const c of v.otrosCargos) {
+    const pct = c.porcentaje ? ` (${formatQuantity(c.porcentaje)} %)` : '';
+    const tercero = c.nombreTercero ? `, a favor de ${c.nombreTercero}` : '';
+    w.ensure(12);
+    const h = w.text(`${c.detalle}${pct}${tercero}`, M, CONTENT - 120, { size: 7.5 });
+    w.text(formatMoney(c.montoCargo, v.resumen.codigoMoneda), W - M - 120, 120, {
+      size: 7.5,
+      align: 'right',
+    });
+    w.y += h + 2;
+  }
+}
+
+function summary(w: LetterWriter, v: ComprobanteView): void {
+  const moneda = v.resumen.codigoMoneda;
+  const rows: [string, string, boolean][] = [];
+  for (const t of v.resumen.totales) {
+    const zero = /^0*(\.0*)?$/.test(t.monto);
+    // The buckets that are zero say nothing; venta, descuentos and neta always show.
+    if (zero && !['TotalVenta', 'TotalDescuentos', 'TotalVentaNeta'].includes(t.nombre)) continue;
+    rows.push([label(TOTALES, t.nombre), formatMoney(t.monto, moneda), false]);
+  }
+  for (const [name, amount] of desgloseRows(v)) rows.push([name, amount, false]);
+  if (v.resumen.totalImpuesto !== undefined)
+    rows.push(['Total impuesto', formatMoney(v.resumen.totalImpuesto, moneda), false]);
+  if (v.resumen.totalOtrosCargos !== undefined && !/^0*(\.0*)?$/.test(v.resumen.totalOtrosCargos))
+    rows.push(['Otros cargos', formatMoney(v.resumen.totalOtrosCargos, moneda), false]);
+  rows.push(['TOTAL', formatMoney(v.resumen.totalComprobante, moneda), true]);
+
+  const left: { text: string; font?: string; size?: number; color?: string }[] = [];
+  const medios = mediosPagoLines(v);
+  if (medios.length > 0) {
+    left.push({ text: 'Medios de pago', font: BOLD, size: 8 });
+    for (const m of medios) left.push({ text: m });
+  }
+  if (v.referencias.length > 0) {
+    left.push({ text: 'Documentos de referencia', font: BOLD, size: 8 });
+    for (const r of v.referencias) left.push({ text: referenciaText(r) });
+  }
+  if (v.otros.length > 0) {
+    left.push({ text: 'Observaciones', font: BOLD, size: 8 });
+    for (const o of v.otros) left.push({ text: o });
+  }
+  const rightHeight = rows.length * 12 + 6;
+  const leftWidth = CONTENT - 240;
+  w.y += 6;
+  w.ensure(Math.max(rightHeight, left.length * 12));
+  const leftHeight = w.block(left, M, leftWidth);
+  const start = w.y;
+  const rx = W - M - 220;
+  for (const [name, amount, strong] of rows) {
+    const font = strong ? BOLD : REGULAR;
+    const size = strong ? 10 : 8;
+    if (strong) w.shortRule(rx, 220);
+    w.text(name, rx, 110, { font, size });
+    w.text(amount, rx + 110, 110, { font, size, align: 'right' });
+    w.y += strong ? 14 : 11;
+  }
+  w.y = Math.max(w.y, start + leftHeight) + 8;
+}
+
+function closing(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: Branding): void {
+  const qr = 84;
+  doc.font(REGULAR).fontSize(7);
+  const textWidth = CONTENT - qr - 12;
+  const footerHeight = branding.footer ? doc.heightOfString(branding.footer, { width: textWidth }) + 6 : 0;
+  w.ensure(Math.max(qr, footerHeight + 40) + 4);
+  w.rule();
+  const top = w.y;
+  drawQr(doc, v.clave, M, top, qr);
+  const x = M + qr + 12;
+  w.y = top + 6;
+  w.y += w.text(LEYENDA_HACIENDA, x, textWidth, { size: 7, color: GRAY }) + 4;
+  w.y +=
+    w.text(
+      'Consulte este comprobante en el sistema de Hacienda con la clave numérica del código QR.',
+      x,
+      textWidth,
+      { size: 7, color: GRAY },
+    ) + 6;
+  if (branding.footer) w.y += w.text(branding.footer, x, textWidth, { size: 7 }) + 2;
+  w.y = Math.max(w.y, top + qr);
+}
+
+function pageNumbers(doc: Doc, v: ComprobanteView): void {
+  const range = doc.bufferedPageRange();
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    doc.font(REGULAR).fontSize(6.5).fillColor(GRAY);
+    doc.text(`${KIND_TITLES[v.kind]} ${v.consecutivo} · Página ${i + 1} de ${range.count}`, M, H - M - 8, {
+      width: CONTENT,
+      align: 'right',
+      lineBreak: false,
+    });
+  }
+}
+
+export function renderLetter(v: ComprobanteView, branding: Branding): Promise<Buffer> {
+  const doc = newDoc({
+    margin: M,
+    title: `${KIND_TITLES[v.kind]} ${v.consecutivo}`,
+    author: v.emisor.nombre,
+    creationDate: documentDate(v.fechaEmision),
+    bufferPages: true,
+  });
+  const w = new LetterWriter(doc);
+  w.newPage();
+  header(w, doc, v, branding);
+  parties(w, v);
+  lines(w, doc, v);
+  otrosCargos(w, v);
+  summary(w, v);
+  closing(w, doc, v, branding);
+  pageNumbers(doc, v);
+  return collect(doc);
+}

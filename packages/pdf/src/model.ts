@@ -1,0 +1,107 @@
+// The printable view of a comprobante: every fact the PDF shows, as written in the signed XML (amounts are
+// the XML's decimal strings, codes are Hacienda's codes). Renderers only lay it out.
+
+export type KindCode = 'FE' | 'ND' | 'NC' | 'TE' | 'FEC' | 'FEE' | 'REP';
+
+export interface Party {
+  nombre: string;
+  nombreComercial?: string;
+  identificacion?: { tipo: string; numero: string };
+  telefono?: string;
+  correos: string[];
+  ubicacion?: { provincia: string; canton: string; distrito: string; barrio?: string; otrasSenas?: string };
+  otrasSenasExtranjero?: string;
+}
+
+export interface Exoneracion {
+  tipoDocumento: string;
+  tipoDocumentoOtro?: string;
+  numeroDocumento: string;
+  articulo?: string;
+  inciso?: string;
+  nombreInstitucion: string;
+  nombreInstitucionOtros?: string;
+  fechaEmision: string;
+  tarifaExonerada: string;
+  montoExoneracion: string;
+}
+
+export interface Impuesto {
+  codigo: string;
+  codigoTarifa?: string;
+  tarifa?: string;
+  monto: string;
+  exoneracion?: Exoneracion;
+}
+
+export interface Linea {
+  numero: string;
+  cabys?: string;
+  codigosComerciales: string[];
+  cantidad?: string;
+  unidadMedida?: string;
+  detalle: string;
+  precioUnitario?: string;
+  montoTotal: string;
+  descuentos: { monto: string; codigo?: string; naturaleza?: string }[];
+  subTotal: string;
+  impuestos: Impuesto[];
+  impuestoNeto?: string;
+  montoTotalLinea: string;
+}
+
+export interface OtroCargo {
+  tipoDocumento: string;
+  detalle: string;
+  porcentaje?: string;
+  nombreTercero?: string;
+  montoCargo: string;
+}
+
+export interface MedioPago {
+  tipo: string;
+  otros?: string;
+  total?: string;
+}
+
+export interface Referencia {
+  tipoDoc: string;
+  tipoDocOtro?: string;
+  numero?: string;
+  fechaEmision: string;
+  codigo?: string;
+  codigoOtro?: string;
+  razon?: string;
+}
+
+export interface Resumen {
+  codigoMoneda: string;
+  tipoCambio?: string;
+  /** The summary's totals that are present, in the XSD's order, by element name (TotalGravado, …). */
+  totales: { nombre: string; monto: string }[];
+  desglose: { codigo: string; codigoTarifa?: string; monto: string }[];
+  totalImpuesto?: string;
+  totalOtrosCargos?: string;
+  totalComprobante: string;
+  mediosPago: MedioPago[];
+}
+
+export interface ComprobanteView {
+  kind: KindCode;
+  clave: string;
+  consecutivo: string;
+  /** As written: ISO 8601 with the Costa Rica offset. */
+  fechaEmision: string;
+  codigoActividadEmisor?: string;
+  codigoActividadReceptor?: string;
+  emisor: Party;
+  receptor?: Party;
+  condicionVenta?: string;
+  condicionVentaOtros?: string;
+  plazoCredito?: string;
+  lineas: Linea[];
+  otrosCargos: OtroCargo[];
+  resumen: Resumen;
+  referencias: Referencia[];
+  otros: string[];
+}

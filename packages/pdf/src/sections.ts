@@ -1,0 +1,104 @@
+// The wording of each block, shared by the letter and the ticket layouts.
+import {
+  CODIGOS_REFERENCIA,
+  CONDICIONES_VENTA,
+  IMPUESTOS,
+  INSTITUCIONES,
+  MEDIOS_PAGO,
+  TIPOS_DOC_REFERENCIA,
+  TIPOS_EXONERACION,
+  TARIFAS_IVA,
+  TIPOS_IDENTIFICACION,
+  label,
+} from './catalogs';
+import { formatDateTime, formatIdentificacion, formatMoney, formatNumber, formatRate } from './format';
+import type { ComprobanteView, Exoneracion, Impuesto, Linea, Party, Referencia } from './model';
+
+/** The lines under a party's name: identification, phone, e-mail, address. */
+export function partyLines(p: Party): string[] {
+  const out: string[] = [];
+  if (p.nombreComercial) out.push(p.nombreComercial);
+  if (p.identificacion) {
+    const tipo = label(TIPOS_IDENTIFICACION, p.identificacion.tipo) || 'Identificación';
+    out.push(`${tipo}: ${formatIdentificacion(p.identificacion.tipo, p.identificacion.numero)}`);
+  }
+  if (p.telefono) out.push(`Teléfono: ${p.telefono}`);
+  if (p.correos.length > 0) out.push(`Correo: ${p.correos.join(', ')}`);
+  if (p.ubicacion) {
+    const u = p.ubicacion;
+    const code = `${u.provincia}-${u.canton}-${u.distrito}`;
+    out.push(
+      `Ubicación: ${code}${u.barrio ? `, ${u.barrio}` : ''}${u.otrasSenas ? `, ${u.otrasSenas}` : ''}`,
+    );
+  }
+  if (p.otrasSenasExtranjero) out.push(`Dirección: ${p.otrasSenasExtranjero}`);
+  return out;
+}
+
+export function exoneracionText(e: Exoneracion, moneda: string): string {
+  const tipo = label(TIPOS_EXONERACION, e.tipoDocumento, e.tipoDocumentoOtro);
+  const inst = label(INSTITUCIONES, e.nombreInstitucion, e.nombreInstitucionOtros);
+  const ley = e.articulo ? `, art. ${e.articulo}${e.inciso ? ` inc. ${e.inciso}` : ''}` : '';
+  return (
+    `Exoneración: ${tipo}, documento ${e.numeroDocumento}${ley}, ${inst}, ` +
+    `emitido ${formatDateTime(e.fechaEmision)}; tarifa exonerada ${formatRate(e.tarifaExonerada)}, ` +
+    `monto exonerado ${formatMoney(e.montoExoneracion, moneda)}`
+  );
+}
+
+/** `IVA 13 %` for the tax column. */
+export function impuestoShort(i: Impuesto): string {
+  const name = i.codigo === '01' ? 'IVA' : label(IMPUESTOS, i.codigo);
+  return i.tarifa !== undefined ? `${name} ${formatRate(i.tarifa)}` : name;
+}
+
+/** Extra lines under a document line: commercial codes, discounts' nature, other taxes, exonerations. */
+export function lineNotes(l: Linea, moneda: string): string[] {
+  const out: string[] = [];
+  if (l.codigosComerciales.length > 0) out.push(`Código comercial: ${l.codigosComerciales.join(', ')}`);
+  for (const d of l.descuentos) if (d.naturaleza) out.push(`Descuento: ${d.naturaleza}`);
+  if (l.impuestos.length > 1) {
+    out.push(
+      `Impuestos: ${l.impuestos.map((i) => `${impuestoShort(i)} ${formatMoney(i.monto, moneda)}`).join('; ')}`,
+    );
+  }
+  for (const i of l.impuestos) if (i.exoneracion) out.push(exoneracionText(i.exoneracion, moneda));
+  return out;
+}
+
+export function condicionText(v: ComprobanteView): string | undefined {
+  if (!v.condicionVenta) return undefined;
+  const name = label(CONDICIONES_VENTA, v.condicionVenta, v.condicionVentaOtros);
+  return v.plazoCredito ? `${name}, plazo ${v.plazoCredito} días` : name;
+}
+
+export function mediosPagoLines(v: ComprobanteView): string[] {
+  return v.resumen.mediosPago.map((m) => {
+    const name = label(MEDIOS_PAGO, m.tipo, m.otros);
+    return m.total ? `${name}: ${formatMoney(m.total, v.resumen.codigoMoneda)}` : name;
+  });
+}
+
+export function referenciaText(r: Referencia): string {
+  const tipo = label(TIPOS_DOC_REFERENCIA, r.tipoDoc, r.tipoDocOtro);
+  const codigo = label(CODIGOS_REFERENCIA, r.codigo, r.codigoOtro);
+  return (
+    `${tipo}${r.numero ? ` ${r.numero}` : ''} del ${formatDateTime(r.fechaEmision)}` +
+    `${codigo ? `. ${codigo}` : ''}${r.razon ? `: ${r.razon}` : ''}`
+  );
+}
+
+export function monedaText(v: ComprobanteView): string {
+  const r = v.resumen;
+  if (r.codigoMoneda === 'CRC' || !r.tipoCambio) return r.codigoMoneda;
+  return `${r.codigoMoneda}, tipo de cambio ${formatNumber(r.tipoCambio, 2)}`;
+}
+
+/** The tax breakdown rows: `IVA 13 %` → amount. */
+export function desgloseRows(v: ComprobanteView): [string, string][] {
+  return v.resumen.desglose.map((d) => {
+    const name = d.codigo === '01' || d.codigo === '07' ? 'IVA' : label(IMPUESTOS, d.codigo);
+    const tarifa = d.codigoTarifa ? ` ${label(TARIFAS_IVA, d.codigoTarifa).toLowerCase()}` : '';
+    return [`${name}${tarifa}`, formatMoney(d.monto, v.resumen.codigoMoneda)];
+  });
+}

@@ -1,0 +1,215 @@
+// The 80 mm ticket layout: one narrow column, as long as its content (the page height is measured first,
+// so a receipt printer cuts it once). Same facts as the letter, stacked.
+import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
+import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
+import type { ComprobanteView } from './model';
+import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
+import type { Branding } from './render';
+import {
+  condicionText,
+  desgloseRows,
+  impuestoShort,
+  lineNotes,
+  mediosPagoLines,
+  monedaText,
+  partyLines,
+  referenciaText,
+} from './sections';
+
+const W = 226.77; // 80 mm
+const M = 9;
+const CONTENT = W - 2 * M;
+const QR = 110;
+
+type Item =
+  | {
+      t: 'text';
+      text: string;
+      font?: string;
+      size?: number;
+      align?: 'left' | 'center' | 'right';
+      gap?: number;
+    }
+  | { t: 'row'; left: string; right: string; font?: string; size?: number }
+  | { t: 'rule' }
+  | { t: 'qr' }
+  | { t: 'logo' };
+
+function items(v: ComprobanteView, branding: { logo?: Buffer; footer?: string }): Item[] {
+  const moneda = v.resumen.codigoMoneda;
+  const out: Item[] = [];
+  const text = (s: string, o: Partial<Omit<Extract<Item, { t: 'text' }>, 't' | 'text'>> = {}) =>
+    out.push({ t: 'text', text: s, ...o });
+  if (branding.logo) out.push({ t: 'logo' });
+  text(v.emisor.nombre, { font: BOLD, size: 9, align: 'center' });
+  for (const l of partyLines(v.emisor)) text(l, { size: 7, align: 'center' });
+  out.push({ t: 'rule' });
+  text(KIND_TITLES[v.kind].toUpperCase(), { font: BOLD, size: 9, align: 'center' });
+  text(`N.º ${v.consecutivo}`, { size: 7.5, align: 'center' });
+  text(`Fecha: ${formatDateTime(v.fechaEmision)}`, { size: 7.5, align: 'center' });
+  text('Clave numérica', { font: BOLD, size: 6, align: 'center' });
+  text(v.clave, { size: 6, align: 'center' });
+  if (v.codigoActividadEmisor) text(`Actividad económica: ${v.codigoActividadEmisor}`, { size: 7 });
+  const condicion = condicionText(v);
+  if (condicion) text(`Condición de venta: ${condicion}`, { size: 7 });
+  text(`Moneda: ${monedaText(v)}`, { size: 7 });
+  out.push({ t: 'rule' });
+  if (v.receptor) {
+    text('Receptor', { font: BOLD, size: 7 });
+    text(v.receptor.nombre, { size: 7.5 });
+    for (const l of partyLines(v.receptor)) text(l, { size: 7 });
+    out.push({ t: 'rule' });
+  }
+  for (const l of v.lineas) {
+    text(`${l.numero}. ${l.detalle}`, { size: 7.5 });
+    if (l.cabys) text(`CABYS ${l.cabys}`, { size: 6.5 });
+    const qty = l.cantidad
+      ? `${formatQuantity(l.cantidad)} ${l.unidadMedida ?? ''} × ${formatNumber(l.precioUnitario)}`
+      : '';
+    out.push({ t: 'row', left: qty, right: formatNumber(l.montoTotalLinea), size: 7.5 });
+    const tax = l.impuestos[0];
+    const descuento = l.descuentos[0];
+    if (descuento)
+      out.push({ t: 'row', left: 'Descuento', right: `-${formatNumber(descuento.monto)}`, size: 6.5 });
+    if (tax)
+      out.push({
+        t: 'row',
+        left: impuestoShort(tax),
+        right: formatNumber(l.impuestoNeto ?? tax.monto),
+        size: 6.5,
+      });
+    for (const n of lineNotes(l, moneda)) text(n, { size: 6 });
+    out.push({ t: 'text', text: '', size: 3 });
+  }
+  for (const c of v.otrosCargos)
+    out.push({ t: 'row', left: c.detalle, right: formatNumber(c.montoCargo), size: 7 });
+  out.push({ t: 'rule' });
+  for (const t of v.resumen.totales) {
+    if (
+      /^0*(\.0*)?$/.test(t.monto) &&
+      !['TotalVenta', 'TotalDescuentos', 'TotalVentaNeta'].includes(t.nombre)
+    )
+      continue;
+    out.push({ t: 'row', left: label(TOTALES, t.nombre), right: formatMoney(t.monto, moneda), size: 7 });
+  }
+  for (const [name, amount] of desgloseRows(v)) out.push({ t: 'row', left: name, right: amount, size: 7 });
+  if (v.resumen.totalImpuesto !== undefined)
+    out.push({
+      t: 'row',
+      left: 'Total impuesto',
+      right: formatMoney(v.resumen.totalImpuesto, moneda),
+      size: 7,
+    });
+  if (v.resumen.totalOtrosCargos !== undefined && !/^0*(\.0*)?$/.test(v.resumen.totalOtrosCargos))
+    out.push({
+      t: 'row',
+      left: 'Otros cargos',
+      right: formatMoney(v.resumen.totalOtrosCargos, moneda),
+      size: 7,
+    });
+  out.push({
+    t: 'row',
+    left: 'TOTAL',
+    right: formatMoney(v.resumen.totalComprobante, moneda),
+    font: BOLD,
+    size: 9.5,
+  });
+  const medios = mediosPagoLines(v);
+  if (medios.length > 0) text(`Pago: ${medios.join('; ')}`, { size: 7, gap: 3 });
+  for (const r of v.referencias) text(`Referencia: ${referenciaText(r)}`, { size: 6.5, gap: 2 });
+  for (const o of v.otros) text(o, { size: 6.5 });
+  out.push({ t: 'rule' });
+  out.push({ t: 'qr' });
+  text(LEYENDA_HACIENDA, { size: 5.5, align: 'center', gap: 2 });
+  if (branding.footer) text(branding.footer, { size: 6.5, align: 'center', gap: 3 });
+  return out;
+}
+
+const LOGO_H = 48;
+
+function heightOf(doc: Doc, item: Item): number {
+  switch (item.t) {
+    case 'rule':
+      return 6;
+    case 'qr':
+      return QR + 2;
+    case 'logo':
+      return LOGO_H + 4;
+    case 'text':
+      doc.font(item.font ?? REGULAR).fontSize(item.size ?? 7);
+      return (
+        (item.text ? doc.heightOfString(item.text, { width: CONTENT }) : (item.size ?? 3)) +
+        (item.gap ?? 0) +
+        0.5
+      );
+    case 'row': {
+      doc.font(item.font ?? REGULAR).fontSize(item.size ?? 7);
+      const right = doc.widthOfString(item.right) + 4;
+      return (
+        Math.max(
+          doc.heightOfString(item.left || ' ', { width: CONTENT - right }),
+          doc.heightOfString(item.right, { width: CONTENT }),
+        ) + 0.5
+      );
+    }
+  }
+}
+
+function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: { logo?: Buffer }): void {
+  switch (item.t) {
+    case 'rule':
+      doc
+        .moveTo(M, y + 2.5)
+        .lineTo(W - M, y + 2.5)
+        .lineWidth(0.4)
+        .dash(1.5, { space: 1.5 })
+        .strokeColor('#777777')
+        .stroke();
+      doc.undash();
+      return;
+    case 'qr':
+      drawQr(doc, v.clave, (W - QR) / 2, y, QR);
+      return;
+    case 'logo':
+      doc.image(branding.logo!, M, y, { fit: [CONTENT, LOGO_H], align: 'center' });
+      return;
+    case 'text':
+      if (!item.text) return;
+      doc
+        .font(item.font ?? REGULAR)
+        .fontSize(item.size ?? 7)
+        .fillColor('#000000');
+      doc.text(item.text, M, y + (item.gap ?? 0), { width: CONTENT, align: item.align ?? 'left' });
+      return;
+    case 'row': {
+      doc
+        .font(item.font ?? REGULAR)
+        .fontSize(item.size ?? 7)
+        .fillColor('#000000');
+      const right = doc.widthOfString(item.right) + 4;
+      doc.text(item.left, M, y, { width: CONTENT - right });
+      doc.text(item.right, W - M - right, y, { width: right, align: 'right' });
+      return;
+    }
+  }
+}
+
+export function renderTicket(v: ComprobanteView, branding: Branding): Promise<Buffer> {
+  const doc = newDoc({
+    margin: M,
+    title: `${KIND_TITLES[v.kind]} ${v.consecutivo}`,
+    author: v.emisor.nombre,
+    creationDate: documentDate(v.fechaEmision),
+  });
+  const list = items(v, branding);
+  const heights = list.map((i) => heightOf(doc, i));
+  const total = heights.reduce((a, b) => a + b, 0) + 2 * M;
+  // One page as long as the ticket (bottom margin 0 so pdfkit never breaks the page inside it).
+  doc.addPage({ size: [W, Math.ceil(total) + 4], margins: { top: M, left: M, right: M, bottom: 0 } });
+  let y = M;
+  list.forEach((item, i) => {
+    draw(doc, item, y, v, branding);
+    y += heights[i]!;
+  });
+  return collect(doc);
+}
