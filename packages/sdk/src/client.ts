@@ -1,6 +1,7 @@
 // The client: one object per tenant, holding its token, with a resource per area of the API.
 import { AuthResource } from './resources/auth';
 import { DocumentosResource } from './resources/documentos';
+import { EntregaResource } from './resources/entrega';
 import { EmisoresResource } from './resources/emisores';
 import { HaciendaResource } from './resources/hacienda';
 import { RecepcionResource } from './resources/recepcion';
@@ -40,6 +41,7 @@ export class CrEinvoiceClient {
   readonly hacienda: HaciendaResource;
   readonly webhooks: WebhooksResource;
   readonly recepcion: RecepcionResource;
+  readonly entrega: EntregaResource;
 
   constructor(options: ClientOptions) {
     const fetchImpl: FetchLike | undefined = options.fetch ?? globalThis.fetch?.bind(globalThis);
@@ -70,6 +72,7 @@ export class CrEinvoiceClient {
     this.hacienda = new HaciendaResource(transport);
     this.webhooks = new WebhooksResource(transport);
     this.recepcion = new RecepcionResource(transport);
+    this.entrega = new EntregaResource(transport);
   }
 }
 

@@ -13,6 +13,8 @@ export const SDK_METHODS = {
   'documentos.consultar': 'tenant.getDocument',
   'documentos.descargarXml': 'tenant.downloadDocumentXml',
   'documentos.descargarRespuesta': 'tenant.downloadHaciendaResponse',
+  'documentos.descargarPdf': 'tenant.downloadDocumentPdf',
+  'entrega.configurarMarca': 'tenant.configureBranding',
   'hacienda.cabys': 'tenant.searchCabys',
   'hacienda.exoneracion': 'tenant.getExoneracion',
   'hacienda.contribuyente': 'tenant.getContribuyente',

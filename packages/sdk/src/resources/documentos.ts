@@ -87,4 +87,14 @@ export class DocumentosResource {
   async descargarRespuesta(clave: string): Promise<string> {
     return (await this.transport.call<string>('tenant.downloadHaciendaResponse', { params: { clave } })).data;
   }
+
+  /** The printable PDF (`carta` letter or `tiquete` 80 mm; default: tiquete for a ticket, carta otherwise). */
+  async descargarPdf(clave: string, formato?: 'carta' | 'tiquete'): Promise<Uint8Array> {
+    return (
+      await this.transport.call<Uint8Array>('tenant.downloadDocumentPdf', {
+        params: { clave },
+        query: { formato },
+      })
+    ).data;
+  }
 }
