@@ -1,0 +1,89 @@
+// PDF benchmark: a signed 5-line invoice rendered to its letter PDF (and to the ticket) in one process,
+// one render at a time, after a warm-up; wall-clock percentiles and CPU time per render, and the ratio to
+// raw RSA signing on the same machine (the repo's yardstick). Goal: the 5-line letter ≤ 20 ms p99 on one
+// core. Rewrites the `pdf` section of docs/performance.md. Run it pinned to one core on a quiet machine:
+// `taskset -c 0 pnpm --filter @cr/pdf bench`.
+import { createSign, generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { readComprobanteView, renderComprobantePdf } from '../src';
+import { fiveLineInvoice, sign } from '../test/fixtures';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 400);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function measure(name: string, fn: () => Promise<unknown> | unknown) {
+  for (let i = 0; i < 50; i++) await fn();
+  const times: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < RUNS; i++) {
+    const s = performance.now();
+    await fn();
+    times.push(performance.now() - s);
+  }
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  times.sort((a, b) => a - b);
+  return {
+    name,
+    perSecond: (RUNS / wall) * 1000,
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    cpuMs: (cpu.user + cpu.system) / 1000 / RUNS,
+  };
+}
+
+async function main(): Promise<void> {
+  const xml = sign(fiveLineInvoice());
+  const view = readComprobanteView(xml);
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const rsa = await measure('raw RSA-2048 crypto.sign (SHA-256)', () =>
+    createSign('sha256').update(xml).sign(privateKey),
+  );
+  const letter = await measure('5-line invoice → letter PDF (read XML + render)', () =>
+    renderComprobantePdf(readComprobanteView(xml), { layout: 'carta' }),
+  );
+  const ticket = await measure('5-line invoice → 80 mm ticket PDF', () =>
+    renderComprobantePdf(view, { layout: 'tiquete' }),
+  );
+  const bytes = (await renderComprobantePdf(view, { layout: 'carta' })).length;
+  const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
+  const rows = [rsa, letter, ticket].map(
+    (r) =>
+      `| ${r.name} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMs.toFixed(2)} | ${((r.perSecond / rsa.perSecond) * 100).toFixed(0)}% |`,
+  );
+  const section = [
+    '## pdf',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (nproc ${cpus().length}), Node ${process.version}, one process, ${RUNS} renders per case after 50 warm-up renders, load average ${load} (1/5/15 min) during the run. Command: \`taskset -c 0 pnpm --filter @cr/pdf bench\`.`,
+    '',
+    '| case | per second | p50 ms | p99 ms | CPU ms per op | of raw RSA rate |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `The letter PDF of the 5-line invoice is ${bytes.toLocaleString('en-US')} bytes (fonts subset and embedded). Goal: ≤ 20 ms p99 for it on one core.`,
+    '',
+  ].join('\n');
+  process.stdout.write(`${section}\n`);
+  const file = path.resolve(__dirname, '../../../docs/performance.md');
+  if (process.env.BENCH_WRITE !== '0' && existsSync(file)) {
+    const doc = readFileSync(file, 'utf8');
+    const start = doc.indexOf('## pdf\n');
+    const next = start < 0 ? -1 : doc.indexOf('\n## ', start + 1);
+    const updated =
+      start < 0
+        ? `${doc.trimEnd()}\n\n${section}`
+        : `${doc.slice(0, start)}${section}${next < 0 ? '' : doc.slice(next + 1)}`;
+    writeFileSync(file, updated.endsWith('\n') ? updated : `${updated}\n`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
