@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     renderComprobantePdf(view, { layout: 'tiquete' }),
   );
   const bytes = (await renderComprobantePdf(view, { layout: 'carta' })).length;
-  const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
   const rows = [rsa, letter, ticket].map(
     (r) =>
       `| ${r.name} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMs.toFixed(2)} | ${((r.perSecond / rsa.perSecond) * 100).toFixed(0)}% |`,
