@@ -1,7 +1,7 @@
 // The auth-server's settings, all from the environment and validated at start.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '@cr/service-kit';
+import { loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
@@ -21,6 +21,7 @@ export const AuthConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'auth-server') }),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  ...telemetrySettingsProperties(9400),
   /** `parseTrustProxy`: false, true (= one hop, the gateway), a hop count or addresses/subnets. */
   TRUST_PROXY: Type.Optional(Type.String()),
   /** Opens GET /health/details (the readiness reasons); unset → that route does not exist. */

@@ -14,6 +14,7 @@ import {
   openDatabase,
   parseTrustProxy,
   readMigrations,
+  startTelemetry,
 } from '@cr/service-kit';
 import { createApp } from './app';
 import { loadAuthConfig } from './config';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   upkeep.unref();
 
   const app = createApp(services);
+  const telemetry = await startTelemetry({ service: 'auth-server', settings: config, logger, db });
   const server = await listen(app, config.AUTH_PORT, config.AUTH_HOST);
   const current = services.keys.currentKey();
   logger.info('auth-server listening', {
@@ -106,7 +108,12 @@ async function main(): Promise<void> {
   });
   console.info(`auth-server listening on ${server.url} (JWKS ${server.url}/.well-known/jwks.json)`);
 
-  onShutdown(logger, [() => clearInterval(upkeep), () => server.close(), () => db.close()]);
+  onShutdown(logger, [
+    () => clearInterval(upkeep),
+    () => server.close(),
+    () => telemetry.stop(),
+    () => db.close(),
+  ]);
 }
 
 main().catch((err: unknown) => {

@@ -1,7 +1,7 @@
 // Settings of the sandbox, every one overridable by the environment. Open mode (auto-provisioned IdP users,
 // unguarded admin API when no token is set) is the development default and off in production.
 import { join, resolve } from 'node:path';
-import { loadConfig } from '@cr/service-kit';
+import { loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
@@ -16,6 +16,7 @@ export const SandboxConfigSchema = Type.Object({
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'hacienda-sandbox') }),
   DATABASE_URL: Type.Optional(Type.String()),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  ...telemetrySettingsProperties(9402),
   /** Public base URL (Location headers, token `iss`); default: the address the client used. */
   SANDBOX_PUBLIC_URL: Type.Optional(Type.String({ format: 'uri' })),
   NODE_ENV: Type.String({ default: 'development' }),

@@ -2,7 +2,15 @@
 // pending documents), HTTP app; provisions the demo setup on first start and prints how to use it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger, listen, migrate, onShutdown, openDatabase, readMigrations } from '@cr/service-kit';
+import {
+  createLogger,
+  listen,
+  migrate,
+  onShutdown,
+  openDatabase,
+  readMigrations,
+  startTelemetry,
+} from '@cr/service-kit';
 import { createApp, createProcessor } from './app';
 import { loadCabysCatalog } from './cabys-catalog';
 import { loadOrCreateKeys } from './certificate-authority';
@@ -58,11 +66,13 @@ async function main(): Promise<void> {
   // health check answers, startup is over and a SIGTERM always meets the shutdown handlers below.
   const { demo, created } = await provisionDemo(db, keys.ca, config.DATA_DIR);
   const resumed = await processor.resume();
+  const telemetry = await startTelemetry({ service: 'hacienda-sandbox', settings: config, logger, db });
   const server = await listen(app, config.SANDBOX_PORT, config.SANDBOX_HOST);
   const base = config.SANDBOX_PUBLIC_URL ?? server.url;
   logger.info('hacienda-sandbox listening', { url: server.url, resumed, database: db.kind });
   onShutdown(logger, [
     () => server.close(),
+    () => telemetry.stop(),
     () => {
       faults.close();
     },

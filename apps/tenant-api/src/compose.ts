@@ -21,6 +21,7 @@ import { submissionQueues } from './hacienda/submission-queues';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { createLookupLimiter } from './lookups/tenant-lookup-limit';
+import { collectTenantApiMetrics } from './observability/tenant-metrics';
 import type { TerritorialTable } from './territory/territorial-table';
 import { deadlineQueues } from './recepcion/deadline-job';
 import type { RecepcionDeps } from './recepcion/recepcion-deps';
@@ -71,6 +72,8 @@ export interface TenantApi {
   submission: SubmissionDeps & LookupDeps;
   webhookDeps: WebhookDeps;
   recepcion: RecepcionDeps;
+  /** Stops the scrape-time collectors of /metrics (documents, jobs, certificates, pool) reading this db. */
+  stopMetrics: () => void;
 }
 
 /** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
@@ -168,5 +171,10 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
         : {}),
     },
   });
-  return { app, worker, hacienda, issuerDeps, submission, webhookDeps, recepcion };
+  const stopMetrics = collectTenantApiMetrics({
+    db,
+    now,
+    certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
+  });
+  return { app, worker, hacienda, issuerDeps, submission, webhookDeps, recepcion, stopMetrics };
 }

@@ -1,7 +1,7 @@
 // The tenant-api's settings, validated at start; every one can be overridden by the environment.
 import { resolve } from 'node:path';
 import { haciendaSettingsProperties } from '@cr/hacienda-client';
-import { loadConfig, parseTrustProxy } from '@cr/service-kit';
+import { loadConfig, parseTrustProxy, telemetrySettingsProperties } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
@@ -81,6 +81,7 @@ export const TenantConfigSchema = Type.Object({
     default: '',
     pattern: '^(\\d{4}-\\d{2}-\\d{2})?(,\\d{4}-\\d{2}-\\d{2})*$',
   }),
+  ...telemetrySettingsProperties(9401),
 });
 export type TenantConfig = Static<typeof TenantConfigSchema> & {
   DATA_DIR: string;

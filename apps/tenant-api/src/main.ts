@@ -15,6 +15,8 @@ import {
   migrate,
   onShutdown,
   openDatabase,
+  startClusterMetrics,
+  startTelemetry,
 } from '@cr/service-kit';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { buildAuth } from './auth/build-auth';
@@ -59,6 +61,8 @@ async function main(): Promise<void> {
       );
     }
     runPrimary({ workers: processes, logger, env });
+    // One /metrics for the service: the primary's listener sums what its workers report.
+    await startClusterMetrics({ settings: config, logger });
     return;
   }
   const db = await openDatabase({
@@ -93,7 +97,7 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const { app, worker } = composeTenantApi({
+  const { app, worker, stopMetrics } = composeTenantApi({
     config,
     db,
     logger,
@@ -116,6 +120,13 @@ async function main(): Promise<void> {
           certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
         })
       : () => undefined;
+  const telemetry = await startTelemetry({
+    service: 'tenant-api',
+    settings: config,
+    logger,
+    db,
+    clusterWorker: slot !== undefined,
+  });
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   // The daily receiving-deadline scan: today's run if it has not happened yet, then it chains day by day.
   await scheduleDeadlineScan(db, new Date());
@@ -125,8 +136,10 @@ async function main(): Promise<void> {
   );
   onShutdown(logger, [
     () => server.close(),
+    () => telemetry.stop(),
     () => {
       stopWatch();
+      stopMetrics();
       unwatchFile(cabysCopy);
       auth.stop();
     },

@@ -155,6 +155,7 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
+    METRICS_PORT: '0',
     [bundle.portVar]: String(port),
     ...bundle.env(),
   };

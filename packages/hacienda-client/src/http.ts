@@ -1,14 +1,80 @@
 // What all Hacienda calls share: an axios instance that never throws on HTTP status (every status is
 // classified by the caller), and the classification of transport failures. Errors never carry the axios
 // config, whose body may hold credentials.
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import { SpanKind, injectTraceHeaders, metrics, withSpan } from '@cr/service-kit';
+import axios, {
+  type AxiosAdapter,
+  type AxiosInstance,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
 
 export type TransportFailure =
   | { kind: 'timeout'; message: string }
   | { kind: 'network'; code: string; message: string };
 
-export function createHttp(baseURL: string | undefined, timeoutMs: number): AxiosInstance {
+/** Which of Hacienda's services a client talks to: the first part of the metrics' endpoint label. */
+export type HaciendaService = 'idp' | 'recepcion' | 'public-api';
+
+/**
+ * 'recepcion GET /recepcion/{id}': the path without its query, long digit runs (claves, cédulas) folded,
+ * so the label set stays small and never holds a taxpayer's number.
+ */
+export function endpointLabel(service: HaciendaService, config: InternalAxiosRequestConfig): string {
+  const url = config.url ?? '';
+  const path = /^https?:\/\//i.test(url) ? new URL(url).pathname : (url.split('?')[0] ?? '');
+  const folded = path.replace(/[0-9]{6,}/g, '{id}');
+  return `${service} ${(config.method ?? 'get').toUpperCase()} ${folded || '/'}`;
+}
+
+function outcomeOf(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
+}
+
+/**
+ * The transport wrapped in a client span (trace context sent along) and the Hacienda metrics: latency by
+ * endpoint and outcome, and errors (timeout, network, 5xx) that the alert on an unreachable Hacienda uses.
+ */
+function instrumentedAdapter(service: HaciendaService): AxiosAdapter {
+  const transport = axios.getAdapter(axios.defaults.adapter);
+  return (config) => {
+    const endpoint = endpointLabel(service, config);
+    return withSpan(
+      `hacienda ${endpoint}`,
+      { kind: SpanKind.CLIENT, attributes: { 'hacienda.endpoint': endpoint } },
+      async (span) => {
+        const headers: Record<string, unknown> = {};
+        injectTraceHeaders(headers);
+        for (const [name, value] of Object.entries(headers)) config.headers.set(name, String(value));
+        const started = process.hrtime.bigint();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        try {
+          const res = await transport(config);
+          const outcome = outcomeOf(res.status);
+          metrics.hacienda.requests.inc({ endpoint, outcome });
+          metrics.hacienda.duration.observe({ endpoint, outcome }, seconds());
+          if (res.status >= 500) metrics.hacienda.errors.inc({ endpoint, kind: 'server_error' });
+          span.setAttribute('http.response.status_code', res.status);
+          return res;
+        } catch (err) {
+          const kind = classifyTransportError(err).kind;
+          metrics.hacienda.requests.inc({ endpoint, outcome: kind });
+          metrics.hacienda.duration.observe({ endpoint, outcome: kind }, seconds());
+          metrics.hacienda.errors.inc({ endpoint, kind });
+          throw err;
+        }
+      },
+    );
+  };
+}
+
+export function createHttp(
+  baseURL: string | undefined,
+  timeoutMs: number,
+  service: HaciendaService,
+): AxiosInstance {
   return axios.create({
+    adapter: instrumentedAdapter(service),
     ...(baseURL ? { baseURL: baseURL.replace(/\/+$/, '') } : {}),
     timeout: timeoutMs,
     validateStatus: () => true,

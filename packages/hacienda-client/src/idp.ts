@@ -64,7 +64,7 @@ export class IdpClient {
   private readonly clock: Clock;
 
   constructor(private readonly options: IdpClientOptions) {
-    this.http = createHttp(undefined, options.timeoutMs ?? 15_000);
+    this.http = createHttp(undefined, options.timeoutMs ?? 15_000, 'idp');
     this.clock = options.clock ?? realClock;
   }
 

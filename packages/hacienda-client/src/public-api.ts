@@ -182,7 +182,7 @@ export class HaciendaPublicApi {
   private pausedUntil = 0;
 
   constructor(options: PublicApiOptions) {
-    this.http = createHttp(options.baseUrl, options.timeoutMs ?? 10_000);
+    this.http = createHttp(options.baseUrl, options.timeoutMs ?? 10_000, 'public-api');
     this.clock = options.clock ?? realClock;
     this.sleep = options.sleep ?? realSleep;
     this.bucket =

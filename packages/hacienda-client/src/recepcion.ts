@@ -148,7 +148,7 @@ export class RecepcionClient {
   private readonly clock: Clock;
 
   constructor(options: RecepcionClientOptions) {
-    this.http = createHttp(options.baseUrl, options.timeoutMs ?? 30_000);
+    this.http = createHttp(options.baseUrl, options.timeoutMs ?? 30_000, 'recepcion');
     this.clock = options.clock ?? realClock;
   }
 

@@ -3,3 +3,4 @@ export * from './backoff';
 export * from './migrations';
 export * from './queue';
 export * from './worker';
+export * from './job-metrics';

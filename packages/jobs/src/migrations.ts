@@ -26,4 +26,12 @@ CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (finished_at) WHERE state IN ('
 `;
 
 /** Append to the app's migrations; the id is namespaced so it never collides with the app's `NNNN_name`. */
-export const jobsMigrations: Migration[] = [{ id: 'jobs_0001_create', sql: JOBS_SCHEMA_SQL }];
+export const jobsMigrations: Migration[] = [
+  { id: 'jobs_0001_create', sql: JOBS_SCHEMA_SQL },
+  // The request that enqueued a job: its id goes on every log line of the job's runs and its trace
+  // continues into them (HTTP → job → database → Hacienda in one trace).
+  {
+    id: 'jobs_0002_request_context',
+    sql: 'ALTER TABLE jobs ADD COLUMN IF NOT EXISTS request_id text, ADD COLUMN IF NOT EXISTS traceparent text;',
+  },
+];

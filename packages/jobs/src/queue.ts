@@ -1,7 +1,7 @@
 // Writing jobs: `enqueue` runs inside the caller's transaction so a document and its first job commit
 // together (or not at all); `reschedule` brings a waiting job forward (the Hacienda callback uses it).
 import { EventEmitter } from 'node:events';
-import type { Queryable } from '@cr/service-kit';
+import { type Queryable, currentRequestId, currentTraceparent } from '@cr/service-kit';
 
 export type JobState = 'pending' | 'running' | 'done' | 'failed';
 
@@ -20,6 +20,10 @@ export interface Job<P = unknown> {
   lastError: string | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** The request that enqueued the job (its log lines carry this id). */
+  requestId: string | null;
+  /** W3C traceparent of the span that enqueued the job; its runs continue that trace. */
+  traceparent: string | null;
 }
 
 export interface JobRow {
@@ -36,6 +40,8 @@ export interface JobRow {
   last_error: string | null;
   created_at: Date | string;
   finished_at: Date | string | null;
+  request_id: string | null;
+  traceparent: string | null;
 }
 
 function toDate(v: Date | string): Date {
@@ -57,11 +63,13 @@ export function toJob<P>(row: JobRow): Job<P> {
     lastError: row.last_error,
     createdAt: toDate(row.created_at),
     finishedAt: row.finished_at === null ? null : toDate(row.finished_at),
+    requestId: row.request_id ?? null,
+    traceparent: row.traceparent ?? null,
   };
 }
 
 export const JOB_COLUMNS =
-  'id, queue, key, payload, state, run_at, attempts, max_attempts, locked_by, locked_until, last_error, created_at, finished_at';
+  'id, queue, key, payload, state, run_at, attempts, max_attempts, locked_by, locked_until, last_error, created_at, finished_at, request_id, traceparent';
 
 /** In-process wake-ups: workers in this process poll as soon as something is enqueued or brought forward. */
 export const jobEvents = new EventEmitter();
@@ -96,8 +104,8 @@ export async function enqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Pro
   if (!options.queue) throw new TypeError('enqueue: queue is required');
   const runAt = options.runAt ?? new Date();
   const inserted = await tx.query<{ id: string }>(
-    `INSERT INTO jobs (queue, key, payload, run_at, max_attempts)
-     VALUES ($1, $2, $3::jsonb, $4, $5)
+    `INSERT INTO jobs (queue, key, payload, run_at, max_attempts, request_id, traceparent)
+     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7)
      ON CONFLICT (key) DO NOTHING
      RETURNING id`,
     [
@@ -106,6 +114,8 @@ export async function enqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Pro
       JSON.stringify(options.payload ?? null),
       runAt,
       options.maxAttempts ?? null,
+      currentRequestId() ?? null,
+      currentTraceparent() ?? null,
     ],
   );
   const row = inserted.rows[0];

@@ -3,7 +3,15 @@
 // while the handler works) so a crashed worker's jobs come back, and records the outcome guarded by the
 // claim's fencing token (worker id + attempt), so a worker that lost its lease cannot overwrite a newer run.
 import { randomUUID } from 'node:crypto';
-import type { Db, Logger } from '@cr/service-kit';
+import {
+  type Db,
+  type Logger,
+  SpanKind,
+  contextFromTraceparent,
+  metrics,
+  runWithRequestContext,
+  withSpan,
+} from '@cr/service-kit';
 import { computeBackoff } from './backoff';
 import { JOB_COLUMNS, type Job, type JobRow, jobEvents, toJob } from './queue';
 
@@ -220,9 +228,30 @@ export class Worker {
     return run;
   }
 
-  private async execute(job: Job): Promise<void> {
+  /**
+   * One run inside the context of the request that enqueued the job: its log lines carry that request id
+   * (or the job's own `job_<id>`), and its span continues the request's trace.
+   */
+  private execute(job: Job): Promise<void> {
+    const requestId = job.requestId ?? `job_${job.id}`;
+    return runWithRequestContext({ requestId }, () =>
+      withSpan(
+        `job ${job.queue}`,
+        {
+          kind: SpanKind.CONSUMER,
+          parent: contextFromTraceparent(job.traceparent ?? undefined),
+          attributes: { 'job.queue': job.queue, 'job.id': job.id, 'job.attempt': job.attempts },
+        },
+        () => this.executeInContext(job),
+      ),
+    );
+  }
+
+  private async executeInContext(job: Job): Promise<void> {
     const queue = this.queues[job.queue];
     if (!queue) return;
+    metrics.jobs.running.inc();
+    const started = process.hrtime.bigint();
     const heartbeat = setInterval(
       () => void this.extendLease(job),
       Math.max(10, Math.floor(this.leaseMs / 3)),
@@ -250,7 +279,10 @@ export class Worker {
       }
     } finally {
       clearInterval(heartbeat);
+      metrics.jobs.running.dec();
+      metrics.jobs.duration.observe({ queue: job.queue }, Number(process.hrtime.bigint() - started) / 1e9);
     }
+    metrics.jobs.finished.inc({ queue: job.queue, outcome: result.kind });
     try {
       await this.complete(job, result);
     } catch (err) {

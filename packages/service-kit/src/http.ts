@@ -6,6 +6,9 @@ import helmet from 'helmet';
 import { AppError, toHttpResponse } from './errors';
 import { type HealthCheck, mountHealth } from './health';
 import type { Logger } from './logger';
+import { runWithRequestContext } from './telemetry/context';
+import { metrics } from './telemetry/metrics';
+import { SpanKind, SpanStatusCode, contextFromTraceparent, tracer } from './telemetry/tracing';
 import type { TrustProxySetting } from './trust-proxy';
 
 declare global {
@@ -13,6 +16,8 @@ declare global {
     interface Locals {
       requestId: string;
       log: Logger;
+      /** The route label of the metrics when no express route matched (static files: '/app'). */
+      metricsRoute?: string;
     }
   }
 }
@@ -35,6 +40,21 @@ export interface HttpAppOptions {
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/**
+ * The route template a request matched ('/api/documentos/:clave'), so the metrics' label set stays bounded;
+ * 'unmatched' for 404s and anything that no route took.
+ */
+function routeLabel(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]): string {
+  const path = (req as { route?: { path?: unknown } }).route?.path;
+  if (typeof path === 'string') return `${req.baseUrl}${path}`;
+  return res.locals.metricsRoute ?? 'unmatched';
+}
+
+/**
+ * The request's id (the caller's X-Request-Id when it looks safe, else a new one), its server span (the
+ * caller's traceparent as parent), the context every later log line of the request reads its id from,
+ * the access log line and the HTTP metrics.
+ */
 export function requestIdMiddleware(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -43,16 +63,34 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     res.locals.log = logger.child({ requestId });
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      res.locals.log.log(res.statusCode >= 500 ? 'error' : 'http', 'request', {
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Math.round(ms * 10) / 10,
-      });
-    });
-    next();
+    const parent = contextFromTraceparent(req.get('traceparent'));
+    tracer().startActiveSpan(
+      `${req.method} request`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } },
+      parent,
+      (span) => {
+        res.on('finish', () => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          const route = routeLabel(req, res);
+          const labels = { method: req.method, route, status: String(res.statusCode) };
+          metrics.http.requests.inc(labels);
+          metrics.http.duration.observe(labels, seconds);
+          span.updateName(`${req.method} ${route}`);
+          span.setAttribute('http.route', route);
+          span.setAttribute('http.response.status_code', res.statusCode);
+          span.setAttribute('request.id', requestId);
+          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          res.locals.log.log(res.statusCode >= 500 ? 'error' : 'http', 'request', {
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(seconds * 1e4) / 10,
+          });
+        });
+        runWithRequestContext({ requestId }, () => next());
+      },
+    );
   };
 }
 

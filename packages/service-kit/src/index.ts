@@ -11,3 +11,4 @@ export * from './db';
 export * from './validate-body';
 export * from './docs-router';
 export * from './trust-proxy';
+export * from './telemetry';

@@ -3,6 +3,8 @@
 import winston from 'winston';
 import Transport from 'winston-transport';
 import { redact } from './redact';
+import { currentRequestId } from './telemetry/context';
+import { activeTraceIds } from './telemetry/tracing';
 
 export type Logger = winston.Logger;
 
@@ -20,6 +22,23 @@ const redactFormat = winston.format((info) => {
   return info;
 });
 
+// Every line names the request it belongs to (and its trace), read from the async context when the caller
+// logged through the root logger: a use case, a repository, the job a request enqueued.
+const contextFormat = winston.format((info) => {
+  if (info.requestId === undefined) {
+    const requestId = currentRequestId();
+    if (requestId) info.requestId = requestId;
+  }
+  if (info.traceId === undefined) {
+    const ids = activeTraceIds();
+    if (ids) {
+      info.traceId = ids.traceId;
+      info.spanId = ids.spanId;
+    }
+  }
+  return info;
+});
+
 export function createLogger(options: LoggerOptions): Logger {
   const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
   const silent = level === 'silent';
@@ -30,6 +49,7 @@ export function createLogger(options: LoggerOptions): Logger {
     defaultMeta: { service: options.service },
     format: winston.format.combine(
       winston.format.errors({ stack: true }),
+      contextFormat(),
       redactFormat(),
       winston.format.timestamp(),
       winston.format.json(),

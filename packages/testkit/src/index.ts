@@ -73,7 +73,9 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   const main = join(REPO_ROOT, 'apps', options.app, 'src', 'main.ts');
   if (!existsSync(main)) throw new Error(`no app at ${main}`);
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...options.env })) if (v !== undefined) env[k] = v;
+  // The metrics listener on a free port too: several copies of an app run at once in tests.
+  for (const [k, v] of Object.entries({ METRICS_PORT: '0', ...process.env, ...options.env }))
+    if (v !== undefined) env[k] = v;
   env[options.portVar] = String(port);
   env.NODE_OPTIONS = '';
   const child = spawn(process.execPath, ['--import', 'tsx', main], {

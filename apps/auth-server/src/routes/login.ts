@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Express, Response } from 'express';
 import { BASE_PATTERN, LoginRequest, type LoginResponse, TOKEN_LIFETIME_SECONDS } from '@cr/contracts';
-import { parseBody } from '@cr/service-kit';
+import { metrics, parseBody } from '@cr/service-kit';
 import type { AuthServices } from '../services';
 
 export const INVALID_CREDENTIALS_BODY = JSON.stringify({
@@ -35,8 +35,15 @@ export function mountLogin(app: Express, s: AuthServices): void {
     const { base, password } = parseBody(LoginRequest, req.body);
     const ip = req.ip ?? 'unknown';
     const { key, canExist } = throttleKeyOf(base);
-    const decision = await s.throttle.check(key, ip);
+    let decision: Awaited<ReturnType<typeof s.throttle.check>>;
+    try {
+      decision = await s.throttle.check(key, ip);
+    } catch (err) {
+      metrics.auth.logins.inc({ outcome: 'throttled' });
+      throw err;
+    }
     if (decision.delayMs > 0) {
+      metrics.auth.logins.inc({ outcome: 'slowed' });
       // Its base is under a many-address attack and this pair has failed without ever succeeding: slowed,
       // not refused, so a real client typing its password wrong from a new place still gets in.
       res.locals.log.info('login slowed: base under attack', {
@@ -53,12 +60,14 @@ export function mountLogin(app: Express, s: AuthServices): void {
 
     if (!ok || !client) {
       await s.throttle.recordFailure(key, ip);
+      metrics.auth.logins.inc({ outcome: 'invalid' });
       res.locals.log.info('login refused', { base: canExist ? base : key });
       sendInvalidCredentials(res);
       return;
     }
 
     await s.throttle.recordSuccess(key, ip);
+    metrics.auth.logins.inc({ outcome: 'success' });
     if (s.hasher.needsRehash(client.passwordHash)) {
       // Parameters changed since this hash was made: upgrade it now that the password is known. Off the
       // response path; a failure only means the upgrade waits for the next login.

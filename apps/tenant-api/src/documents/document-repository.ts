@@ -204,13 +204,15 @@ export async function countStatusCheck(tx: Queryable, tenantId: string, id: stri
 }
 
 /** pendiente → enviado; returns whether this call made the transition. */
-export async function markEnviado(tx: Queryable, tenantId: string, id: string): Promise<boolean> {
-  const r = await tx.query(
+/** The document's tipoDoc when this call made the transition; undefined when it had already happened. */
+export async function markEnviado(tx: Queryable, tenantId: string, id: string): Promise<string | undefined> {
+  const r = await tx.query<{ tipo_doc: string }>(
     `UPDATE documents SET estado = 'enviado', updated_at = now()
-     WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'`,
+     WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'
+     RETURNING tipo_doc`,
     [tenantId, id],
   );
-  return r.rowCount === 1;
+  return r.rows[0]?.tipo_doc;
 }
 
 export interface FinalValues {
@@ -224,17 +226,19 @@ export interface FinalValues {
 }
 
 /** pendiente/enviado → a final state; returns whether this call made the transition. */
+/** The document's tipoDoc when this call made the transition; undefined when it had already happened. */
 export async function markFinal(
   tx: Queryable,
   tenantId: string,
   id: string,
   v: FinalValues,
-): Promise<boolean> {
-  const r = await tx.query(
+): Promise<string | undefined> {
+  const r = await tx.query<{ tipo_doc: string }>(
     `UPDATE documents SET estado = $3, error_cause = COALESCE($4, error_cause), respuesta_xml = $5,
        mensaje = $6, detalle = $7::jsonb, respuesta_verificacion = $8::jsonb, respuesta_totales = $9::jsonb,
        updated_at = now()
-     WHERE tenant_id = $1 AND id = $2 AND estado IN ('pendiente', 'enviado')`,
+     WHERE tenant_id = $1 AND id = $2 AND estado IN ('pendiente', 'enviado')
+     RETURNING tipo_doc`,
     [
       tenantId,
       id,
@@ -247,7 +251,7 @@ export async function markFinal(
       v.totales === undefined ? null : JSON.stringify(v.totales),
     ],
   );
-  return r.rowCount === 1;
+  return r.rows[0]?.tipo_doc;
 }
 
 /**

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { DocumentRequest } from '@cr/contracts';
 import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
 import { enqueue } from '@cr/jobs';
-import { AppError, parseBody } from '@cr/service-kit';
+import { AppError, metrics, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { hashRequestBody } from './canonical-hash';
 import { type DocumentNumber, findByNumber, insertPendingDocument } from './document-repository';
@@ -125,6 +125,7 @@ export async function submitDocument(
     return { clave: signed.clave, created: true };
   });
   if (outcome.created) {
+    metrics.documents.submitted.inc({ kind: document.tipoDoc });
     deps.wakeWorker?.();
     deps.logger.info('document received', { tenantId, clave: outcome.clave, tipoDoc: document.tipoDoc });
   }

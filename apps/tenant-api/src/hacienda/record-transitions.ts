@@ -3,6 +3,7 @@
 // The conditional UPDATE and the unique (document, estado) event make a replayed job change nothing.
 import { HaciendaXmlError, readMensajeHacienda } from '@cr/hacienda-xml';
 import { enqueue, reschedule } from '@cr/jobs';
+import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { type FinalValues, appendEvent, markEnviado, markFinal } from '../documents/document-repository';
 import { STATUS_QUEUE, type DocumentJobPayload } from '../documents/submit-document';
@@ -22,12 +23,13 @@ export async function recordEnviado(
 ): Promise<void> {
   const { tenantId, documentId } = payload;
   const key = statusJobKey(documentId);
-  const added = await withTenant(deps.db, tenantId, async (tx) => {
-    if (await markEnviado(tx, tenantId, documentId)) {
-      await appendEvent(tx, tenantId, documentId, 'enviado', detalle);
-    }
-    return enqueue(tx, { queue: STATUS_QUEUE, key, payload, runAt: firstCheckAt });
+  const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
+    const changed = await markEnviado(tx, tenantId, documentId);
+    if (changed) await appendEvent(tx, tenantId, documentId, 'enviado', detalle);
+    const job = await enqueue(tx, { queue: STATUS_QUEUE, key, payload, runAt: firstCheckAt });
+    return { added: job, tipoDoc: changed };
   });
+  if (tipoDoc) metrics.documents.transitions.inc({ kind: tipoDoc, state: 'enviado' });
   // The job already existed: Hacienda's callback came before this commit, so check now.
   if (!added.created) await reschedule(deps.db, { key });
 }
@@ -40,17 +42,20 @@ export async function recordFinal(
   detalle: string,
 ): Promise<boolean> {
   const { tenantId, documentId } = payload;
-  const changed = await withTenant(deps.db, tenantId, async (tx) => {
-    if (!(await markFinal(tx, tenantId, documentId, values))) return false;
+  const tipoDoc = await withTenant(deps.db, tenantId, async (tx) => {
+    const changed = await markFinal(tx, tenantId, documentId, values);
+    if (!changed) return undefined;
     await appendEvent(tx, tenantId, documentId, values.estado, detalle);
     await enqueue(tx, {
       queue: WEBHOOK_QUEUE,
       key: `webhook:${documentId}:${values.estado}`,
       payload: { tenantId, documentId },
     });
-    return true;
+    return changed;
   });
+  const changed = tipoDoc !== undefined;
   if (changed) {
+    metrics.documents.transitions.inc({ kind: tipoDoc, state: values.estado });
     deps.logger.info('document final state', { tenantId, documentId, estado: values.estado });
     deps.wakeWorker?.();
   }

@@ -5,6 +5,7 @@
 // disables the endpoint. No transaction is held while the receiver is called.
 import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult } from '@cr/jobs';
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
+import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { type WebhookDeps, targetPolicy } from './webhook-deps';
 import {
@@ -144,6 +145,9 @@ export async function runWebhookDelivery(
     } else if (retryIn === undefined) await finishEvent(tx, tenantId, event.id, 'failed', at);
   });
   const log = { tenantId, eventId: event.id, clave: event.clave, attempt, host: new URL(endpoint.url).host };
+  metrics.webhooks.deliveries.inc({
+    outcome: result.ok ? 'delivered' : result.gone ? 'gone' : retryIn === undefined ? 'failed' : 'retry',
+  });
   if (result.ok) {
     deps.logger.info('webhook delivered', { ...log, status: result.status, latencyMs: result.latencyMs });
     return jobResult.done();

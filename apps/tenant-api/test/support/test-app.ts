@@ -154,7 +154,7 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps, recepcion } = composeTenantApi({
+  const { app, worker, submission, webhookDeps, recepcion, stopMetrics } = composeTenantApi({
     config: tenantConfig({
       ...settings,
       PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
@@ -207,6 +207,7 @@ export async function startTestApp(
     worker,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
+      stopMetrics();
       await worker.stop(5_000);
       await forge.stop();
       await db.close();

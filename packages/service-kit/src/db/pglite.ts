@@ -2,6 +2,7 @@
 // memory for tests). PGlite runs one session; its own mutex serialises queries and transactions.
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
+import { traced } from './traced';
 import type { Db, QueryResult, Queryable } from './types';
 
 export interface PgliteOptions {
@@ -26,7 +27,7 @@ interface PgliteLike {
 function wrap(handle: PgliteLike): Queryable {
   return {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-      const r = await handle.query<R>(sql, params, { parsers });
+      const r = await traced('pglite', sql, () => handle.query<R>(sql, params, { parsers }));
       return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
     },
     async exec(sql: string): Promise<void> {
@@ -48,8 +49,15 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
   // each starts in a fresh macrotask, so sockets are served between them. A transaction holds the session
   // for all its statements, which go through its own `tx`.
   let tail: Promise<unknown> = Promise.resolve();
+  let queued = 0;
   const turn = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(fn);
+    queued += 1;
+    const run = tail
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(fn)
+      .finally(() => {
+        queued -= 1;
+      });
     tail = run.catch(() => undefined);
     return run;
   };
@@ -62,6 +70,8 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     async ping(): Promise<void> {
       await base.query('SELECT 1');
     },
+    // The running statement counts as the session in use; the rest wait.
+    poolStats: () => ({ total: 1, idle: queued === 0 ? 1 : 0, waiting: Math.max(0, queued - 1) }),
     close: () => turn(() => db.close()),
   };
 }

@@ -1,5 +1,6 @@
 // A real PostgreSQL server through node-postgres' pool.
 import pg from 'pg';
+import { traced } from './traced';
 import type { Db, QueryResult, Queryable } from './types';
 
 // Keep BIGINT and NUMERIC as strings (never floats), and COUNT-style int8 readable: callers cast to int
@@ -15,7 +16,7 @@ export interface PostgresOptions {
 function wrap(client: pg.PoolClient | pg.Pool): Queryable {
   return {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-      const r = await client.query(sql, params as unknown[]);
+      const r = await traced('postgresql', sql, () => client.query(sql, params as unknown[]));
       return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
     },
     async exec(sql: string): Promise<void> {
@@ -55,6 +56,7 @@ export function openPostgres(options: PostgresOptions): Db {
     async ping(): Promise<void> {
       await pool.query('SELECT 1');
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }

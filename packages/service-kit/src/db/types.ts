@@ -22,4 +22,14 @@ export interface Db extends Queryable {
   ping(): Promise<void>;
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Connections in use and callers waiting, for the metrics (PGlite: one session and its queue). */
+  poolStats?(): DbPoolStats;
+}
+
+export interface DbPoolStats {
+  /** Connections open (PGlite: 1). */
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection (PGlite: statements queued for the session). */
+  waiting: number;
 }

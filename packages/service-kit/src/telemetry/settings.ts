@@ -1,0 +1,13 @@
+// The observability settings every service reads (docs/configuration.md): where /metrics listens and where
+// traces go.
+import { Type } from '@sinclair/typebox';
+
+export function telemetrySettingsProperties(defaultMetricsPort: number) {
+  return {
+    /** Port of GET /metrics (Prometheus), separate from the public one; 0 picks a free port. */
+    METRICS_PORT: Type.Integer({ default: defaultMetricsPort, minimum: 0, maximum: 65535 }),
+    METRICS_HOST: Type.String({ default: '0.0.0.0' }),
+    /** OTLP/HTTP collector (e.g. http://otel-collector:4318); unset → traces are not exported. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ format: 'uri' })),
+  };
+}
