@@ -51,6 +51,8 @@ const apps: AppSpec[] = [
     env: {
       AUTH_PORT: authPort,
       AUTH_HOST: env('AUTH_HOST', host),
+      METRICS_PORT: env('AUTH_METRICS_PORT', '9400'),
+      METRICS_HOST: env('METRICS_HOST', host),
       AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
       AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),
       AUTH_ADMIN_TOKEN: adminToken,
@@ -63,6 +65,8 @@ const apps: AppSpec[] = [
     env: {
       SANDBOX_PORT: sandboxPort,
       SANDBOX_HOST: env('SANDBOX_HOST', host),
+      METRICS_PORT: env('SANDBOX_METRICS_PORT', '9402'),
+      METRICS_HOST: env('METRICS_HOST', host),
       SANDBOX_PUBLIC_URL: env('SANDBOX_PUBLIC_URL', sandboxUrl),
       DATA_DIR: env('SANDBOX_DATA_DIR', join(dataRoot, 'hacienda-sandbox')),
     },
@@ -73,6 +77,8 @@ const apps: AppSpec[] = [
     env: {
       TENANT_PORT: tenantPort,
       TENANT_HOST: env('TENANT_HOST', host),
+      METRICS_PORT: env('TENANT_METRICS_PORT', '9401'),
+      METRICS_HOST: env('METRICS_HOST', host),
       AUTH_JWKS_URL: env('AUTH_JWKS_URL', `${authUrl}/.well-known/jwks.json`),
       AUTH_ISSUER: env('AUTH_ISSUER', authUrl),
       AUTH_AUDIENCE: env('AUTH_AUDIENCE', 'tenant-api'),

@@ -74,6 +74,10 @@ describePg('pnpm start with DATABASE_URL', () => {
           LOG_LEVEL: 'warn',
           DATABASE_URL: urlOf(base),
           DATA_ROOT: join(dataRoot, 'stack'),
+          // Free ports for the three metrics listeners too (other runs may hold 9400-9402).
+          AUTH_METRICS_PORT: '0',
+          TENANT_METRICS_PORT: '0',
+          SANDBOX_METRICS_PORT: '0',
           ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
