@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox, type TestDatabase, createTestDatabase } from '@cr/service-kit';
-import { type AppProcess, REPO_ROOT, haciendaDataDir, startApp } from '@cr/testkit';
+import { type AppProcess, REPO_ROOT, freePort, haciendaDataDir, startApp } from '@cr/testkit';
 import { issuerBody } from './support/issuer-mother';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './support/token-forge';
 
@@ -64,14 +64,18 @@ if (!onPostgres) {
   let db: TestDatabase;
   let proc: AppProcess;
 
+  let metricsPort: number;
+
   beforeAll(async () => {
     db = await createTestDatabase();
     writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
+    metricsPort = await freePort();
     proc = await startApp({
       app: 'tenant-api',
       portVar: 'TENANT_PORT',
       env: {
         WEB_CONCURRENCY: '2',
+        METRICS_PORT: String(metricsPort),
         DATABASE_URL: db.url,
         AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
         AUTH_ISSUER: TEST_ISSUER,
@@ -126,6 +130,11 @@ if (!onPostgres) {
         .map((l) => (JSON.parse(l) as { worker?: number }).worker),
     );
     expect(served).toEqual(new Set([0, 1]));
+    // One /metrics for the cluster, in the primary: the six lookups served by two workers add up.
+    const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(scraped).toMatch(
+      /http_requests_total\{[^}]*route="\/api\/consultar\/emisor"[^}]*status="200"[^}]*\} 6\n/,
+    );
 
     await proc.stop();
     expect(proc.child.exitCode).toBe(0);

@@ -33,6 +33,9 @@ export async function startTelemetry(options: {
   metricsRegistry.setDefaultLabels({ service: options.service });
   const stopPool = options.db ? collectDbPoolMetrics(options.db) : () => undefined;
   if (options.clusterWorker) {
+    // prom-client installs a worker's answer to the primary's requests only in the constructor.
+    const answersPrimary = new AggregatorRegistry();
+    void answersPrimary;
     AggregatorRegistry.setRegistries([metricsRegistry]);
     return {
       metricsUrl: undefined,
