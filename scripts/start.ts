@@ -32,6 +32,11 @@ const sandboxPort = env('SANDBOX_PORT', '4002');
 const authUrl = `http://localhost:${authPort}`;
 const sandboxUrl = `http://localhost:${sandboxPort}`;
 const authDataDir = env('AUTH_DATA_DIR', join(dataRoot, 'auth-server'));
+const sandboxDataDir = env('SANDBOX_DATA_DIR', join(dataRoot, 'hacienda-sandbox'));
+// Hacienda's answers must chain to a pinned CA: here the sandbox's, which it writes before it listens.
+const sandboxCa: Record<string, string> = existsSync(join(root, 'apps', 'hacienda-sandbox', 'src', 'main.ts'))
+  ? { HACIENDA_CA_BUNDLE: env('HACIENDA_CA_BUNDLE', join(sandboxDataDir, 'keys', 'ca-cert.pem')) }
+  : {};
 // Kept where the auth-server's CLI (`pnpm admin …`) looks for it when AUTH_ADMIN_TOKEN is unset.
 const adminToken = env(
   'AUTH_ADMIN_TOKEN',
@@ -68,7 +73,7 @@ const apps: AppSpec[] = [
       METRICS_PORT: env('SANDBOX_METRICS_PORT', '9402'),
       METRICS_HOST: env('METRICS_HOST', host),
       SANDBOX_PUBLIC_URL: env('SANDBOX_PUBLIC_URL', sandboxUrl),
-      DATA_DIR: env('SANDBOX_DATA_DIR', join(dataRoot, 'hacienda-sandbox')),
+      DATA_DIR: sandboxDataDir,
     },
   },
   {
@@ -96,6 +101,7 @@ const apps: AppSpec[] = [
       HACIENDA_PUBLIC_API_URL: env('HACIENDA_PUBLIC_API_URL', sandboxUrl),
       HACIENDA_DATA_DIR: env('HACIENDA_DATA_DIR', join(root, '..', 'shared', 'hacienda', 'cabys')),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: env('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'true'),
+      ...sandboxCa,
       DATA_DIR: env('TENANT_DATA_DIR', join(dataRoot, 'tenant-api')),
     },
   },

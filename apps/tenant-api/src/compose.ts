@@ -5,7 +5,7 @@
 import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
-import { BusinessCalendar } from '@cr/hacienda-xml';
+import { BusinessCalendar, type TrustedSigner } from '@cr/hacienda-xml';
 import { Worker } from '@cr/jobs';
 import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
 import { createXsdValidator } from '@cr/xsd';
@@ -17,6 +17,7 @@ import { type TenantConfig, loadTenantConfig } from './config';
 import type { SubmissionDeps, SubmissionSchedules } from './documents/submission-deps';
 import type { IssuerDeps } from './emisor/issuer-deps';
 import { SigningMaterialLoader } from './emisor/load-signing-material';
+import { loadHaciendaTrust } from './hacienda/hacienda-trust';
 import { submissionQueues } from './hacienda/submission-queues';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
@@ -46,6 +47,8 @@ export interface TenantApiSettings {
    * loaded nor while it is stale, since a revoked token would pass meanwhile.
    */
   revocations?: Pick<RevocationList, 'health'> | undefined;
+  /** Default: loaded from HACIENDA_CA_BUNDLE (main.ts loads it before opening the database, to fail fast). */
+  haciendaTrust?: TrustedSigner;
   /** Default: clients of the settings' Hacienda addresses. */
   hacienda?: HaciendaClients;
   now?: () => Date;
@@ -97,12 +100,14 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     ...(settings.taxpayerCheckTimeoutMs ? { taxpayerCheckTimeoutMs: settings.taxpayerCheckTimeoutMs } : {}),
   };
   let worker: Worker | undefined;
+  const haciendaTrust = settings.haciendaTrust ?? loadHaciendaTrust(config);
   const submission: SubmissionDeps & LookupDeps = {
     ...issuerDeps,
     signing: new SigningMaterialLoader(issuerDeps),
     hacienda,
     publicUrl: config.PUBLIC_URL,
     ...(config.PROVEEDOR_SISTEMAS ? { proveedorSistemas: config.PROVEEDOR_SISTEMAS } : {}),
+    ...(haciendaTrust ? { haciendaTrust } : {}),
     ...(settings.schedules ? { schedules: settings.schedules } : {}),
     wakeWorker: () => worker?.wake(),
     ...(settings.checkExonerations === false

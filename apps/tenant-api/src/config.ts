@@ -56,6 +56,14 @@ export const TenantConfigSchema = Type.Object({
   ...haciendaSettingsProperties,
   /** Base URL where Hacienda's callback reaches this service (`<PUBLIC_URL>/hacienda/callback/<token>`). */
   PUBLIC_URL: Type.String({ default: 'http://localhost:4001', format: 'uri' }),
+  /**
+   * PEM file of the CA certificates Hacienda's MensajeHacienda seal must chain to (the BCCR's SINPE chain in
+   * production, the sandbox's CA in development). Without it only the signature is checked against the
+   * certificate the message carries; production refuses to start without it.
+   */
+  HACIENDA_CA_BUNDLE: Type.Optional(Type.String({ minLength: 1 })),
+  /** The subject serialNumber the seal must carry (the Ministerio de Hacienda's cédula jurídica). */
+  HACIENDA_SIGNER_ID: Type.String({ default: 'CPJ-2-100-042005', minLength: 1 }),
   /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, webhooks). */
   JOBS_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
   /**

@@ -26,6 +26,7 @@ import { composeTenantApi } from './compose';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
+import { HaciendaTrustError, loadHaciendaTrust } from './hacienda/hacienda-trust';
 import { scheduleDeadlineScan } from './recepcion/deadline-job';
 import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
 import { loadTerritory } from './territory/load-territory';
@@ -40,6 +41,17 @@ async function main(): Promise<void> {
   if (!config.SECRETS_KEY && config.NODE_ENV === 'production') {
     console.error('tenant-api: invalid configuration: SECRETS_KEY: is required in production');
     process.exit(2);
+  }
+  // An unverified MensajeHacienda could come from anyone who can answer in Hacienda's place.
+  if (!config.HACIENDA_CA_BUNDLE && config.NODE_ENV === 'production') {
+    console.error('tenant-api: invalid configuration: HACIENDA_CA_BUNDLE: is required in production');
+    process.exit(2);
+  }
+  const haciendaTrust = loadHaciendaTrust(config);
+  if (!haciendaTrust) {
+    logger.warn(
+      "HACIENDA_CA_BUNDLE is not set: Hacienda's answers are checked against the certificate they carry only (development)",
+    );
   }
   let processes: number;
   try {
@@ -105,6 +117,7 @@ async function main(): Promise<void> {
     territory,
     cabys,
     hacienda,
+    ...(haciendaTrust ? { haciendaTrust } : {}),
     verifier: auth.verifier,
     readiness: auth.readiness,
     revocations: auth.revocationList,
@@ -149,6 +162,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof HaciendaTrustError) {
+    console.error(`tenant-api: invalid configuration: ${err.message}`);
+    process.exit(2);
+  }
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

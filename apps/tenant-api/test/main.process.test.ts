@@ -94,36 +94,65 @@ describe('tenant-api process', () => {
   }, 60_000);
 });
 
+/** Starts main.ts in production with `settings` and waits for it to exit; the data dir is thrown away. */
+async function startInProduction(settings: Record<string, string>, drop: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'tenant-api-prod-'));
+  const forge = new TokenForge();
+  writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !drop.includes(k)) env[k] = v;
+  Object.assign(env, {
+    NODE_ENV: 'production',
+    NODE_OPTIONS: '',
+    AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
+    DATA_DIR: join(dir, 'data'),
+    TENANT_PORT: '0',
+    ...settings,
+  });
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'apps/tenant-api/src/main.ts')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const generated = existsSync(join(dir, 'data', 'secrets-key'));
+  rmSync(dir, { recursive: true, force: true });
+  return { code, stderr, generated };
+}
+
 describe('tenant-api process in production', () => {
   it('when SECRETS_KEY is missing, then it refuses to start and names the setting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tenant-api-prod-'));
-    const forge = new TokenForge();
-    writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'SECRETS_KEY') env[k] = v;
-    Object.assign(env, {
-      NODE_ENV: 'production',
-      NODE_OPTIONS: '',
-      AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
-      DATA_DIR: join(dir, 'data'),
-      TENANT_PORT: '0',
-    });
-    delete env.DATABASE_URL;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, 'apps/tenant-api/src/main.ts')],
-      {
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const generated = existsSync(join(dir, 'data', 'secrets-key'));
-    rmSync(dir, { recursive: true, force: true });
+    const { code, stderr, generated } = await startInProduction({}, ['SECRETS_KEY', 'HACIENDA_CA_BUNDLE']);
     expect(code).toBe(2);
     expect(stderr).toContain('SECRETS_KEY: is required in production');
     expect(generated).toBe(false);
+  }, 60_000);
+
+  it('when HACIENDA_CA_BUNDLE is missing, then it refuses to start: Hacienda answers would go unverified (issue 11.9)', async () => {
+    const { code, stderr } = await startInProduction({ SECRETS_KEY: SecretBox.generateSetting('p1') }, [
+      'HACIENDA_CA_BUNDLE',
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('HACIENDA_CA_BUNDLE: is required in production');
+  }, 60_000);
+
+  it('when HACIENDA_CA_BUNDLE cannot be read or holds no CA, then it refuses to start and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenant-api-bundle-'));
+    writeFileSync(join(dir, 'empty.pem'), 'not a certificate\n');
+    const missing = await startInProduction({
+      SECRETS_KEY: SecretBox.generateSetting('p1'),
+      HACIENDA_CA_BUNDLE: join(dir, 'absent.pem'),
+    });
+    const empty = await startInProduction({
+      SECRETS_KEY: SecretBox.generateSetting('p1'),
+      HACIENDA_CA_BUNDLE: join(dir, 'empty.pem'),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/HACIENDA_CA_BUNDLE: .*absent\.pem cannot be read \(ENOENT\)/);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('the CA bundle holds no certificate');
   }, 60_000);
 });

@@ -64,6 +64,8 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
         HACIENDA_PUBLIC_API_URL: sandbox.url,
       },
       haciendaTimeoutMs: 1_000,
+      // As `pnpm start` wires it: Hacienda's answers must chain to the sandbox's CA (issue 11.9).
+      haciendaCaBundle: join(dataDir, 'keys', 'ca-cert.pem'),
       startWorker: true,
     });
     await admin('POST', '/sandbox/usuarios', { username: USER, password: PASSWORD });

@@ -12,6 +12,7 @@ export * from './signing-key';
 export * from './xades-sign';
 export * from './build-document';
 export * from './xades-verify';
+export * from './certificate-chain';
 export * from './comprobante-parse';
 export * from './mensaje-hacienda';
 export * from './mensaje-receptor';

@@ -5,7 +5,7 @@ import { HaciendaXmlError } from './errors';
 import type { SigningKey } from './signing-key';
 import { Dec, formatAmount } from './money';
 import { type SignOptions, signCanonicalDocument } from './xades-sign';
-import { type VerificationResult, parseXml, verifySignedXml } from './xades-verify';
+import { type VerificationResult, type VerifyOptions, parseXml, verifySignedXml } from './xades-verify';
 import { el, opt } from './xml-text';
 
 export const MENSAJE_HACIENDA_NS =
@@ -101,13 +101,19 @@ export function parseMensajeHacienda(xml: string): MensajeHacienda {
   };
 }
 
-/** Parses and verifies a MensajeHacienda's signature (no XAdES policy is required of Hacienda). */
-export function readMensajeHacienda(xml: string): {
+/**
+ * Parses and verifies a MensajeHacienda's signature (no XAdES policy is required of Hacienda). With `trust`,
+ * the signing certificate must also chain to the pinned CA bundle and be Hacienda's seal (`untrusted_signer`).
+ */
+export function readMensajeHacienda(
+  xml: string,
+  options: Pick<VerifyOptions, 'trust' | 'now'> = {},
+): {
   message: MensajeHacienda;
   verification: VerificationResult;
 } {
   const message = parseMensajeHacienda(xml);
-  return { message, verification: verifySignedXml(xml, { requirePolicy: false }) };
+  return { message, verification: verifySignedXml(xml, { ...options, requirePolicy: false }) };
 }
 
 export interface BuildMensajeHaciendaOptions {

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { type TrustedSigner, untrustedReason } from './certificate-chain';
 import { parseIsoDateTime } from './cr-time';
 import { type SigningKey, describeCertificate } from './signing-key';
 import { DS_NS, ENVELOPED, POLICY_HASH, POLICY_URL, SIGNED_PROPERTIES_TYPE, XADES_NS } from './xades-sign';
@@ -35,6 +36,13 @@ export interface VerificationResult {
 export interface VerifyOptions {
   /** Require XAdES-EPES properties (policy); true for comprobantes, false for Hacienda's own messages. */
   requirePolicy?: boolean;
+  /**
+   * The CA bundle the signing certificate must chain to (and the signer it must name); without it only the
+   * signature is checked against the certificate the document carries, which anyone can make.
+   */
+  trust?: TrustedSigner;
+  /** When the chain is checked without a SigningTime; default now. */
+  now?: Date;
 }
 
 /** Parses XML strictly; returns the document or the parser's complaint. */
@@ -216,6 +224,17 @@ export function verifySignedXml(xml: string, options: VerifyOptions = {}): Verif
     }
     const role = text(descendant(props, XADES_NS, 'ClaimedRole'));
     if (role) extra.claimedRole = role;
+  }
+
+  if (options.trust) {
+    if (!certInfo)
+      error('untrusted_signer', 'there is no signing certificate to check against the CA bundle');
+    else {
+      const at =
+        (extra.signingTime ? parseIsoDateTime(extra.signingTime) : undefined) ?? options.now ?? new Date();
+      const why = untrustedReason(certInfo.certificateDer, options.trust, at);
+      if (why) error('untrusted_signer', why);
+    }
   }
 
   // KeyValue, when present, must be the certificate's key.

@@ -18,6 +18,22 @@ describe('SecretBox', () => {
     expect(() => box.open(parts.join('.'), 'a')).toThrow(SecretBoxError);
   });
 
+  it('when the tag is truncated to a prefix of the genuine one (issue 11.13), then opening refuses it', () => {
+    const sealed = box.seal('pin-1234', 'ctx');
+    const parts = sealed.split('.');
+    const tag = Buffer.from(parts[3]!, 'base64');
+    expect(tag).toHaveLength(16);
+    for (const length of [4, 8, 12, 15]) {
+      parts[3] = tag.subarray(0, length).toString('base64');
+      // Without a pinned tag length node:crypto authenticates these prefixes; a forger needs ~2^32 tries.
+      expect(() => box.open(parts.join('.'), 'ctx')).toThrow(/failed authentication/);
+    }
+    parts[3] = Buffer.concat([tag, Buffer.alloc(1)]).toString('base64');
+    expect(() => box.open(parts.join('.'), 'ctx')).toThrow(/failed authentication/);
+    parts[3] = tag.toString('base64');
+    expect(box.openText(parts.join('.'), 'ctx')).toBe('pin-1234');
+  });
+
   it('when keys rotate, then old values still open and new ones use the new key', () => {
     const old = SecretBox.fromSetting(SecretBox.generateSetting('k1'));
     const sealedOld = old.seal('s');

@@ -4,6 +4,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+/**
+ * GCM's full tag. Node accepts shorter tags (down to 4 bytes) unless told the length, and a truncated tag
+ * that is a prefix of the real one still authenticates: someone able to write a sealed value could then forge
+ * one with ~2^32 tries instead of 2^128. Sealing always writes 16 bytes; opening insists on them.
+ */
+const TAG_LENGTH = 16;
 
 export class SecretBoxError extends Error {
   constructor(message: string) {
@@ -57,7 +63,7 @@ export class SecretBox {
   seal(plaintext: Buffer | string, context = ''): string {
     const key = this.keys.get(this.currentKeyId)!;
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ct = Buffer.concat([
       cipher.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext),
@@ -79,10 +85,14 @@ export class SecretBox {
     const [, keyId, ivB64, tagB64, ctB64] = parts as [string, string, string, string, string];
     const key = this.keys.get(keyId);
     if (!key) throw new SecretBoxError(`sealed with unknown key id "${keyId}"`);
+    const tag = Buffer.from(tagB64, 'base64');
+    if (tag.length !== TAG_LENGTH) throw new SecretBoxError('sealed value failed authentication');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivB64, 'base64'));
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivB64, 'base64'), {
+        authTagLength: TAG_LENGTH,
+      });
       decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(Buffer.from(tagB64, 'base64'));
+      decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(Buffer.from(ctB64, 'base64')), decipher.final()]);
     } catch {
       throw new SecretBoxError('sealed value failed authentication');

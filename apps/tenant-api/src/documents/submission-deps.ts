@@ -2,6 +2,7 @@
 // where callbacks reach us, and the retry schedules (short in tests, Hacienda's real pace by default).
 import type { DocumentRequest, ValidationIssue } from '@cr/contracts';
 import type { HaciendaClients } from '@cr/hacienda-client';
+import type { TrustedSigner } from '@cr/hacienda-xml';
 import { backoffSchedules } from '@cr/jobs';
 import type { IssuerDeps } from '../emisor/issuer-deps';
 import type { SigningMaterialLoader } from '../emisor/load-signing-material';
@@ -35,6 +36,11 @@ export interface SubmissionDeps extends IssuerDeps {
   checkExonerations?: (document: DocumentRequest) => Promise<ValidationIssue[]>;
   /** v4.4 ProveedorSistemas written in every document: the cédula of the software provider. */
   proveedorSistemas?: string;
+  /**
+   * Hacienda's pinned CA bundle and seal (HACIENDA_CA_BUNDLE): with it, an answer whose MensajeHacienda does
+   * not verify is refused and the document keeps waiting; without it (development) it is stored as it came.
+   */
+  haciendaTrust?: TrustedSigner;
 }
 
 export function schedulesOf(deps: Pick<SubmissionDeps, 'schedules'>): SubmissionSchedules {

@@ -1,11 +1,22 @@
 // State transitions of a document, each in one transaction with what follows from it: enviado enqueues the
 // status follow-up; a final state stores Hacienda's answer, logs the event and enqueues the webhook event.
 // The conditional UPDATE and the unique (document, estado) event make a replayed job change nothing.
-import { HaciendaXmlError, readMensajeHacienda } from '@cr/hacienda-xml';
+import {
+  HaciendaXmlError,
+  type SignatureFinding,
+  type TrustedSigner,
+  readMensajeHacienda,
+} from '@cr/hacienda-xml';
 import { enqueue, reschedule } from '@cr/jobs';
 import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
-import { type FinalValues, appendEvent, markEnviado, markFinal } from '../documents/document-repository';
+import {
+  type FinalEstado,
+  type FinalValues,
+  appendEvent,
+  markEnviado,
+  markFinal,
+} from '../documents/document-repository';
 import { STATUS_QUEUE, type DocumentJobPayload } from '../documents/submit-document';
 import type { SubmissionDeps } from '../documents/submission-deps';
 
@@ -62,16 +73,29 @@ export async function recordFinal(
   return changed;
 }
 
+export type Respuesta = Pick<FinalValues, 'mensaje' | 'detalle' | 'totales'> & {
+  verificacion: { valid: boolean; findings: SignatureFinding[] };
+};
+
+/**
+ * With a pinned CA bundle a verdict stands only on a MensajeHacienda that verifies (Hacienda's seal, chained
+ * to the bundle, naming this clave); returns why not. `error` carries no MensajeHacienda.
+ */
+export function unverifiedVerdict(estado: FinalEstado, respuesta: Respuesta | undefined): string | undefined {
+  if (estado === 'error') return undefined;
+  if (!respuesta) return `Hacienda answered ${estado} without its MensajeHacienda`;
+  if (respuesta.verificacion.valid) return undefined;
+  const errors = respuesta.verificacion.findings.filter((f) => f.severity === 'error');
+  return `the MensajeHacienda does not verify: ${errors.map((f) => `${f.code}: ${f.message}`).join('; ')}`;
+}
+
 /**
  * Reads Hacienda's MensajeHacienda: its Mensaje, findings and totals, and the verification of its signature
- * (kept with its findings; a bad signature is recorded, not hidden).
+ * (kept with its findings; a bad signature is recorded, not hidden), against `trust` when it is given.
  */
-export function readRespuesta(
-  xml: string,
-  clave: string,
-): Pick<FinalValues, 'mensaje' | 'detalle' | 'verificacion' | 'totales'> {
+export function readRespuesta(xml: string, clave: string, trust?: TrustedSigner): Respuesta {
   try {
-    const { message, verification } = readMensajeHacienda(xml);
+    const { message, verification } = readMensajeHacienda(xml, trust ? { trust } : {});
     const findings = [...verification.findings];
     if (message.clave !== clave) {
       findings.push({

@@ -9,7 +9,7 @@ import { type FinalEstado, countStatusCheck, findDocumentById } from '../documen
 import type { DocumentJobPayload } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
 import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
-import { readRespuesta, recordFinal } from './record-transitions';
+import { readRespuesta, recordFinal, unverifiedVerdict } from './record-transitions';
 
 function describeOutcome(out: StatusOutcome): string {
   if (out.kind === 'found') return `recepcion ind-estado ${out.indEstado}`;
@@ -49,15 +49,27 @@ export async function runStatusJob(
   const respuestaXml = out.respuestaXml
     ? Buffer.from(out.respuestaXml, 'base64').toString('utf8')
     : undefined;
+  const respuesta =
+    respuestaXml === undefined
+      ? undefined
+      : readRespuesta(respuestaXml, doc.clave_recibida ?? doc.clave, deps.haciendaTrust);
+  const refused = deps.haciendaTrust ? unverifiedVerdict(estado, respuesta) : undefined;
+  if (refused) {
+    // Not Hacienda's word (forged, tampered or for another clave): the document stays enviado and the check
+    // is repeated on the schedule, so Hacienda's genuine answer still lands once it can be fetched.
+    deps.logger.error("Hacienda's answer refused: the document keeps its state", {
+      tenantId,
+      documentId,
+      clave: doc.clave,
+      estado,
+      reason: refused,
+    });
+    return later(`answer refused: ${refused}`);
+  }
   await recordFinal(
     deps,
     job.payload,
-    {
-      estado,
-      ...(respuestaXml === undefined
-        ? {}
-        : { respuestaXml, ...readRespuesta(respuestaXml, doc.clave_recibida ?? doc.clave) }),
-    },
+    { estado, ...(respuestaXml === undefined ? {} : { respuestaXml, ...respuesta }) },
     describeOutcome(out),
   );
   return jobResult.done();

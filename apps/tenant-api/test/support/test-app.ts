@@ -113,6 +113,8 @@ export async function startTestApp(
     /** PROVEEDOR_SISTEMAS of the service. */
     proveedorSistemas?: string;
     haciendaTimeoutMs?: number;
+    /** HACIENDA_CA_BUNDLE: the PEM file Hacienda's answers must chain to (default: none, development). */
+    haciendaCaBundle?: string;
     publicUrl?: string;
     schedules?: Partial<SubmissionSchedules>;
     startWorker?: boolean;
@@ -159,6 +161,7 @@ export async function startTestApp(
       ...settings,
       PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
       ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
+      ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
       TENANT_BASE_DOMAIN: 'localhost',
       // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
       HACIENDA_XSD_DIR: xsdDir(),

@@ -57,3 +57,73 @@ export function makeTestP12(options: TestP12Options = {}): { p12: Buffer; pin: s
   });
   return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), pin };
 }
+
+export interface TestCa {
+  certPem: string;
+  key: forge.pki.rsa.PrivateKey;
+  cert: forge.pki.Certificate;
+}
+
+function newForgeKey(): forge.pki.rsa.PrivateKey {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return forge.pki.privateKeyFromPem(
+    privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+  ) as forge.pki.rsa.PrivateKey;
+}
+
+/** A self-signed CA named like Hacienda's (an attacker can name theirs the same: names prove nothing). */
+export function makeTestCa(commonName = 'CA SANDBOX PERSONA JURIDICA'): TestCa {
+  const key = newForgeKey();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date('2024-01-01T00:00:00Z');
+  cert.validity.notAfter = new Date('2044-01-01T00:00:00Z');
+  const name = [
+    { shortName: 'CN', value: commonName },
+    { shortName: 'OU', value: 'DGT' },
+    { shortName: 'O', value: 'MINISTERIO DE HACIENDA - SANDBOX' },
+    { shortName: 'C', value: 'CR' },
+  ];
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(key, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), key, cert };
+}
+
+/** A .p12 whose certificate `ca` issued (Hacienda's seal by default). */
+export function issueTestP12(
+  ca: TestCa,
+  options: { subjectSerial?: string; commonName?: string; pin?: string } = {},
+): { p12: Buffer; pin: string } {
+  const pin = options.pin ?? '1234';
+  const key = newForgeKey();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  cert.serialNumber = '019c0f75b67b';
+  cert.validity.notBefore = new Date('2025-01-01T00:00:00Z');
+  cert.validity.notAfter = new Date('2040-01-01T00:00:00Z');
+  cert.setSubject([
+    { type: '2.5.4.5', value: options.subjectSerial ?? 'CPJ-2-100-042005' },
+    { name: 'countryName', value: 'CR' },
+    { name: 'organizationName', value: 'PERSONA JURIDICA' },
+    { shortName: 'OU', value: 'CPJ' },
+    {
+      name: 'commonName',
+      value: options.commonName ?? 'ESTADO-MINISTERIO DE HACIENDA (SELLO ELECTRONICO) null',
+    },
+  ]);
+  cert.setIssuer(ca.cert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+  ]);
+  cert.sign(ca.key, forge.md.sha256.create());
+  const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], pin, { algorithm: '3des' });
+  return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), pin };
+}
