@@ -16,6 +16,8 @@ import type { TokenVerifier } from './auth/token-verifier';
 import { type TenantConfig, loadTenantConfig } from './config';
 import type { SubmissionDeps, SubmissionSchedules } from './documents/submission-deps';
 import type { IssuerDeps } from './emisor/issuer-deps';
+import { createIssuerWriteLimiter } from './emisor/issuer-write-limit';
+import { P12Pool } from './emisor/p12-pool';
 import { SigningMaterialLoader } from './emisor/load-signing-material';
 import { loadHaciendaTrust } from './hacienda/hacienda-trust';
 import { submissionQueues } from './hacienda/submission-queues';
@@ -62,6 +64,7 @@ export interface TenantApiSettings {
   checkIssuersWithHacienda?: boolean;
   taxpayerCheckTimeoutMs?: number;
   lookupLimiter?: LookupDeps['lookupLimiter'];
+  issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
   /** How long a claimed job is leased before another worker may take it over. */
   jobLeaseMs?: number;
 }
@@ -77,6 +80,8 @@ export interface TenantApi {
   recepcion: RecepcionDeps;
   /** Stops the scrape-time collectors of /metrics (documents, jobs, certificates, pool) reading this db. */
   stopMetrics: () => void;
+  /** The .p12 threads; `close()` on shutdown, after the server stops taking requests. */
+  certificates: P12Pool;
 }
 
 /** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
@@ -89,10 +94,22 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const now = settings.now ?? (() => new Date());
   const hacienda =
     settings.hacienda ?? createHaciendaClients(config, { logger, timeoutMs: config.HACIENDA_TIMEOUT_MS });
+  const certificates = new P12Pool({
+    threads: config.P12_THREADS,
+    timeoutMs: config.P12_OPEN_TIMEOUT_MS,
+    logger,
+  });
   const issuerDeps: IssuerDeps = {
     db,
     secrets,
     logger,
+    certificates,
+    issuerWriteLimiter:
+      settings.issuerWriteLimiter ??
+      createIssuerWriteLimiter({
+        limit: config.ISSUER_WRITE_RATE_LIMIT,
+        windowSeconds: config.ISSUER_WRITE_RATE_WINDOW_SECONDS,
+      }),
     territory: settings.territory,
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
@@ -181,5 +198,5 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
-  return { app, worker, hacienda, issuerDeps, submission, webhookDeps, recepcion, stopMetrics };
+  return { app, worker, hacienda, issuerDeps, submission, webhookDeps, recepcion, stopMetrics, certificates };
 }

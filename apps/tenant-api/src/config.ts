@@ -41,6 +41,14 @@ export const TenantConfigSchema = Type.Object({
   HACIENDA_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   BODY_LIMIT: Type.String({ default: '256kb' }),
   CERT_EXPIRY_WARNING_DAYS: Type.Integer({ default: 30, minimum: 1 }),
+  /** Worker threads that open .p12 files (registration, update, signing material), off the event loop. */
+  P12_THREADS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
+  /** Longest a .p12 may take to open; then its thread is terminated and the request refused (400). */
+  P12_OPEN_TIMEOUT_MS: Type.Integer({ default: 5000, minimum: 100, maximum: 60000 }),
+  /** Issuer registrations and updates per tenant… */
+  ISSUER_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1 }),
+  /** …in this many seconds; beyond it, 429 with Retry-After. */
+  ISSUER_WRITE_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   LOG_LEVEL: Type.String({ default: 'info' }),
   ...haciendaSettingsProperties,
   /** Lookups per tenant that may reach Hacienda's public API (exoneración, contribuyente, CABYS fallback)… */

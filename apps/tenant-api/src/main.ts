@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const { app, worker, stopMetrics } = composeTenantApi({
+  const { app, worker, stopMetrics, certificates } = composeTenantApi({
     config,
     db,
     logger,
@@ -157,6 +157,7 @@ async function main(): Promise<void> {
       auth.stop();
     },
     () => worker.stop(),
+    () => certificates.close(),
     () => db.close(),
   ]);
 }

@@ -7,7 +7,7 @@
 //      cleanly (exit code 0).
 // No Docker needed: this catches what breaks only once bundled (a file read relative to a source file, a
 // dependency missing from the production install, a native addon or WASM file not found).
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,33 @@ interface AppBundle {
 
 const secretsKey = () => `k1:${randomBytes(32).toString('base64')}`;
 
+/**
+ * A throwaway CA for HACIENDA_CA_BUNDLE, which the tenant-api requires in production (answers from Hacienda
+ * are not checked here; the setting only has to name a readable CA bundle).
+ */
+function throwawayCaBundle(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'bundle-ca-')), 'ca.pem');
+  const made = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    '/dev/null',
+    '-subj',
+    '/CN=bundle check CA',
+    '-days',
+    '2',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-out',
+    file,
+  ]);
+  if (made.status !== 0) throw new Error(`openssl could not make a CA: ${made.stderr?.toString()}`);
+  return file;
+}
+
 export const APP_BUNDLES: AppBundle[] = [
   {
     app: 'auth-server',
@@ -41,6 +68,7 @@ export const APP_BUNDLES: AppBundle[] = [
       PUBLIC_URL: 'http://callbacks.api.localtest',
       PROVEEDOR_SISTEMAS: '3101123456',
       HACIENDA_DATA_DIR: haciendaDataDir(),
+      HACIENDA_CA_BUNDLE: throwawayCaBundle(),
     }),
   },
   {

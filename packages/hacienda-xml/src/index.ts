@@ -9,6 +9,7 @@ export * from './document-check';
 export * from './xml-text';
 export * from './comprobante-xml';
 export * from './signing-key';
+export * from './p12-iterations';
 export * from './xades-sign';
 export * from './build-document';
 export * from './xades-verify';

@@ -4,6 +4,12 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { HaciendaXmlError } from './errors';
+import {
+  MAX_P12_ITERATIONS,
+  encryptedSafeIterations,
+  firstOutOfRange,
+  p12IterationProblem,
+} from './p12-iterations';
 
 export interface SigningKey {
   privateKey: KeyObject;
@@ -64,9 +70,14 @@ export function describeCertificate(der: Buffer): Omit<SigningKey, 'privateKey'>
 
 /**
  * Opens a PKCS#12 with its PIN. Errors (HaciendaXmlError.code): `invalid_p12` (not a PKCS#12),
+ * `p12_iterations` (an iteration count beyond MAX_P12_ITERATIONS, refused before any key derivation),
  * `wrong_pin`, `no_private_key`, `no_certificate`, `not_rsa`, `key_mismatch` (no certificate matches the key).
  */
 export function openP12(p12: Buffer | Uint8Array, pin: string): SigningKey {
+  // node-forge derives keys with whatever counts the file asks for, in pure JS: check them all first.
+  const tooMany =
+    p12IterationProblem(p12) ?? firstOutOfRange(encryptedSafeIterations(p12, pin), MAX_P12_ITERATIONS);
+  if (tooMany) throw new HaciendaXmlError('p12_iterations', tooMany);
   let asn1: forge.asn1.Asn1;
   try {
     asn1 = forge.asn1.fromDer(forge.util.createBuffer(Buffer.from(p12).toString('binary')));

@@ -8,7 +8,9 @@ export type CertificateErrorCode =
   | 'wrong_pin'
   | 'no_private_key'
   | 'not_rsa'
-  | 'no_certificate';
+  | 'no_certificate'
+  | 'too_many_iterations'
+  | 'open_timeout';
 
 export class CertificateError extends Error {
   constructor(
@@ -47,6 +49,9 @@ export function openCertificate(p12: Buffer, pin: string): OpenedCertificate {
   try {
     key = openP12(p12, pin);
   } catch (err) {
+    if (err instanceof HaciendaXmlError && err.code === 'p12_iterations') {
+      throw new CertificateError('too_many_iterations', err.message);
+    }
     if (err instanceof HaciendaXmlError) {
       const [code, reason] = REASONS[err.code] ?? ['invalid_p12', 'is not a readable PKCS#12 (.p12) file'];
       throw new CertificateError(code, reason);

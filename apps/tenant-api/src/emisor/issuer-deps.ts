@@ -1,7 +1,9 @@
 // What the issuer use cases need, built once by createApp (and by the submission pipeline later).
+import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
 import type { TerritorialTable } from '../territory/territorial-table';
 import type { TaxpayerRegistry } from './check-with-hacienda';
+import type { CertificateOpener } from './p12-pool';
 
 export interface IssuerDeps {
   db: Db;
@@ -9,6 +11,10 @@ export interface IssuerDeps {
   logger: Logger;
   territory: TerritorialTable | undefined;
   now: () => Date;
+  /** Opens .p12 files off the event loop under a time limit (the P12Pool). */
+  certificates: CertificateOpener;
+  /** Issuer registrations and updates per tenant (each opens a .p12); beyond it, 429 with Retry-After. */
+  issuerWriteLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
   /** Days before expiry from which a certificate is reported loudly. */
   certificateWarningDays: number;
   /** Hacienda's taxpayer registry, to warn about a wrong activity or name; absent: no check. */

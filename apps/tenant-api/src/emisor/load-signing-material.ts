@@ -1,5 +1,5 @@
 // For the submission pipeline: an issuer's decrypted signing key, certificate and Hacienda credentials,
-// loaded within its tenant. Opening a .p12 costs ~20 ms and the sealed row is several kilobytes, so each
+// loaded within its tenant. Opening a .p12 costs ~20 ms (in the P12Pool's threads) and the sealed row is several kilobytes, so each
 // process keeps the opened material per issuer and version (migration 0070: every UPDATE of an issuer
 // gives it a new version). A submission then only reads the version; the whole row is read and opened
 // again when it moved (actualizar, or another process's change), so no process signs with stale material.
@@ -7,7 +7,7 @@ import { AppError, type Queryable } from '@cr/service-kit';
 import type { KeyObject } from 'node:crypto';
 import { withTenant } from '../db/with-tenant';
 import type { TerritorialEntry } from '../territory/territorial-table';
-import { type OpenedCertificate, openCertificate } from './certificate';
+import { CertificateError, type OpenedCertificate } from './certificate';
 import type { IssuerDeps } from './issuer-deps';
 import { type IssuerRow, findIssuer, findIssuerVersion } from './issuer-repository';
 import { secretContext } from './issuer-secrets';
@@ -78,7 +78,7 @@ export class SigningMaterialLoader {
     }
     const row = await findIssuer(tx, input.tenantId, id);
     if (!row) throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
-    const material = this.open(input.tenantId, id, row);
+    const material = await this.open(input.tenantId, id, row);
     this.opened.delete(cacheKey);
     this.opened.set(cacheKey, { version: String(row.version), material });
     while (this.opened.size > this.limit) {
@@ -94,10 +94,21 @@ export class SigningMaterialLoader {
     return this.opened.size;
   }
 
-  private open(tenantId: string, id: string, row: IssuerRow): SigningMaterial {
+  private async open(tenantId: string, id: string, row: IssuerRow): Promise<SigningMaterial> {
     const p12 = this.deps.secrets.open(row.certificate_sealed, secretContext(tenantId, id, 'certificate'));
     const pin = this.deps.secrets.openText(row.pin_sealed, secretContext(tenantId, id, 'pin'));
-    const { privateKey, ...certificate } = openCertificate(p12, pin);
+    let opened: OpenedCertificate;
+    try {
+      opened = await this.deps.certificates.open(p12, pin);
+    } catch (err) {
+      // A file stored before the iteration cap, or one that no longer opens: the issuer must replace it.
+      if (!(err instanceof CertificateError)) throw err;
+      throw new AppError(
+        'conflict',
+        `emisor: the stored certificate of issuer ${id} ${err.message}; replace it with /api/actualizar/emisor`,
+      );
+    }
+    const { privateKey, ...certificate } = opened;
     const clave = this.deps.secrets.openText(
       row.clave_hacienda_sealed,
       secretContext(tenantId, id, 'clave_hacienda'),

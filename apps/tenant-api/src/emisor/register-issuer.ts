@@ -6,6 +6,7 @@ import { withTenant } from '../db/with-tenant';
 import { warnIfExpiringSoon } from './certificate-expiry';
 import { checkIssuerWithHacienda } from './check-with-hacienda';
 import type { IssuerDeps } from './issuer-deps';
+import { takeIssuerWriteSlot } from './issuer-write-limit';
 import { findIssuer, insertIssuer, type IssuerRow } from './issuer-repository';
 import { secretContext, toIssuerValues } from './issuer-secrets';
 import { type ValidRegistration, validateRegistration } from './validate-registration';
@@ -55,7 +56,12 @@ export async function registerIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<RegisterIssuerResult> {
-  const valid = validateRegistration(input.body, { territory: deps.territory, now: deps.now() });
+  takeIssuerWriteSlot(deps, input.tenantId);
+  const valid = await validateRegistration(input.body, {
+    territory: deps.territory,
+    now: deps.now(),
+    certificates: deps.certificates,
+  });
   const values = toIssuerValues(deps.secrets, input.tenantId, valid);
   const warnings = await checkIssuerWithHacienda(deps, valid);
   const created = await withTenant(deps.db, input.tenantId, async (tx) => {

@@ -6,6 +6,7 @@ import { withTenant } from '../db/with-tenant';
 import { warnIfExpiringSoon } from './certificate-expiry';
 import { checkIssuerWithHacienda } from './check-with-hacienda';
 import type { IssuerDeps } from './issuer-deps';
+import { takeIssuerWriteSlot } from './issuer-write-limit';
 import { updateIssuer as updateIssuerRow } from './issuer-repository';
 import { toIssuerValues } from './issuer-secrets';
 import { validateRegistration } from './validate-registration';
@@ -14,7 +15,12 @@ export async function updateIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<{ identificacion: string; warnings: Warning[] }> {
-  const valid = validateRegistration(input.body, { territory: deps.territory, now: deps.now() });
+  takeIssuerWriteSlot(deps, input.tenantId);
+  const valid = await validateRegistration(input.body, {
+    territory: deps.territory,
+    now: deps.now(),
+    certificates: deps.certificates,
+  });
   const values = toIssuerValues(deps.secrets, input.tenantId, valid);
   const warnings = await checkIssuerWithHacienda(deps, valid);
   const found = await withTenant(deps.db, input.tenantId, (tx) =>

@@ -1,12 +1,13 @@
 // Everything an issuer's registration must satisfy beyond the contract's shape: identification per type,
 // activity code form, phone digits, address in Hacienda's territorial table, base64 that decodes, and a
-// .p12 that opens with the PIN, holds an RSA key, is valid today and belongs to the issuer. Every failure
+// .p12 that opens with the PIN (iteration counts capped, off the event loop), holds an RSA key, is valid today and belongs to the issuer. Every failure
 // is collected into one 400 naming each field and its reason.
 import { EmisorRegistration } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
 import type { ErrorDetail } from '@cr/contracts';
 import type { TerritorialTable } from '../territory/territorial-table';
-import { CertificateError, type OpenedCertificate, openCertificate } from './certificate';
+import { CertificateError, type OpenedCertificate } from './certificate';
+import type { CertificateOpener } from './p12-pool';
 import { checkCertificateOwner, checkIdentificationShape } from './identification';
 
 export interface ValidRegistration {
@@ -22,6 +23,8 @@ export interface ValidationContext {
   /** Absent when HACIENDA_DATA_DIR has no table: codes are then checked by shape only. */
   territory: TerritorialTable | undefined;
   now: Date;
+  /** Opens the .p12 off the event loop (iteration counts checked first, time-limited). */
+  certificates: CertificateOpener;
 }
 
 /** Strict base64 (padding included) that decodes to at least one byte. */
@@ -44,7 +47,10 @@ function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
-export function validateRegistration(input: unknown, ctx: ValidationContext): ValidRegistration {
+export async function validateRegistration(
+  input: unknown,
+  ctx: ValidationContext,
+): Promise<ValidRegistration> {
   const body = parseBody(EmisorRegistration, input);
   const problems: ErrorDetail[] = [];
   const fail = (path: string, reason: string) => problems.push({ path, reason });
@@ -71,7 +77,7 @@ export function validateRegistration(input: unknown, ctx: ValidationContext): Va
   if (!p12) fail('certificadoHacienda', 'is not valid base64');
   else {
     try {
-      certificate = openCertificate(p12, body.pinCertificado);
+      certificate = await ctx.certificates.open(p12, body.pinCertificado);
     } catch (err) {
       if (!(err instanceof CertificateError)) throw err;
       if (err.code === 'wrong_pin') fail('pinCertificado', err.message);

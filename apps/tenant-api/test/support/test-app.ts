@@ -28,6 +28,7 @@ import type { IssuerDeps } from '../../src/emisor/issuer-deps';
 import type { LookupDeps } from '../../src/lookups/lookup-deps';
 import type { RecepcionDeps } from '../../src/recepcion/recepcion-deps';
 import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
+import { createIssuerWriteLimiter } from '../../src/emisor/issuer-write-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
 import type { Worker } from '@cr/jobs';
@@ -105,6 +106,9 @@ export async function startTestApp(
     /** Default: no local catalogue and no fallback (503). */
     cabys?: CabysSearch;
     lookupLimiter?: LookupDeps['lookupLimiter'];
+    issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
+    /** P12_OPEN_TIMEOUT_MS (default 5000). */
+    p12TimeoutMs?: number;
     /**
      * Confirm type 04/11 exonerations with Hacienda before signing, as main.ts does (default). Only suites
      * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
@@ -156,7 +160,7 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps, recepcion, stopMetrics } = composeTenantApi({
+  const { app, worker, submission, webhookDeps, recepcion, stopMetrics, certificates } = composeTenantApi({
     config: tenantConfig({
       ...settings,
       PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
@@ -171,6 +175,7 @@ export async function startTestApp(
       WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
       JOBS_CONCURRENCY: 8,
       JOBS_POLL_INTERVAL_MS: 50,
+      ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
     }),
     db,
     logger,
@@ -190,6 +195,8 @@ export async function startTestApp(
     checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
     taxpayerCheckTimeoutMs: 3_000,
     lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
+    issuerWriteLimiter:
+      options.issuerWriteLimiter ?? createIssuerWriteLimiter({ limit: 1_000, windowSeconds: 60 }),
     jobLeaseMs: options.leaseMs ?? 5_000,
   });
   if (options.startWorker) worker.start();
@@ -212,6 +219,7 @@ export async function startTestApp(
     async close() {
       stopMetrics();
       await worker.stop(5_000);
+      await certificates.close();
       await forge.stop();
       await db.close();
     },

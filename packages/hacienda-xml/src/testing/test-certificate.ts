@@ -127,3 +127,95 @@ export function issueTestP12(
   const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], pin, { algorithm: '3des' });
   return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), pin };
 }
+
+const asn1 = forge.asn1;
+
+function integerDer(value: bigint): string {
+  let hex = value.toString(16);
+  if (hex.length % 2) hex = `0${hex}`;
+  if (Number.parseInt(hex.slice(0, 2), 16) & 0x80) hex = `00${hex}`;
+  return forge.util.hexToBytes(hex);
+}
+
+function integerNode(value: bigint): forge.asn1.Asn1 {
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, integerDer(value));
+}
+
+function oidNode(oid: string): forge.asn1.Asn1 {
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(oid).getBytes());
+}
+
+function octets(bytes: string): forge.asn1.Asn1 {
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, bytes);
+}
+
+function seq(...items: forge.asn1.Asn1[]): forge.asn1.Asn1 {
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, items);
+}
+
+function explicit0(item: forge.asn1.Asn1): forge.asn1.Asn1 {
+  return asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [item]);
+}
+
+const der = (node: forge.asn1.Asn1) => asn1.toDer(node).getBytes();
+const DATA = '1.2.840.113549.1.7.1';
+const PBE_3DES = '1.2.840.113549.1.12.1.3';
+const SHROUDED_KEY_BAG = '1.2.840.113549.1.12.10.1.2';
+
+/**
+ * The attack of issue 11.1: a PKCS#12 of a few dozen bytes (an empty safe) whose MAC asks for `iterations`
+ * key-derivation rounds; node-forge would run them all, in pure JS, before it ever checks the PIN.
+ */
+export function iterationBombP12(iterations: bigint = 2n ** 31n): Buffer {
+  const authSafe = seq(oidNode(DATA), explicit0(octets(der(seq()))));
+  const digestInfo = seq(seq(oidNode('1.3.14.3.2.26')), octets(''));
+  const macData = seq(digestInfo, octets(''), integerNode(iterations));
+  return Buffer.from(der(seq(integerNode(3n), authSafe, macData)), 'binary');
+}
+
+/** A shrouded key bag whose PBE asks for `iterations` rounds (its ciphertext is never reached). */
+function shroudedKeyBag(iterations: bigint): forge.asn1.Asn1 {
+  const algorithm = seq(oidNode(PBE_3DES), seq(octets('saltsalt'), integerNode(iterations)));
+  return seq(oidNode(SHROUDED_KEY_BAG), explicit0(seq(algorithm, octets('x'.repeat(16)))));
+}
+
+/** A genuine-looking .p12 (MAC at 2048) whose plain safe holds a key bag asking for `iterations`. */
+export function keyBagBombP12(iterations: bigint): Buffer {
+  const safes = seq(seq(oidNode(DATA), explicit0(octets(der(seq(shroudedKeyBag(iterations)))))));
+  const authSafe = seq(oidNode(DATA), explicit0(octets(der(safes))));
+  const macData = seq(
+    seq(seq(oidNode('1.3.14.3.2.26')), octets('m'.repeat(20))),
+    octets('s'.repeat(8)),
+    integerNode(2048n),
+  );
+  return Buffer.from(der(seq(integerNode(3n), authSafe, macData)), 'binary');
+}
+
+/**
+ * The hidden variant: the key bag asking for `iterations` sits inside a safe encrypted (3DES, one round) with
+ * `pin`, where only decrypting the safe shows it.
+ */
+export function hiddenKeyBagBombP12(iterations: bigint, pin: string): Buffer {
+  const salt = 'pepper!!';
+  const saltBuffer = () => forge.util.createBuffer(salt);
+  const key = forge.pkcs12.generateKey(pin, saltBuffer(), 1, 1, 24);
+  const iv = forge.pkcs12.generateKey(pin, saltBuffer(), 2, 1, 8);
+  const cipher = forge.cipher.createCipher('3DES-CBC', key);
+  cipher.start({ iv });
+  cipher.update(forge.util.createBuffer(der(seq(shroudedKeyBag(iterations)))));
+  cipher.finish();
+  const encryptedContentInfo = seq(
+    oidNode(DATA),
+    seq(oidNode(PBE_3DES), seq(octets(salt), integerNode(1n))),
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, false, cipher.output.getBytes()),
+  );
+  const encryptedData = seq(integerNode(0n), encryptedContentInfo);
+  const safes = seq(seq(oidNode('1.2.840.113549.1.7.6'), explicit0(encryptedData)));
+  const authSafe = seq(oidNode(DATA), explicit0(octets(der(safes))));
+  const macData = seq(
+    seq(seq(oidNode('1.3.14.3.2.26')), octets('m'.repeat(20))),
+    octets('s'.repeat(8)),
+    integerNode(2048n),
+  );
+  return Buffer.from(der(seq(integerNode(3n), authSafe, macData)), 'binary');
+}
