@@ -6,3 +6,4 @@ export { LoginThrottle } from './throttle';
 export { RevocationStore } from './revocations';
 export { TokenService } from './tokens';
 export { loadAuthConfig, type AuthConfig } from './config';
+export { MIGRATIONS_DIR as AUTH_MIGRATIONS_DIR } from './package-root';

@@ -11,3 +11,5 @@ export * from './verdict/run-verdict';
 export * from './verdict/xsd-check';
 export * from './verdict/engine-checks';
 export * from './verdict/pipeline';
+export * from './demo';
+export { MIGRATIONS_DIR as SANDBOX_MIGRATIONS_DIR } from './package-root';

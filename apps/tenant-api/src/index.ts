@@ -14,3 +14,4 @@ export * from './emisor/issuer-deps';
 export * from './emisor/load-signing-material';
 export * from './emisor/certificate';
 export * from './webhooks';
+export { loadTenantCabys, type TenantCabys } from './lookups/cabys-catalogue';

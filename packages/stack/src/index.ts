@@ -1,0 +1,2 @@
+// @cr/stack: the three services in one process, for the tests of their clients.
+export * from './start-stack';
