@@ -1,21 +1,32 @@
 // The SDK against the real services in this process (auth-server, tenant-api, hacienda-sandbox through
 // @cr/stack): login → register the issuer → send each document kind → the verdict by polling and by a
 // verified webhook → downloads; and the errors a client meets.
-import { type Stack, startStack } from '@cr/stack';
+import {
+  DEMO_EMISOR,
+  type Stack,
+  creditNote as creditNoteJson,
+  invoice as invoiceJson,
+  startStack,
+  ticket as ticketJson,
+} from '@cr/stack';
 import {
   AuthenticationError,
   BadRequestError,
   type CrEinvoiceClient,
   NotFoundError,
   TokenExpiredError,
+  type DocumentRequest,
   createClient,
   verifyWebhook,
 } from '../src';
 import { localhostFetch } from '../src/localhost';
-import { DEMO_EMISOR, creditNote, invoice, ticket } from './support/documents';
 import { type WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
 
 jest.setTimeout(180_000);
+
+const invoice = (n: number) => invoiceJson(n) as DocumentRequest;
+const creditNote = (n: number, clave: string) => creditNoteJson(n, clave) as DocumentRequest;
+const ticket = (n: number) => ticketJson(n) as DocumentRequest;
 
 const PASSWORD = 'acme-password-123';
 let stack: Stack;

@@ -1,6 +1,7 @@
-// Documents as a client writes them: one 10 000 colones service line with 13 % IVA, dated now in Costa
-// Rica time, for each kind the contract accepts (invoice, credit note, ticket).
-import type { DocumentRequest } from '../../src';
+// Documents as a client writes them for the sandbox's demo issuer: one 10 000 colones service line with
+// 13 % IVA, dated now in Costa Rica time, for each kind the contract accepts (invoice, credit note, ticket).
+// Plain JSON, as a client's file would be: the SDK and CLI tests send them through their own types.
+export type DocumentRequest = Record<string, unknown>;
 
 export const DEMO_EMISOR = '3101123456';
 
@@ -39,7 +40,7 @@ export function invoice(numeroReferencia: number): DocumentRequest {
       },
     ],
     resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '01' }] },
-  } as DocumentRequest;
+  };
 }
 
 export function creditNote(numeroReferencia: number, invoiceClave: string): DocumentRequest {
@@ -53,9 +54,9 @@ export function creditNote(numeroReferencia: number, invoiceClave: string): Docu
       codigo: '01',
       razon: 'Anula la factura por error en el precio',
     },
-  } as DocumentRequest;
+  };
 }
 
 export function ticket(numeroReferencia: number): DocumentRequest {
-  return { ...invoice(numeroReferencia), tipoDoc: '4', receptor: '' } as DocumentRequest;
+  return { ...invoice(numeroReferencia), tipoDoc: '4', receptor: '' };
 }

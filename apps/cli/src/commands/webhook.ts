@@ -1,0 +1,101 @@
+// cr webhook configurar | consultar | reenviar | escuchar. `escuchar` is a development receiver: it
+// listens on 127.0.0.1, verifies every delivery with verifyWebhook (the same check a client's receiver
+// makes) and prints the event, answering 204 to good deliveries and 401 to bad ones (the service retries).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhook } from '@cr-einvoice/sdk';
+import { parse, positional, str } from '../args';
+import type { Context } from '../context';
+import { UsageError } from '../exit-codes';
+import { fields } from './lookups';
+
+export async function webhook(ctx: Context, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'configurar': {
+      const parsed = parse(rest, {});
+      const answer = await ctx.client().webhooks.configure(positional(parsed, 0, 'url'));
+      ctx.result(answer.data, () => [ctx.t('webhookConfigured', answer.data)]);
+      return;
+    }
+    case 'consultar': {
+      parse(rest, {});
+      const answer = await ctx.client().webhooks.get();
+      ctx.result(answer.data, () => fields(answer.data));
+      return;
+    }
+    case 'reenviar': {
+      const parsed = parse(rest, {});
+      const clave = positional(parsed, 0, 'clave');
+      const answer = await ctx.client().webhooks.replay(clave);
+      ctx.result(answer, () => [ctx.t('webhookReplayed', { clave })]);
+      return;
+    }
+    case 'escuchar':
+      return listen(ctx, rest);
+    default:
+      throw new UsageError('cr webhook configurar | consultar | reenviar | escuchar (cr webhook --help)');
+  }
+}
+
+async function listen(ctx: Context, args: string[]): Promise<void> {
+  const parsed = parse(args, {
+    puerto: { type: 'string' },
+    secreto: { type: 'string', multiple: true },
+    configurar: { type: 'boolean' },
+    ruta: { type: 'string' },
+  });
+  const port = Number(str(parsed, 'puerto') ?? '9000');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--puerto must be 0-65535');
+  const secrets = [...((parsed.values.secreto as string[] | undefined) ?? [])];
+  if (ctx.env.CR_WEBHOOK_SECRET) secrets.push(...ctx.env.CR_WEBHOOK_SECRET.split(','));
+  const path = str(parsed, 'ruta') ?? '/webhook';
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const time = new Date().toISOString();
+      verifyWebhook(Buffer.concat(chunks), req.headers, secrets).then(
+        (event) => {
+          res.writeHead(204).end();
+          const id = String(req.headers['webhook-id'] ?? '');
+          if (ctx.options.json) ctx.io.stdout(`${JSON.stringify({ verified: true, id, event })}\n`);
+          else
+            ctx.io.stdout(
+              `${ctx.t('eventOk', { time, estado: event.estado, clave: event.clave, tipo: event.folioType, id })}\n`,
+            );
+        },
+        (err: Error) => {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'unauthorized', message: err.message }));
+          if (ctx.options.json)
+            ctx.io.stdout(`${JSON.stringify({ verified: false, reason: err.message })}\n`);
+          else ctx.io.stdout(`${ctx.t('eventBad', { time, reason: err.message })}\n`);
+        },
+      );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  if (parsed.values.configurar) {
+    const answer = await ctx.client().webhooks.configure(url);
+    secrets.unshift(answer.data.secret);
+    ctx.io.stderr(`${ctx.t('listeningConfigured', { url })}\n`);
+  }
+  if (secrets.length === 0) {
+    server.close();
+    throw new UsageError(
+      '--secreto <whsec_…>, CR_WEBHOOK_SECRET or --configurar is needed to verify deliveries',
+    );
+  }
+  if (ctx.options.json) ctx.io.stdout(`${JSON.stringify({ listening: url })}\n`);
+  else ctx.io.stdout(`${ctx.t('listening', { url })}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

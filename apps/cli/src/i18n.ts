@@ -1,0 +1,93 @@
+// The CLI's words in Spanish and English. The language is --lang, else CR_LANG, else the locale (LC_ALL,
+// LC_MESSAGES, LANG): English when it starts with "en", Spanish otherwise (the product's home language).
+export type Lang = 'es' | 'en';
+
+export function pickLang(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Lang {
+  const value = flag ?? env.CR_LANG ?? env.LC_ALL ?? env.LC_MESSAGES ?? env.LANG ?? '';
+  return value.toLowerCase().startsWith('en') ? 'en' : 'es';
+}
+
+const MESSAGES = {
+  es: {
+    loggedIn: 'Sesión iniciada como {base}; el token vence {exp}.',
+    loggedOut: 'Sesión cerrada: el token fue revocado.',
+    noSession: 'No hay sesión: ejecute `cr login` (o defina CR_BASE y CR_PASSWORD).',
+    sessionExpired: 'La sesión venció ({exp}): ejecute `cr login` de nuevo.',
+    sessionRefused: 'El servicio rechazó la sesión (vencida o revocada): ejecute `cr login` de nuevo.',
+    askBase: 'Cliente (base): ',
+    askPassword: 'Contraseña: ',
+    needTenantUrl:
+      'Falta la URL del tenant: use --tenant-url o CR_TENANT_URL (p. ej. http://acme.localhost:4001).',
+    needAuthUrl: 'Falta la URL del auth-server: use --auth-url o CR_AUTH_URL (p. ej. http://localhost:4000).',
+    emisorRegistered: 'Emisor {id} registrado.',
+    emisorUpdated: 'Emisor {id} actualizado.',
+    warning: 'Aviso: {text}',
+    sent: 'Documento enviado. Clave: {clave}',
+    waiting: 'Esperando el veredicto de Hacienda… estado {estado} ({s} s)',
+    verdict: 'Veredicto de Hacienda: {estado}',
+    estado: 'Estado: {estado}',
+    clave: 'Clave: {clave}',
+    consecutivo: 'Consecutivo: {consecutivo}',
+    history: 'Entregas del webhook:',
+    detail: 'Detalle de Hacienda: {text}',
+    saved: 'Guardado en {file} ({bytes} bytes).',
+    noResults: 'Sin resultados.',
+    webhookConfigured: 'Webhook configurado: {url}\nSecreto (guárdelo, no se vuelve a mostrar): {secret}',
+    webhookReplayed: 'Evento reenviado para {clave}.',
+    listening: 'Escuchando webhooks en {url} (Ctrl+C para terminar).',
+    listeningConfigured: 'Webhook del tenant apuntado a {url}; secreto nuevo en uso.',
+    eventOk: '✓ {time} {estado} {clave} ({tipo}, id {id})',
+    eventBad: '✗ {time} entrega rechazada: {reason}',
+    error: 'Error ({code}): {message}',
+    requestId: 'Id de solicitud: {id}',
+    field: '  - {path}: {reason}',
+    unknownCommand: 'Comando desconocido: {cmd}. Use `cr --help`.',
+    readFailed: 'No se pudo leer {file}: {reason}',
+  },
+  en: {
+    loggedIn: 'Logged in as {base}; the token expires {exp}.',
+    loggedOut: 'Logged out: the token was revoked.',
+    noSession: 'Not logged in: run `cr login` (or set CR_BASE and CR_PASSWORD).',
+    sessionExpired: 'The session expired ({exp}): run `cr login` again.',
+    sessionRefused: 'The service refused the session (expired or revoked): run `cr login` again.',
+    askBase: 'Client (base): ',
+    askPassword: 'Password: ',
+    needTenantUrl:
+      'The tenant URL is missing: use --tenant-url or CR_TENANT_URL (e.g. http://acme.localhost:4001).',
+    needAuthUrl:
+      'The auth-server URL is missing: use --auth-url or CR_AUTH_URL (e.g. http://localhost:4000).',
+    emisorRegistered: 'Issuer {id} registered.',
+    emisorUpdated: 'Issuer {id} updated.',
+    warning: 'Warning: {text}',
+    sent: 'Document sent. Clave: {clave}',
+    waiting: "Waiting for Hacienda's verdict… estado {estado} ({s} s)",
+    verdict: "Hacienda's verdict: {estado}",
+    estado: 'Estado: {estado}',
+    clave: 'Clave: {clave}',
+    consecutivo: 'Consecutivo: {consecutivo}',
+    history: 'Webhook deliveries:',
+    detail: "Hacienda's detail: {text}",
+    saved: 'Saved to {file} ({bytes} bytes).',
+    noResults: 'No results.',
+    webhookConfigured: 'Webhook configured: {url}\nSecret (keep it, it is not shown again): {secret}',
+    webhookReplayed: 'Event sent again for {clave}.',
+    listening: 'Listening for webhooks on {url} (Ctrl+C to stop).',
+    listeningConfigured: "The tenant's webhook now points at {url}; a new secret is in use.",
+    eventOk: '✓ {time} {estado} {clave} ({tipo}, id {id})',
+    eventBad: '✗ {time} delivery refused: {reason}',
+    error: 'Error ({code}): {message}',
+    requestId: 'Request id: {id}',
+    field: '  - {path}: {reason}',
+    unknownCommand: 'Unknown command: {cmd}. Use `cr --help`.',
+    readFailed: 'Could not read {file}: {reason}',
+  },
+} as const;
+
+export type MessageKey = keyof (typeof MESSAGES)['es'];
+
+export type Translate = (key: MessageKey, vars?: Record<string, string | number | undefined>) => string;
+
+export function translator(lang: Lang): Translate {
+  return (key, vars = {}) =>
+    MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_m, name: string) => String(vars[name] ?? ''));
+}

@@ -1,0 +1,260 @@
+// The built CLI (dist/cr.cjs) as a child process against the live stack (@cr/stack): its output, human
+// and JSON, and its exit codes, including a wrong PIN, an expired token and a service that is down.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Stack, invoice, startStack } from '@cr/stack';
+
+jest.setTimeout(180_000);
+
+const CLI = join(__dirname, '..', 'dist', 'cr.cjs');
+const PASSWORD = 'acme-password-123';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let stack: Stack;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+function cr(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...env, ...extraEnv }, cwd: dir },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+      },
+    );
+  });
+}
+
+function file(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CLI))
+    throw new Error(`${CLI} is missing: the test script builds it (pnpm --filter @cr/cli test)`);
+  stack = await startStack();
+  await stack.createTenant('acme', PASSWORD);
+  dir = mkdtempSync(join(tmpdir(), 'cr-cli-'));
+  env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    CR_CONFIG_DIR: join(dir, 'config'),
+    CR_AUTH_URL: stack.authUrl,
+    CR_TENANT_URL: stack.tenantUrl('acme'),
+    LANG: 'es_CR.UTF-8',
+  };
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('help and usage', () => {
+  it('when asked for help, then it answers in Spanish by default and in English with --lang en', async () => {
+    const es = await cr(['--help']);
+    expect(es.code).toBe(0);
+    expect(es.stdout).toContain('Códigos de salida');
+    const en = await cr(['--help', '--lang', 'en']);
+    expect(en.stdout).toContain('Exit codes');
+    const enLocale = await cr(['enviar', '--help'], { LANG: 'en_US.UTF-8' });
+    expect(enLocale.stdout).toContain('waits for the verdict');
+  });
+
+  it('when the command is unknown or an option is wrong, then exit 2', async () => {
+    expect((await cr(['facturar'])).code).toBe(2);
+    const bad = await cr(['consultar', '123']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('<clave> must be 50 digits');
+  });
+
+  it('when not logged in, then a command says so and exits 3', async () => {
+    const r = await cr(['consultar', '5'.repeat(50)]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('cr login');
+  });
+});
+
+describe('the whole flow', () => {
+  let clave: string;
+  let listener: ChildProcess | undefined;
+  const events: string[] = [];
+
+  afterAll(() => {
+    listener?.kill('SIGTERM');
+  });
+
+  it('when the password is wrong, then login exits 3 naming invalid_credentials', async () => {
+    const r = await cr(['login', '--base', 'acme', '--password', 'wrong-password']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('invalid_credentials');
+  });
+
+  it('when login succeeds, then the token (never the password) is stored for the user only', async () => {
+    const r = await cr(['login', '--base', 'acme', '--password', PASSWORD]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Sesión iniciada como acme');
+    const stored = readFileSync(join(dir, 'config', 'session.json'), 'utf8');
+    expect(stored).toContain('"token"');
+    expect(stored).not.toContain(PASSWORD);
+  });
+
+  it('when the PIN is wrong, then registering the issuer exits 4 and names the PIN', async () => {
+    const { certificadoHacienda: _c, pinCertificado: _p, ...emisor } = stack.demoEmisor();
+    const p12 = file('llave.p12', '');
+    writeFileSync(p12, Buffer.from(stack.demoEmisor().certificadoHacienda, 'base64'));
+    const r = await cr(['emisor', 'registrar', file('emisor.json', emisor), '--p12', p12, '--pin', '0000x']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/pinCertificado/);
+  });
+
+  it('when the issuer is registered with its .p12 and PIN, then exit 0', async () => {
+    const {
+      certificadoHacienda: _c,
+      pinCertificado: _p,
+      usuarioHacienda,
+      claveHacienda,
+      ...emisor
+    } = stack.demoEmisor();
+    const r = await cr([
+      'emisor',
+      'registrar',
+      file('emisor.json', emisor),
+      '--p12',
+      join(dir, 'llave.p12'),
+      '--pin',
+      stack.demo.pin,
+      '--usuario',
+      usuarioHacienda,
+      '--clave',
+      Buffer.from(claveHacienda, 'base64').toString(),
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Emisor ${stack.demo.identificacion} registrado`);
+  });
+
+  it('when `webhook escuchar --configurar` runs, then it listens and points the tenant’s webhook at itself', async () => {
+    listener = spawn(
+      process.execPath,
+      [CLI, 'webhook', 'escuchar', '--puerto', '0', '--configurar', '--json'],
+      {
+        env,
+        cwd: dir,
+      },
+    );
+    let buffer = '';
+    listener.stdout!.on('data', (c: Buffer) => {
+      buffer += c.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      events.push(...lines.filter(Boolean));
+    });
+    await waitUntil(() => events.some((l) => l.includes('"listening"')));
+    const url = (JSON.parse(events.find((l) => l.includes('"listening"'))!) as { listening: string })
+      .listening;
+    const hook = await cr(['webhook', 'consultar', '--json']);
+    expect(JSON.parse(hook.stdout)).toMatchObject({ url });
+  });
+
+  it('when an invoice is sent with --esperar, then progress goes to stderr and the verdict to stdout', async () => {
+    const r = await cr(['enviar', file('factura.json', invoice(1)), '--esperar']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Documento enviado\. Clave: (506\d{47})/);
+    clave = /Clave: (506\d{47})/.exec(r.stdout)![1]!;
+    expect(r.stdout).toContain('Veredicto de Hacienda: aceptado');
+    expect(r.stderr).toContain('Esperando el veredicto de Hacienda');
+  });
+
+  it('when the listener receives the event, then it prints it as verified', async () => {
+    await waitUntil(() => events.some((l) => l.includes(clave)));
+    const line = JSON.parse(events.find((l) => l.includes(clave))!) as Record<string, unknown>;
+    expect(line).toMatchObject({ verified: true, event: { clave, estado: 'aceptado' } });
+  });
+
+  it('when the document is consulted with --json, then stdout is its JSON', async () => {
+    const r = await cr(['consultar', clave, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ clave, estado: 'aceptado' });
+  });
+
+  it('when the XML and Hacienda’s answer are downloaded, then the files hold them', async () => {
+    expect((await cr(['descargar', clave, '--xml'])).code).toBe(0);
+    expect(readFileSync(join(dir, `${clave}.xml`), 'utf8')).toContain('<FacturaElectronica');
+    const r = await cr(['descargar', clave, '--respuesta', '--salida', 'respuesta.xml', '--json']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ file: 'respuesta.xml', kind: 'respuesta' });
+    expect(readFileSync(join(dir, 'respuesta.xml'), 'utf8')).toContain('MensajeHacienda');
+  });
+
+  it('when CABYS is searched, then codes are listed', async () => {
+    const r = await cr(['cabys', 'software']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d{13} /m);
+  });
+
+  it('when the document is refused (wrong amount), then exit 4 with the field', async () => {
+    const bad = invoice(2) as { detalleServicio: Array<Record<string, unknown>> };
+    bad.detalleServicio[0]!.montoTotal = '9999.00';
+    const r = await cr(['enviar', file('mala.json', bad)]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('montoTotal');
+  });
+
+  it('when the token has expired, then a clear message and exit 3', async () => {
+    stack.advanceTenantClock(9 * 3600);
+    try {
+      const r = await cr(['consultar', clave]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('cr login');
+      expect(r.stderr).toMatch(/vencida o revocada/);
+    } finally {
+      stack.advanceTenantClock(-9 * 3600);
+    }
+  });
+
+  it('when the service is down, then a clear message and exit 6', async () => {
+    const port = await closedPort();
+    const r = await cr(['consultar', clave], { CR_TENANT_URL: `http://acme.localhost:${port}` });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain(`cannot reach http://acme.localhost:${port}`);
+    const json = await cr(['consultar', clave, '--json'], { CR_TENANT_URL: `http://acme.localhost:${port}` });
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: 'connection_error', exitCode: 6 });
+  });
+
+  it('when logging out, then the token is revoked and forgotten', async () => {
+    const r = await cr(['logout']);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'config', 'session.json'), 'utf8')).not.toContain('"token"');
+    expect((await cr(['consultar', clave])).code).toBe(3);
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
