@@ -1,0 +1,8 @@
+export CR_AUTH_URL="${CR_AUTH_URL:-http://localhost:4000}" CR_TENANT_URL="${CR_TENANT_URL:-http://acme.localhost:4001}"
+
+cr login --base acme --password "${CR_PASSWORD:-acme-password-123}"
+cr emisor registrar emisor.json --p12 llave.p12 --pin "$PIN"
+CLAVE=$(cr enviar factura.json --esperar --json | node -pe 'JSON.parse(require("fs").readFileSync(0)).clave')
+cr consultar "$CLAVE"
+cr descargar "$CLAVE" --xml
+cr descargar "$CLAVE" --respuesta
