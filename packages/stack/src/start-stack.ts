@@ -300,7 +300,7 @@ async function startTenantApi(o: {
   await keys.refresh();
   revocations.start();
   const hacienda = createHaciendaClients(config, { logger: o.logger, timeoutMs: 5_000 });
-  const { worker, app } = composeTenantApi({
+  const { worker, app, stopMetrics, certificates } = composeTenantApi({
     config,
     db,
     logger: o.logger,
@@ -324,6 +324,10 @@ async function startTenantApi(o: {
       await server.close();
       revocations.stop();
       await worker.stop(5_000);
+      // What the composition root opened besides the worker: the /metrics collectors' timers and the
+      // .p12 threads, which otherwise keep the process (and the test runner) alive.
+      stopMetrics();
+      await certificates.close();
       await db.close();
     },
   };
