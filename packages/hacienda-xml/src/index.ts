@@ -7,6 +7,7 @@ export * from './arithmetic';
 export * from './issuer';
 export * from './document-check';
 export * from './xml-text';
+export * from './comprobante-kinds';
 export * from './comprobante-xml';
 export * from './signing-key';
 export * from './p12-iterations';

@@ -1,7 +1,9 @@
 // The printable view of a comprobante: every fact the PDF shows, as written in the signed XML (amounts are
 // the XML's decimal strings, codes are Hacienda's codes). Renderers only lay it out.
 
-export type KindCode = 'FE' | 'ND' | 'NC' | 'TE' | 'FEC' | 'FEE' | 'REP';
+import type { ComprobanteSigla } from '@cr/hacienda-xml';
+
+export type KindCode = ComprobanteSigla;
 
 export interface Party {
   nombre: string;

@@ -1,27 +1,8 @@
 // Reads the printable view out of a signed v4.4 comprobante of any of the seven kinds. It walks the XML
 // generically (element names, no schema) and picks what the PDF shows; the document engine's validation
 // and arithmetic stay in @cr/hacienda-xml. Pure: string in, view out.
-import { HaciendaXmlError, parseXml } from '@cr/hacienda-xml';
-import type {
-  ComprobanteView,
-  Exoneracion,
-  Impuesto,
-  KindCode,
-  Linea,
-  Party,
-  Referencia,
-  Resumen,
-} from './model';
-
-export const ROOT_KINDS: Record<string, KindCode> = {
-  FacturaElectronica: 'FE',
-  NotaDebitoElectronica: 'ND',
-  NotaCreditoElectronica: 'NC',
-  TiqueteElectronico: 'TE',
-  FacturaElectronicaCompra: 'FEC',
-  FacturaElectronicaExportacion: 'FEE',
-  ReciboElectronicoPago: 'REP',
-};
+import { COMPROBANTE_KINDS, HaciendaXmlError, parseXml } from '@cr/hacienda-xml';
+import type { ComprobanteView, Exoneracion, Impuesto, Linea, Party, Referencia, Resumen } from './model';
 
 /** Summary totals shown when present, in XSD order (TotalComprobante and the tax breakdown apart). */
 const SUMMARY_TOTALS = [
@@ -201,7 +182,7 @@ export function readComprobanteView(xml: string): ComprobanteView {
   const parsed = parseXml(xml);
   if ('error' in parsed) throw new HaciendaXmlError('malformed_xml', `not well-formed XML: ${parsed.error}`);
   const root = toNode(parsed.doc.documentElement as unknown as DomNode);
-  const kind = ROOT_KINDS[root.name];
+  const kind = COMPROBANTE_KINDS[root.name]?.sigla;
   if (!kind) throw new HaciendaXmlError('malformed_xml', `${root.name} is not a v4.4 comprobante`);
   const clave = req(root, 'Clave');
   if (!/^\d{50}$/.test(clave))

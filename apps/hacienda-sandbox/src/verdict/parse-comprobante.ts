@@ -1,31 +1,17 @@
 // Reads what the verdict needs out of a received v4.4 comprobante (FE, ND, NC, TE, FEC, FEE, REP) with a
 // real XML parser. Values stay strings; the checks turn amounts into decimals themselves.
+import { COMPROBANTE_KINDS, type ComprobanteKind, V44_NAMESPACE_BASE } from '@cr/hacienda-xml';
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
 
-export const V44_PREFIX = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
+type ComprobanteKindRoot = Pick<ComprobanteKind, 'tipo' | 'ns' | 'xsd'>;
+
+export const V44_PREFIX = V44_NAMESPACE_BASE;
 export const DS_NS = 'http://www.w3.org/2000/09/xmldsig#';
 
-/** Root element → document type code in the consecutivo (REFERENCE §1.1) and its XSD file. */
-export const ROOTS: Readonly<Record<string, { tipo: string; xsd: string; ns: string }>> = {
-  FacturaElectronica: { tipo: '01', xsd: 'FacturaElectronica_V4.4.xsd', ns: 'facturaElectronica' },
-  NotaDebitoElectronica: { tipo: '02', xsd: 'NotaDebitoElectronica_V4.4.xsd', ns: 'notaDebitoElectronica' },
-  NotaCreditoElectronica: {
-    tipo: '03',
-    xsd: 'NotaCreditoElectronica_V4.4.xsd',
-    ns: 'notaCreditoElectronica',
-  },
-  TiqueteElectronico: { tipo: '04', xsd: 'TiqueteElectronico_V4.4.xsd', ns: 'tiqueteElectronico' },
-  FacturaElectronicaCompra: {
-    tipo: '08',
-    xsd: 'FacturaElectronicaCompra_V4.4.xsd',
-    ns: 'facturaElectronicaCompra',
-  },
-  FacturaElectronicaExportacion: {
-    tipo: '09',
-    xsd: 'FacturaElectronicaExportacion_V4.4.xsd',
-    ns: 'facturaElectronicaExportacion',
-  },
-  ReciboElectronicoPago: { tipo: '10', xsd: 'ReciboElectronicoPago_V4.4.xsd', ns: 'reciboElectronicoPago' },
+/** Root element → document type code in the consecutivo, XSD and namespace: the seven comprobantes and the
+ *  receiver's message, which the sandbox also receives. */
+export const ROOTS: Readonly<Record<string, ComprobanteKindRoot>> = {
+  ...COMPROBANTE_KINDS,
   MensajeReceptor: { tipo: '05', xsd: 'MensajeReceptor_V4.4.xsd', ns: 'mensajeReceptor' },
 };
 

@@ -5,41 +5,18 @@
 // official XSD, the signer's certificate against the issuer, the §9 arithmetic and Hacienda's answer.
 import type { RecepcionFinding } from '@cr/contracts';
 import {
+  COMPROBANTE_KINDS,
   HaciendaXmlError,
   type ParsedComprobante,
   checkReceivedArithmetic,
   parseComprobante,
   parseXml,
   readMensajeHacienda,
+  V44_NAMESPACE_BASE,
   verifySignedXml,
 } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
 import { type XsdValidator, containsDtd } from '@cr/xsd';
-
-const V44 = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
-
-/** The seven v4.4 comprobantes: root → consecutivo type, namespace suffix and XSD. */
-export const RECEIVABLE_ROOTS: Readonly<Record<string, { tipo: string; ns: string; xsd: string }>> = {
-  FacturaElectronica: { tipo: '01', ns: 'facturaElectronica', xsd: 'FacturaElectronica_V4.4.xsd' },
-  NotaDebitoElectronica: { tipo: '02', ns: 'notaDebitoElectronica', xsd: 'NotaDebitoElectronica_V4.4.xsd' },
-  NotaCreditoElectronica: {
-    tipo: '03',
-    ns: 'notaCreditoElectronica',
-    xsd: 'NotaCreditoElectronica_V4.4.xsd',
-  },
-  TiqueteElectronico: { tipo: '04', ns: 'tiqueteElectronico', xsd: 'TiqueteElectronico_V4.4.xsd' },
-  FacturaElectronicaCompra: {
-    tipo: '08',
-    ns: 'facturaElectronicaCompra',
-    xsd: 'FacturaElectronicaCompra_V4.4.xsd',
-  },
-  FacturaElectronicaExportacion: {
-    tipo: '09',
-    ns: 'facturaElectronicaExportacion',
-    xsd: 'FacturaElectronicaExportacion_V4.4.xsd',
-  },
-  ReciboElectronicoPago: { tipo: '10', ns: 'reciboElectronicoPago', xsd: 'ReciboElectronicoPago_V4.4.xsd' },
-};
 
 export interface Inspection {
   parsed: ParsedComprobante;
@@ -167,10 +144,10 @@ export async function inspectReceived(
   if ('error' in parsedXml) throw bad(`xml: is not well-formed XML (${parsedXml.error})`);
   const root = parsedXml.doc.documentElement;
   const rootName = root?.localName ?? '';
-  const kind = RECEIVABLE_ROOTS[rootName];
-  if (!kind || root?.namespaceURI !== `${V44}${kind.ns}`) {
+  const kind = COMPROBANTE_KINDS[rootName];
+  if (!kind || root?.namespaceURI !== `${V44_NAMESPACE_BASE}${kind.ns}`) {
     throw bad(
-      `xml: the root element ${rootName} (${root?.namespaceURI ?? 'no namespace'}) is not a v4.4 comprobante (${Object.keys(RECEIVABLE_ROOTS).join(', ')})`,
+      `xml: the root element ${rootName} (${root?.namespaceURI ?? 'no namespace'}) is not a v4.4 comprobante (${Object.keys(COMPROBANTE_KINDS).join(', ')})`,
     );
   }
   let parsed: ParsedComprobante;
