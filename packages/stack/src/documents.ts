@@ -1,13 +1,15 @@
 // Documents as a client writes them for the sandbox's demo issuer: one 10 000 colones service line with
 // 13 % IVA, dated now in Costa Rica time, for each kind the contract accepts (invoice, credit note, ticket).
 // Plain JSON, as a client's file would be: the SDK and CLI tests send them through their own types.
+import { formatCostaRicaDateTime } from '@cr/hacienda-xml';
+
 export type DocumentRequest = Record<string, unknown>;
 
 export const DEMO_EMISOR = '3101123456';
 
+/** Now in Costa Rica time, a few seconds back so Hacienda never sees a date ahead of its clock. */
 export function crNow(offsetMs = -5_000): string {
-  const t = new Date(Date.now() + offsetMs - 6 * 3_600_000);
-  return `${t.toISOString().slice(0, 19)}-06:00`;
+  return formatCostaRicaDateTime(new Date(Date.now() + offsetMs));
 }
 
 export function invoice(numeroReferencia: number): DocumentRequest {
