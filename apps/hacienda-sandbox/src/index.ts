@@ -1,5 +1,6 @@
 // @cr/hacienda-sandbox: a faithful local Hacienda. Exported for the app's own tests and tooling.
 export * from './app';
+export * from './compose';
 export * from './config';
 export * from './certificate-authority';
 export * from './cabys-catalog';

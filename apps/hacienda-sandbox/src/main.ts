@@ -1,5 +1,5 @@
-// Starts the Hacienda sandbox: config, logger, database (migrations), keys, catalogue, processor (resuming
-// pending documents), HTTP app; provisions the demo setup on first start and prints how to use it.
+// Starts the Hacienda sandbox: config, logger, database (migrations), keys, then composeSandbox (catalogue,
+// processor resuming pending documents, HTTP app); provisions the demo setup on first start and prints how to use it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -11,16 +11,11 @@ import {
   readMigrations,
   startTelemetry,
 } from '@cr/service-kit';
-import { createApp, createProcessor } from './app';
-import { loadCabysCatalog } from './cabys-catalog';
 import { loadOrCreateKeys } from './certificate-authority';
+import { composeSandbox } from './compose';
 import { loadSandboxConfig } from './config';
 import { provisionDemo } from './demo';
-import { FaultInjector } from './faults';
 import { MIGRATIONS_DIR } from './package-root';
-import { createResponseSigner } from './verdict/engine-checks';
-import { VERDICT_CHECKS } from './verdict/pipeline';
-import { createXsdValidator } from './verdict/xsd-check';
 
 async function main(): Promise<void> {
   const config = loadSandboxConfig();
@@ -33,8 +28,7 @@ async function main(): Promise<void> {
   });
   await migrate(db, readMigrations(MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(config.DATA_DIR);
-  const cabys = loadCabysCatalog(config.HACIENDA_DATA_DIR);
-  const xsd = createXsdValidator(config.HACIENDA_XSD_DIR);
+  const { app, processor, faults, cabys, xsd } = composeSandbox({ config, logger, db, keys });
   if (!xsd.available)
     logger.warn('HACIENDA_XSD_DIR not found: documents are not validated against the XSD', {
       dir: config.HACIENDA_XSD_DIR,
@@ -50,18 +44,6 @@ async function main(): Promise<void> {
   if (config.SANDBOX_TRUST_ANY_CA)
     logger.warn('SANDBOX_TRUST_ANY_CA=true: signatures from any certificate authority are accepted');
 
-  const faults = new FaultInjector();
-  const processor = createProcessor({
-    config,
-    logger,
-    db,
-    keys,
-    cabys,
-    xsd,
-    checks: VERDICT_CHECKS,
-    signResponse: createResponseSigner(keys.hacienda),
-  });
-  const app = createApp({ config, logger, db, keys, cabys, processor, faults });
   // The demo (its RSA key takes seconds on a busy machine) is provisioned before listening, so once the
   // health check answers, startup is over and a SIGTERM always meets the shutdown handlers below.
   const { demo, created } = await provisionDemo(db, keys.ca, config.DATA_DIR);

@@ -11,17 +11,13 @@ import {
   type TestDatabase,
 } from '@cr/service-kit';
 import type { Express } from 'express';
-import { createApp, createProcessor } from '../src/app';
-import { loadCabysCatalog } from '../src/cabys-catalog';
 import { loadOrCreateKeys, type SandboxKeys } from '../src/certificate-authority';
+import { composeSandbox } from '../src/compose';
 import { loadSandboxConfig, type SandboxConfig } from '../src/config';
-import { FaultInjector } from '../src/faults';
+import type { FaultInjector } from '../src/faults';
 import type { DocumentProcessor } from '../src/processor';
 import type { VerdictCheck } from '../src/verdict/checks';
-import { createResponseSigner } from '../src/verdict/engine-checks';
-import { VERDICT_CHECKS } from '../src/verdict/pipeline';
 import type { ResponseSigner } from '../src/verdict/run-verdict';
-import { createXsdValidator } from '../src/verdict/xsd-check';
 
 export interface Harness {
   app: Express;
@@ -75,28 +71,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const db = await createTestDatabase();
   await migrate(db, readMigrations(join(__dirname, '..', 'migrations')));
   const keys = loadOrCreateKeys(dataDir);
-  const cabys = loadCabysCatalog(config.HACIENDA_DATA_DIR);
-  const xsd = createXsdValidator(config.HACIENDA_XSD_DIR);
-  const faults = new FaultInjector();
-  const processor = createProcessor({
+  const { app, processor, faults } = composeSandbox({
     config,
     logger,
     db,
     keys,
-    cabys,
-    xsd,
-    checks: options.checks ?? VERDICT_CHECKS,
-    signResponse: options.signResponse ?? createResponseSigner(keys.hacienda),
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const app = createApp({
-    config,
-    logger,
-    db,
-    keys,
-    cabys,
-    processor,
-    faults,
+    ...(options.checks ? { checks: options.checks } : {}),
+    ...(options.signResponse ? { signResponse: options.signResponse } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   return {

@@ -1,5 +1,5 @@
 // The three services in this process, each assembled from its own app's factories as its main.ts does
-// (auth-server: createAuthServices + createApp; hacienda-sandbox: createProcessor + createApp + the demo;
+// (auth-server: createAuthServices + createApp; hacienda-sandbox: composeSandbox + the demo;
 // tenant-api: composeTenantApi), on free loopback ports and throw-away databases (PGlite, or PostgreSQL
 // with TEST_DATABASE_URL). The apps still never import each other: this package composes them for the
 // tests of their clients (SDK, CLI, documentation examples). Hacienda is the real sandbox, tokens come from
@@ -11,14 +11,8 @@ import { AUTH_MIGRATIONS_DIR, createApp as createAuthApp, createAuthServices } f
 import { createHaciendaClients } from '@cr/hacienda-client';
 import {
   type DemoSetup,
-  FaultInjector,
   SANDBOX_MIGRATIONS_DIR,
-  VERDICT_CHECKS,
-  createApp as createSandboxApp,
-  createProcessor,
-  createResponseSigner,
-  createXsdValidator,
-  loadCabysCatalog,
+  composeSandbox,
   loadOrCreateKeys,
   loadSandboxConfig,
   provisionDemo,
@@ -222,19 +216,7 @@ async function startSandbox(
   const db = await createTestDatabase();
   await migrate(db, readMigrations(SANDBOX_MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(dir);
-  const cabys = loadCabysCatalog(config.HACIENDA_DATA_DIR);
-  const faults = new FaultInjector();
-  const processor = createProcessor({
-    config,
-    logger,
-    db,
-    keys,
-    cabys,
-    xsd: createXsdValidator(config.HACIENDA_XSD_DIR),
-    checks: VERDICT_CHECKS,
-    signResponse: createResponseSigner(keys.hacienda),
-  });
-  const app = createSandboxApp({ config, logger, db, keys, cabys, processor, faults });
+  const { app, processor, faults } = composeSandbox({ config, logger, db, keys });
   const { demo } = await provisionDemo(db, keys.ca, dir);
   let server: RunningServer | undefined;
   try {
