@@ -1,11 +1,12 @@
 // MensajeHacienda v4.4 (REFERENCE §6.1): Hacienda's answer to a comprobante. Parsing + verification for
 // the tenant-api, and building + signing for the local sandbox, which answers with its own key.
 import { Clave } from './identifiers';
+import { readMessageFields } from './message-fields';
 import { HaciendaXmlError } from './errors';
 import type { SigningKey } from './signing-key';
 import { Dec, formatAmount } from './money';
 import { type SignOptions, signCanonicalDocument } from './xades-sign';
-import { type VerificationResult, type VerifyOptions, parseXml, verifySignedXml } from './xades-verify';
+import { type VerificationResult, type VerifyOptions, verifySignedXml } from './xades-verify';
 import { el, opt } from './xml-text';
 
 export const MENSAJE_HACIENDA_NS =
@@ -51,25 +52,7 @@ export function parseDetalleMensaje(text: string): DetalleMensajeLine[] {
 
 /** Parses a MensajeHacienda; throws HaciendaXmlError('malformed_message') with the reason. */
 export function parseMensajeHacienda(xml: string): MensajeHacienda {
-  const parsed = parseXml(xml);
-  if ('error' in parsed)
-    throw new HaciendaXmlError('malformed_message', `not well-formed XML: ${parsed.error}`);
-  const root = parsed.doc.documentElement!;
-  if (root.localName !== 'MensajeHacienda') {
-    throw new HaciendaXmlError('malformed_message', `root element is ${root.localName}, not MensajeHacienda`);
-  }
-  const get = (name: string): string | undefined => {
-    for (let n = root.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType === 1 && (n as unknown as { localName: string }).localName === name)
-        return n.textContent ?? '';
-    }
-    return undefined;
-  };
-  const required = (name: string): string => {
-    const v = get(name);
-    if (v === undefined) throw new HaciendaXmlError('malformed_message', `MensajeHacienda has no ${name}`);
-    return v.trim();
-  };
+  const { text: get, required } = readMessageFields(xml, 'MensajeHacienda');
   const clave = required('Clave');
   try {
     Clave.parse(clave);

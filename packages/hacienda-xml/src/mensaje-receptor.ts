@@ -8,7 +8,7 @@ import { Clave, Consecutivo, type TipoComprobante } from './identifiers';
 import { Dec, ZERO, formatAmount, parseDecimal } from './money';
 import type { SigningKey } from './signing-key';
 import { type SignOptions, signCanonicalDocument } from './xades-sign';
-import { parseXml } from './xades-verify';
+import { readMessageFields } from './message-fields';
 import { el, opt } from './xml-text';
 
 export const MENSAJE_RECEPTOR_NS =
@@ -263,25 +263,8 @@ export function buildMensajeReceptor(
 
 /** Reads a MensajeReceptor back; throws HaciendaXmlError('malformed_message') with the reason. */
 export function parseMensajeReceptor(xml: string): MensajeReceptorContent {
-  const parsed = parseXml(xml);
-  if ('error' in parsed)
-    throw new HaciendaXmlError('malformed_message', `not well-formed XML: ${parsed.error}`);
-  const root = parsed.doc.documentElement!;
-  if (root.localName !== 'MensajeReceptor') {
-    throw new HaciendaXmlError('malformed_message', `root element is ${root.localName}, not MensajeReceptor`);
-  }
-  const get = (name: string): string | undefined => {
-    for (let n = root.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType === 1 && (n as unknown as { localName: string }).localName === name)
-        return (n.textContent ?? '').trim();
-    }
-    return undefined;
-  };
-  const required = (name: string): string => {
-    const v = get(name);
-    if (v === undefined) throw new HaciendaXmlError('malformed_message', `MensajeReceptor has no ${name}`);
-    return v;
-  };
+  const { text, required } = readMessageFields(xml, 'MensajeReceptor');
+  const get = (name: string) => text(name)?.trim();
   const mensaje = Number(required('Mensaje'));
   if (mensaje !== 1 && mensaje !== 2 && mensaje !== 3)
     throw new HaciendaXmlError('malformed_message', 'Mensaje must be 1, 2 or 3');

@@ -1,0 +1,34 @@
+// The flat messages (MensajeHacienda, MensajeReceptor) are one root with text children: this reads them
+// with the same refusals for both (not well-formed, wrong root, a required child missing).
+import { HaciendaXmlError } from './errors';
+import { parseXml } from './xades-verify';
+
+export interface MessageFields {
+  /** A child's text as written (DetalleMensaje keeps its line breaks), or undefined when absent. */
+  text(name: string): string | undefined;
+  /** A child's trimmed text; throws HaciendaXmlError('malformed_message') when it is absent. */
+  required(name: string): string;
+}
+
+export function readMessageFields(xml: string, rootName: string): MessageFields {
+  const parsed = parseXml(xml);
+  if ('error' in parsed)
+    throw new HaciendaXmlError('malformed_message', `not well-formed XML: ${parsed.error}`);
+  const root = parsed.doc.documentElement!;
+  if (root.localName !== rootName) {
+    throw new HaciendaXmlError('malformed_message', `root element is ${root.localName}, not ${rootName}`);
+  }
+  const text = (name: string): string | undefined => {
+    for (let n = root.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 1 && (n as unknown as { localName: string }).localName === name)
+        return n.textContent ?? '';
+    }
+    return undefined;
+  };
+  const required = (name: string): string => {
+    const v = text(name);
+    if (v === undefined) throw new HaciendaXmlError('malformed_message', `${rootName} has no ${name}`);
+    return v.trim();
+  };
+  return { text, required };
+}
