@@ -6,8 +6,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
-import { type AppProcess, REPO_ROOT, haciendaDataDir, requireResource, startApp, xsdDir } from '@cr/testkit';
+import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import { post } from './support/client';
+import { haciendaSettingsFor, startFlowSandbox } from './support/hacienda-sandbox';
 import { type DocumentKind, KINDS, documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -41,28 +42,9 @@ const describeIf = run ? describe : describe.skip;
 describeIf('submission end to end with the hacienda-sandbox', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'sandbox-'));
-    sandbox = await startApp({
-      app: 'hacienda-sandbox',
-      portVar: 'SANDBOX_PORT',
-      env: {
-        DATA_DIR: dataDir,
-        DATABASE_URL: undefined,
-        SANDBOX_PROCESSING_DELAY_MS: '0',
-        SANDBOX_CALLBACK_RETRY_DELAY_MS: '50',
-        HACIENDA_DATA_DIR: haciendaDataDir(),
-        HACIENDA_XSD_DIR: xsdDir(),
-        LOG_LEVEL: 'warn',
-      },
-      timeoutMs: 120_000,
-    });
+    sandbox = await startFlowSandbox(dataDir, 120_000);
     ctx = await startTestApp({
-      hacienda: {
-        HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
-        HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
-        HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
-        HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
-        HACIENDA_PUBLIC_API_URL: sandbox.url,
-      },
+      hacienda: haciendaSettingsFor(sandbox.url),
       haciendaTimeoutMs: 1_000,
       // As `pnpm start` wires it: Hacienda's answers must chain to the sandbox's CA (issue 11.9).
       haciendaCaBundle: join(dataDir, 'keys', 'ca-cert.pem'),

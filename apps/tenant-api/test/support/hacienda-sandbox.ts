@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { haciendaDataDir, startApp } from '@cr/testkit';
+import { type AppProcess, haciendaDataDir, startApp, xsdDir } from '@cr/testkit';
 
 export interface TaxpayerSeed {
   identificacion: string;
@@ -73,4 +73,34 @@ export async function startHaciendaDouble(): Promise<HaciendaDouble> {
     await proc.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
+}
+
+/** The sandbox as the submission and receiving flows need it: judging at once (XSD included), callbacks
+ *  retried quickly, keys and database in `dataDir`. */
+export function startFlowSandbox(dataDir: string, timeoutMs: number): Promise<AppProcess> {
+  return startApp({
+    app: 'hacienda-sandbox',
+    portVar: 'SANDBOX_PORT',
+    env: {
+      DATA_DIR: dataDir,
+      DATABASE_URL: undefined,
+      SANDBOX_PROCESSING_DELAY_MS: '0',
+      SANDBOX_CALLBACK_RETRY_DELAY_MS: '50',
+      HACIENDA_DATA_DIR: haciendaDataDir(),
+      HACIENDA_XSD_DIR: xsdDir(),
+      LOG_LEVEL: 'warn',
+    },
+    timeoutMs,
+  });
+}
+
+/** The tenant-api's Hacienda endpoints (IdP, recepción, public API) pointed at a sandbox. */
+export function haciendaSettingsFor(sandboxUrl: string) {
+  return {
+    HACIENDA_IDP_URL_TEST: `${sandboxUrl}/auth/realms/rut-stag/protocol/openid-connect/token`,
+    HACIENDA_IDP_URL_PROD: `${sandboxUrl}/auth/realms/rut/protocol/openid-connect/token`,
+    HACIENDA_RECEPCION_URL_TEST: `${sandboxUrl}/recepcion/v1`,
+    HACIENDA_RECEPCION_URL_PROD: `${sandboxUrl}/recepcion/v1`,
+    HACIENDA_PUBLIC_API_URL: sandboxUrl,
+  };
 }
