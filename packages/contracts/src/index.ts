@@ -14,3 +14,4 @@ export * from './openapi';
 export * from './submission.schema';
 export * from './recepcion.schema';
 export * from './delivery.schema';
+export * from './listings.schema';

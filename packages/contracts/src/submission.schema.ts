@@ -69,6 +69,17 @@ export const DocumentData = Type.Object(
       { additionalProperties: false },
     ),
     intentos: Type.Integer({ minimum: 0, description: 'Submissions to Hacienda so far' }),
+    historial: Type.Array(
+      Type.Object(
+        {
+          estado: Type.Union(ESTADOS_DOCUMENTO.map((e) => Type.Literal(e))),
+          fecha: Type.String({ format: 'date-time' }),
+          detalle: Type.Union([Type.String(), Type.Null()]),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Every state the document entered, oldest first' },
+    ),
     webhook: Type.Object({ entregas: Type.Array(WebhookEntrega) }, { additionalProperties: false }),
   },
   { additionalProperties: false },

@@ -6,7 +6,7 @@ import type { DocumentData, WebhookEntrega } from '@cr/contracts';
 import { AppError, type Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import type { IssuerDeps } from '../emisor/issuer-deps';
-import { type DocumentRow, findDocumentOrAnswerByClave } from './document-repository';
+import { type DocumentRow, findDocumentOrAnswerByClave, listEvents } from './document-repository';
 
 const CLAVE = /^\d{50}$/;
 
@@ -58,6 +58,7 @@ export async function getDocument(
     const row = await findDocumentOrAnswerByClave(tx, tenantId, clave);
     if (!row) throw notFound(clave);
     const entregas = await listDeliveries(tx, tenantId, row.id);
+    const events = await listEvents(tx, tenantId, row.id);
     const detalle = Array.isArray(row.detalle)
       ? (row.detalle as DocumentData['mensajeHacienda']['detalle'])
       : [];
@@ -75,6 +76,11 @@ export async function getDocument(
         ...(row.error_cause ? { errorCause: row.error_cause } : {}),
       },
       intentos: Number(row.submit_attempts),
+      historial: events.map((e) => ({
+        estado: e.estado,
+        fecha: new Date(e.created_at).toISOString(),
+        detalle: e.detalle,
+      })),
       webhook: { entregas },
     };
   });

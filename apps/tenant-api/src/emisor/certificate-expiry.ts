@@ -7,13 +7,18 @@ import { unsafeListCertificatesExpiringBefore } from './issuer-repository';
 
 const DAY_MS = 86_400_000;
 
+/** Whole days from `now` until `notAfter`; negative once it has passed. */
+export function daysUntil(notAfter: Date, now: Date): number {
+  return Math.floor((notAfter.getTime() - now.getTime()) / DAY_MS);
+}
+
 export function warnIfExpiringSoon(
   deps: Pick<IssuerDeps, 'logger' | 'now' | 'certificateWarningDays'>,
   tenantId: string,
   identificacion: string,
   notAfter: Date,
 ): boolean {
-  const daysLeft = Math.floor((notAfter.getTime() - deps.now().getTime()) / DAY_MS);
+  const daysLeft = daysUntil(notAfter, deps.now());
   if (daysLeft >= deps.certificateWarningDays) return false;
   deps.logger.warn(
     `CERTIFICATE EXPIRES SOON: issuer ${identificacion} of tenant ${tenantId} has a Hacienda certificate that ${

@@ -4,7 +4,7 @@ import type { EmisorData } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import type { IssuerDeps } from './issuer-deps';
-import { findIssuer } from './issuer-repository';
+import { type IssuerRow, findIssuer } from './issuer-repository';
 
 export async function getIssuer(
   deps: Pick<IssuerDeps, 'db'>,
@@ -14,6 +14,11 @@ export async function getIssuer(
   const row = await withTenant(deps.db, input.tenantId, (tx) => findIssuer(tx, input.tenantId, id));
   // Another tenant's issuer is invisible here: the same 404 as an unknown one.
   if (!row) throw new AppError('not_found', `identificacion: issuer ${id} is not registered`);
+  return toEmisorData(row);
+}
+
+/** An issuer's public fields; the sealed secrets never leave the row. */
+export function toEmisorData(row: IssuerRow): EmisorData {
   return {
     identificacion: Number(row.identificacion),
     tipoIdentificacion: row.tipo_identificacion,

@@ -87,6 +87,14 @@ export async function findIssuer(
   return r.rows[0] ? normalise(r.rows[0]) : undefined;
 }
 
+/** Every issuer of the tenant, by identificacion. */
+export async function listIssuerRows(tx: Queryable, tenantId: string): Promise<IssuerRow[]> {
+  const r = await tx.query<IssuerRow>('SELECT * FROM issuers WHERE tenant_id = $1 ORDER BY identificacion', [
+    tenantId,
+  ]);
+  return r.rows.map(normalise);
+}
+
 /** The issuer's current version (bigint as a string), or undefined when it is not registered. */
 export async function findIssuerVersion(
   tx: Queryable,

@@ -24,7 +24,17 @@ export function mensajeHaciendaXml(clave: string, mensaje = 1): string {
 export async function insertTestDocument(
   db: Db,
   tenantId: string,
-  options: { estado?: string; respuestaXml?: string | null; clave?: string } = {},
+  options: {
+    estado?: string;
+    respuestaXml?: string | null;
+    clave?: string;
+    tipoDoc?: string;
+    /** The emission instant (ISO 8601); default now. */
+    fechaEmision?: string;
+    receptor?: { tipo: string; numero: string };
+    numeroReferencia?: number;
+    totals?: Record<string, string>;
+  } = {},
 ): Promise<TestDocument> {
   const id = randomUUID();
   const clave = options.clave ?? randomClave();
@@ -39,19 +49,27 @@ export async function insertTestDocument(
     tx.query(
       `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, emisor_tipo, sucursal, terminal,
                               numero_referencia, consecutivo, fecha_emision, fecha_emision_text, ambiente, estado,
-                              request_hash, xml, totals, callback_token_hash, callback_token_sealed, respuesta_xml)
-       VALUES ($1, $2, $3, '1', '3101123456', '02', 1, 1, $4, $5, now(), '2026-11-21T10:00:00-06:00', 2, $6,
-               $7, '<FacturaElectronica/>', '{}', $8, 'unused', $9)`,
+                              request_hash, xml, totals, callback_token_hash, callback_token_sealed, respuesta_xml,
+                              receptor_tipo, receptor_numero)
+       VALUES ($1, $2, $3, $10, '3101123456', '02', 1, 1, $4, $5, COALESCE($11::timestamptz, now()),
+               COALESCE($12, '2026-11-21T10:00:00-06:00'), 2, $6, $7, '<FacturaElectronica/>', $13::jsonb, $8,
+               'unused', $9, $14, $15)`,
       [
         id,
         tenantId,
         clave,
-        randomInt(1, 2 ** 40),
+        options.numeroReferencia ?? randomInt(1, 2 ** 40),
         clave.slice(21, 41),
         estado,
         randomUUID(),
         randomUUID(),
         respuestaXml,
+        options.tipoDoc ?? '1',
+        options.fechaEmision ?? null,
+        options.fechaEmision ?? null,
+        JSON.stringify(options.totals ?? {}),
+        options.receptor?.tipo ?? null,
+        options.receptor?.numero ?? null,
       ],
     ),
   );

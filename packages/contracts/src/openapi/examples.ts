@@ -29,6 +29,7 @@ import type {
 } from '../operations.schema';
 import type { JwkSet, RevocationList } from '../revocations.schema';
 import type { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
+import type { DocumentListResponse, EmisorListResponse } from '../listings.schema';
 import type { RevokeTokenRequest } from '../auth-admin.schema';
 import type {
   WebhookConfigRequest,
@@ -266,6 +267,11 @@ export const documentQueryResponseExample: DocumentQueryResponse = {
     estado: 'aceptado',
     mensajeHacienda: { mensaje: 1, detalle: [] },
     intentos: 1,
+    historial: [
+      { estado: 'pendiente', fecha: '2025-01-01T14:15:00.000Z', detalle: null },
+      { estado: 'enviado', fecha: '2025-01-01T14:15:01.000Z', detalle: null },
+      { estado: 'aceptado', fecha: '2025-01-01T14:20:11.000Z', detalle: null },
+    ],
     webhook: {
       entregas: [
         {
@@ -287,6 +293,11 @@ export const documentRejectedResponseExample: DocumentQueryResponse = {
   data: {
     ...documentQueryResponseExample.data,
     estado: 'rechazado',
+    historial: [
+      { estado: 'pendiente', fecha: '2025-01-01T14:15:00.000Z', detalle: null },
+      { estado: 'enviado', fecha: '2025-01-01T14:15:01.000Z', detalle: null },
+      { estado: 'rechazado', fecha: '2025-01-01T14:20:11.000Z', detalle: null },
+    ],
     mensajeHacienda: {
       mensaje: 3,
       detalle: [
@@ -395,4 +406,27 @@ export const marcaConfigResponseExample: MarcaConfigResponse = {
     logo: { tipo: 'image/png', bytes: 70 },
     pieDePagina: 'Gracias por su compra. Cuenta IBAN CR05015202001026284066',
   },
+};
+/** One page of GET /api/documentos. */
+export const documentListExample: DocumentListResponse = {
+  status: 'success',
+  data: [
+    {
+      clave: CLAVE,
+      tipoDoc: '1',
+      emisor: '3101123456',
+      consecutivo: '00100001010000000001',
+      numeroReferencia: 1,
+      fechaEmision: '2025-01-01T08:15:00-06:00',
+      estado: 'aceptado',
+      receptor: { tipo: '02', numero: '3101779527' },
+      total: '11300.00000',
+    },
+  ],
+  cursor: 'eyJmIjoiMjAyNS0wMS0wMVQxNDoxNTowMC4wMDBaIiwiaSI6IjRmM2MifQ',
+};
+/** GET /api/emisores: one issuer whose certificate expires in 20 days. */
+export const emisorListExample: EmisorListResponse = {
+  status: 'success',
+  data: [{ ...emisorQueryResponseExample.data, diasParaVencer: 20, porVencer: true }],
 };

@@ -23,6 +23,7 @@ import {
   RecepcionSincronizarRequest,
   RecepcionSincronizarResponse,
 } from '../recepcion.schema';
+import { DocumentListResponse, EmisorListResponse } from '../listings.schema';
 import { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
 import {
   WebhookConfigRequest,
@@ -98,6 +99,38 @@ const CLAVE_PARAMETER: ParameterDoc = {
   schema: { type: 'string', pattern: '^\\d{50}$' },
   example: ex.EXAMPLE_CLAVE,
 };
+
+/** The emission-date filters of a listing. */
+const EMISSION_DATES: ParameterDoc[] = [
+  {
+    name: 'desde',
+    in: 'query',
+    description: 'emitted on or after (YYYY-MM-DD, Costa Rica)',
+    schema: { type: 'string', format: 'date' },
+  },
+  {
+    name: 'hasta',
+    in: 'query',
+    description: 'emitted on or before (YYYY-MM-DD, Costa Rica)',
+    schema: { type: 'string', format: 'date' },
+  },
+];
+
+/** A listing's cursor and page size. */
+const PAGE_PARAMETERS: ParameterDoc[] = [
+  {
+    name: 'cursor',
+    in: 'query',
+    description: 'the `cursor` of the previous page',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'limite',
+    in: 'query',
+    description: 'page size, 1..200 (default 50)',
+    schema: { type: 'integer', minimum: 1, maximum: 200 },
+  },
+];
 
 interface ApiRoute {
   method?: HttpMethod;
@@ -328,6 +361,71 @@ export function tenantApiRoutes(): RouteDoc[] {
           code: 'not_found',
           when: 'the issuer is not registered',
           message: 'identificacion: issuer 3101123456 is not registered',
+        },
+      ],
+    }),
+    apiRoute({
+      method: 'get',
+      path: '/api/emisores',
+      operationId: 'listIssuers',
+      tag: 'emisor',
+      summary: "The tenant's issuers, with how long each certificate has left",
+      description:
+        "`porVencer` is true when the certificate expires within the service's warning window (CERT_EXPIRY_WARNING_DAYS, 30 days by default) or has expired: renew the .p12 at ATV and send it with /api/actualizar/emisor.",
+      ok: {
+        status: 200,
+        description: 'every issuer of the tenant, by identificacion',
+        body: json(EmisorListResponse, ex.emisorListExample),
+      },
+      errors: [],
+    }),
+    apiRoute({
+      method: 'get',
+      path: '/api/documentos',
+      operationId: 'listDocuments',
+      tag: 'documentos',
+      summary: "The tenant's documents, newest first",
+      description:
+        'Filters combine (AND). Newest by emission first; `cursor` continues after the last row of the previous page with the same filters.',
+      parameters: [
+        {
+          name: 'tipo',
+          in: 'query',
+          description: '1 invoice, 3 credit note, 4 ticket; 5, 6, 7 answers to received documents',
+          schema: { type: 'string', enum: ['1', '3', '4', '5', '6', '7'] },
+        },
+        {
+          name: 'estado',
+          in: 'query',
+          description: 'pendiente, enviado, aceptado, rechazado or error',
+          schema: { type: 'string', enum: ['pendiente', 'enviado', 'aceptado', 'rechazado', 'error'] },
+        },
+        ...EMISSION_DATES,
+        {
+          name: 'receptor',
+          in: 'query',
+          description: "the receptor's identification number (digits)",
+          schema: { type: 'string', pattern: '^[0-9]{9,20}$' },
+        },
+        {
+          name: 'q',
+          in: 'query',
+          description:
+            'text found in the clave, the consecutivo, the receptor number or the numeroReferencia',
+          schema: { type: 'string', minLength: 1, maxLength: 50 },
+        },
+        ...PAGE_PARAMETERS,
+      ],
+      ok: {
+        status: 200,
+        description: 'one page; `cursor` is null on the last one',
+        body: json(DocumentListResponse, ex.documentListExample),
+      },
+      errors: [
+        {
+          code: 'bad_request',
+          when: 'a filter or the cursor is malformed, or a parameter is unknown',
+          message: 'estado: must be one of pendiente, enviado, aceptado, rechazado, error',
         },
       ],
     }),
@@ -771,30 +869,8 @@ function recepcionRoutes(): RouteDoc[] {
             'pendiente (no accepted answer yet), respondiendo (answer with Hacienda) or respondido',
           schema: { type: 'string', enum: ['pendiente', 'respondiendo', 'respondido'] },
         },
-        {
-          name: 'desde',
-          in: 'query',
-          description: 'emitted on or after (YYYY-MM-DD, Costa Rica)',
-          schema: { type: 'string', format: 'date' },
-        },
-        {
-          name: 'hasta',
-          in: 'query',
-          description: 'emitted on or before (YYYY-MM-DD, Costa Rica)',
-          schema: { type: 'string', format: 'date' },
-        },
-        {
-          name: 'cursor',
-          in: 'query',
-          description: 'the `cursor` of the previous page',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'limite',
-          in: 'query',
-          description: 'page size, 1..200 (default 50)',
-          schema: { type: 'integer', minimum: 1, maximum: 200 },
-        },
+        ...EMISSION_DATES,
+        ...PAGE_PARAMETERS,
       ],
       ok: {
         status: 200,

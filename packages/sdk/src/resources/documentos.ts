@@ -29,6 +29,22 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+export interface ListarDocumentosFiltro {
+  /** 1 invoice, 3 credit note, 4 ticket; 5, 6, 7 answers to received documents. */
+  tipo?: '1' | '3' | '4' | '5' | '6' | '7';
+  estado?: Estado;
+  /** YYYY-MM-DD, emission date in Costa Rica. */
+  desde?: string;
+  hasta?: string;
+  /** The receptor's identification number. */
+  receptor?: string;
+  /** Text in the clave, consecutivo, receptor number or numeroReferencia. */
+  q?: string;
+  /** The `cursor` of the previous page. */
+  cursor?: string;
+  limite?: number;
+}
+
 export const FINAL_ESTADOS: readonly Estado[] = ['aceptado', 'rechazado', 'error'];
 
 export class DocumentosResource {
@@ -43,6 +59,15 @@ export class DocumentosResource {
       await this.transport.call<ResponseBody<'tenant.submitDocument'>>('tenant.submitDocument', {
         body: documento,
         ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+      })
+    ).data;
+  }
+
+  /** One page of the tenant's documents, newest first; pass the answer's `cursor` for the next. */
+  async listar(filtro: ListarDocumentosFiltro = {}): Promise<ResponseBody<'tenant.listDocuments'>> {
+    return (
+      await this.transport.call<ResponseBody<'tenant.listDocuments'>>('tenant.listDocuments', {
+        query: { ...filtro },
       })
     ).data;
   }

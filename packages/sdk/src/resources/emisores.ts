@@ -33,4 +33,9 @@ export class EmisoresResource {
       })
     ).data;
   }
+
+  /** Every issuer of the tenant, with the days its certificate has left (`porVencer` within 30 days). */
+  async listar(): Promise<ResponseBody<'tenant.listIssuers'>> {
+    return (await this.transport.call<ResponseBody<'tenant.listIssuers'>>('tenant.listIssuers', {})).data;
+  }
 }

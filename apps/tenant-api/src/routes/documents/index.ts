@@ -1,5 +1,6 @@
-// The document routes: POST /api/enviar/items (spec endpoint 3), POST /api/consultar/documento and the
-// downloads GET /api/descargar/{clave}/xml, /respuesta and /pdf, mounted under the authenticated /api router.
+// The document routes: POST /api/enviar/items (spec endpoint 3), POST /api/consultar/documento, the list
+// GET /api/documentos and the downloads GET /api/descargar/{clave}/xml, /respuesta and /pdf, mounted under
+// the authenticated /api router.
 import {
   DocumentQuery,
   type DocumentQueryResponse,
@@ -15,6 +16,7 @@ import { readIdempotencyKey, withIdempotencyKey } from '../../documents/idempote
 import { submitDocument } from '../../documents/submit-document';
 import { renderDocumentPdf } from '../../delivery/render-document-pdf';
 import type { SubmissionDeps } from '../../documents/submission-deps';
+import { listarDocumentos } from './listar';
 
 function enviarItems(deps: SubmissionDeps): RequestHandler {
   return async (req, res) => {
@@ -87,6 +89,7 @@ function descargarPdf(deps: SubmissionDeps): RequestHandler {
 export function mountDocumentRoutes(api: Router, deps: SubmissionDeps): void {
   api.post('/enviar/items', enviarItems(deps));
   api.post('/consultar/documento', consultarDocumento(deps));
+  api.get('/documentos', listarDocumentos(deps));
   api.get('/descargar/:clave/xml', descargar(deps, 'xml'));
   api.get('/descargar/:clave/respuesta', descargar(deps, 'respuesta'));
   api.get('/descargar/:clave/pdf', descargarPdf(deps));

@@ -1,0 +1,96 @@
+// The query string of the tenant's listings (GET /api/documentos, /api/recepcion/documentos): each filter
+// given at most once, dates as YYYY-MM-DD, a page size 1..200 and an opaque cursor this API wrote. Every
+// refusal is a 400 naming the parameter.
+import { AppError } from '@cr/service-kit';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+export const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 200;
+
+/** The parameters a listing accepts; any other one is refused by name (a typo never silently lists all). */
+export function refuseUnknownParams(query: Record<string, unknown>, known: readonly string[]): void {
+  const unknown = Object.keys(query).find((k) => !known.includes(k));
+  if (unknown !== undefined) throw new AppError('bad_request', `${unknown}: unknown query parameter`);
+}
+
+export function oneParam(query: Record<string, unknown>, name: string): string | undefined {
+  const v = query[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new AppError('bad_request', `${name}: must be given once`);
+  return v;
+}
+
+export function enumParam<T extends string>(
+  query: Record<string, unknown>,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
+  const v = oneParam(query, name);
+  if (v !== undefined && !(allowed as readonly string[]).includes(v)) {
+    throw new AppError('bad_request', `${name}: must be one of ${allowed.join(', ')}`);
+  }
+  return v as T | undefined;
+}
+
+export function dateParam(query: Record<string, unknown>, name: string): string | undefined {
+  const v = oneParam(query, name);
+  if (v !== undefined && (!DATE.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)))) {
+    throw new AppError('bad_request', `${name}: must be a date YYYY-MM-DD`);
+  }
+  return v;
+}
+
+export function pageSizeParam(query: Record<string, unknown>): number {
+  const text = oneParam(query, 'limite');
+  const limite = text === undefined ? DEFAULT_PAGE_SIZE : Number(text);
+  if (!Number.isInteger(limite) || limite < 1 || limite > MAX_PAGE_SIZE) {
+    throw new AppError('bad_request', `limite: must be an integer 1..${MAX_PAGE_SIZE}`);
+  }
+  return limite;
+}
+
+export function encodeCursor(position: object): string {
+  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+}
+
+/** The cursor's position when `isPosition` recognises it; else 400 (never an error from inside SQL). */
+export function cursorParam<T>(
+  query: Record<string, unknown>,
+  isPosition: (value: unknown) => value is T,
+): T | undefined {
+  const v = oneParam(query, 'cursor');
+  if (v === undefined) return undefined;
+  try {
+    const position: unknown = JSON.parse(Buffer.from(v, 'base64url').toString('utf8'));
+    if (isPosition(position)) return position;
+  } catch {
+    // a cursor that is not even JSON is refused like a malformed one
+  }
+  throw new AppError('bad_request', 'cursor: is not a cursor this API returned');
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export { DATE as DATE_PATTERN };
+
+/** A WHERE clause built condition by condition, each with its own numbered parameters. */
+export class Conditions {
+  readonly params: unknown[];
+  private readonly parts: string[] = ['tenant_id = $1'];
+
+  constructor(tenantId: string) {
+    this.params = [tenantId];
+  }
+
+  /** `sql` receives the numbers of `values`' placeholders, in order. */
+  add(sql: (...n: number[]) => string, ...values: unknown[]): void {
+    const first = this.params.length + 1;
+    this.params.push(...values);
+    this.parts.push(sql(...values.map((_, i) => first + i)));
+  }
+
+  /** The clause, and the placeholder number of the LIMIT appended last. */
+  finish(limit: number): { where: string; limitParam: number } {
+    this.params.push(limit);
+    return { where: this.parts.join(' AND '), limitParam: this.params.length };
+  }
+}
