@@ -199,6 +199,28 @@ describe('the whole flow', () => {
     expect(readFileSync(join(dir, 'respuesta.xml'), 'utf8')).toContain('MensajeHacienda');
   });
 
+  it('when the PDF is downloaded, then the file is the PDF the service renders', async () => {
+    const r = await cr(['descargar', clave, '--pdf', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ file: `${clave}.pdf`, kind: 'pdf', clave });
+    const pdf = readFileSync(join(dir, `${clave}.pdf`));
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.length).toBe(JSON.parse(r.stdout).bytes);
+  });
+
+  it('when Hacienda rejects the document, then --esperar prints the reason and exits 7', async () => {
+    const forced = await fetch(`${stack.sandboxUrl}/sandbox/veredicto`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'reject', code: -99, text: 'Rechazo forzado de prueba' }),
+    });
+    expect(forced.status).toBe(201);
+    const r = await cr(['enviar', file('rechazada.json', invoice(3)), '--esperar']);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toContain('Veredicto de Hacienda: rechazado');
+    expect(r.stdout).toContain('Rechazo forzado de prueba');
+  });
+
   it('when CABYS is searched, then codes are listed', async () => {
     const r = await cr(['cabys', 'software']);
     expect(r.code).toBe(0);

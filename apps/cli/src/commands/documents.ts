@@ -110,13 +110,7 @@ async function download(cr: CrEinvoiceClient, kind: Kind, c: string): Promise<st
       return cr.documentos.descargarXml(c);
     case 'respuesta':
       return cr.documentos.descargarRespuesta(c);
-    case 'pdf': {
-      const documentos = cr.documentos as unknown as {
-        descargarPdf?: (clave: string) => Promise<Uint8Array>;
-      };
-      if (!documentos.descargarPdf)
-        throw new UsageError('--pdf: this version of the service has no PDF download');
-      return documentos.descargarPdf(c);
-    }
+    case 'pdf':
+      return cr.documentos.descargarPdf(c);
   }
 }
