@@ -18,11 +18,11 @@ import type { RecepcionDeps } from './recepcion/recepcion-deps';
 import { mountRecepcionRoutes } from './routes/recepcion';
 import { mountWebhookRoutes } from './routes/webhook';
 import { resolveTenant } from './tenancy/resolve-tenant';
-import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-deps';
+import type { WebhookDeps } from './webhooks/webhook-deps';
 
 export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
-  /** Webhook target policy and timeout; default: public https targets only, 15 s. */
-  webhooks?: WebhookSettings;
+  /** The webhook use cases: target policy, timeout and the per-tenant replay limit. */
+  webhooks: WebhookDeps;
   logger: Logger;
   /** `createHaciendaClients(...)`: submissions use its IdP and recepción, the lookups its public API. */
   hacienda: SubmissionDeps['hacienda'];
@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): Express {
       mountDeliveryRoutes(api, deps);
       mountHaciendaRoutes(api, deps);
       mountRecepcionRoutes(api, deps.recepcion);
-      mountWebhookRoutes(api, { ...deps, webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS });
+      mountWebhookRoutes(api, deps.webhooks);
       app.use('/api', api);
     },
   });

@@ -6,7 +6,7 @@ import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { BusinessCalendar, type TrustedSigner } from '@cr/hacienda-xml';
-import { Worker } from '@cr/jobs';
+import { Worker, WorkerGroup, type WorkerOptions } from '@cr/jobs';
 import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
 import { createXsdValidator } from '@cr/xsd';
 import type { Express } from 'express';
@@ -24,6 +24,7 @@ import { submissionQueues } from './hacienda/submission-queues';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { createLookupLimiter } from './lookups/tenant-lookup-limit';
+import { createTenantLimiter } from './tenancy/tenant-rate-limit';
 import { collectTenantApiMetrics } from './observability/tenant-metrics';
 import type { TerritorialTable } from './territory/territorial-table';
 import { deadlineQueues } from './recepcion/deadline-job';
@@ -65,14 +66,18 @@ export interface TenantApiSettings {
   taxpayerCheckTimeoutMs?: number;
   lookupLimiter?: LookupDeps['lookupLimiter'];
   issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
+  webhookReplayLimiter?: WebhookDeps['replayLimiter'];
   /** How long a claimed job is leased before another worker may take it over. */
   jobLeaseMs?: number;
 }
 
 export interface TenantApi {
   app: Express;
-  /** Runs every queue (submissions, status checks, webhooks); not started: `worker.start()`. */
-  worker: Worker;
+  /**
+   * Runs every queue in two pools: submissions, status checks and deadlines (JOBS_CONCURRENCY), and webhook
+   * deliveries (WEBHOOK_CONCURRENCY); not started: `worker.start()`.
+   */
+  worker: WorkerGroup;
   hacienda: HaciendaClients;
   issuerDeps: IssuerDeps;
   submission: SubmissionDeps & LookupDeps;
@@ -116,7 +121,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     ...(settings.checkIssuersWithHacienda === false ? {} : { taxpayerRegistry: hacienda }),
     ...(settings.taxpayerCheckTimeoutMs ? { taxpayerCheckTimeoutMs: settings.taxpayerCheckTimeoutMs } : {}),
   };
-  let worker: Worker | undefined;
+  let worker: WorkerGroup | undefined;
   const haciendaTrust = settings.haciendaTrust ?? loadHaciendaTrust(config);
   const submission: SubmissionDeps & LookupDeps = {
     ...issuerDeps,
@@ -159,28 +164,37 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     },
+    replayLimiter:
+      settings.webhookReplayLimiter ??
+      createTenantLimiter('webhook replays', {
+        limit: config.WEBHOOK_REPLAY_RATE_LIMIT,
+        windowSeconds: config.WEBHOOK_REPLAY_RATE_WINDOW_SECONDS,
+      }),
     ...(settings.random ? { random: settings.random } : {}),
   };
-  // One worker runs every queue, so a document's submission, status checks and webhook share one pool.
-  worker = new Worker({
-    db,
-    logger,
-    now,
-    ...(settings.random ? { random: settings.random } : {}),
-    concurrency: config.JOBS_CONCURRENCY,
-    pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
-    ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
-    queues: {
-      ...submissionQueues(submission),
-      ...webhookQueues(webhookDeps),
-      ...deadlineQueues(recepcion),
-    },
-  });
+  // Two pools (issue 11, item 2): a webhook receiver may hold a delivery for WEBHOOK_TIMEOUT_MS on each of its
+  // attempts, so deliveries get their own slots and never the ones Hacienda submissions need. Both pools
+  // claim fairly across tenants (@cr/jobs).
+  const pool = (concurrency: number, queues: WorkerOptions['queues']) =>
+    new Worker({
+      db,
+      logger,
+      now,
+      ...(settings.random ? { random: settings.random } : {}),
+      concurrency,
+      pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
+      ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
+      queues,
+    });
+  worker = new WorkerGroup([
+    pool(config.JOBS_CONCURRENCY, { ...submissionQueues(submission), ...deadlineQueues(recepcion) }),
+    pool(config.WEBHOOK_CONCURRENCY, webhookQueues(webhookDeps)),
+  ]);
   const app = createApp({
     ...submission,
     recepcion,
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,
-    webhooks: webhookDeps.webhooks,
+    webhooks: webhookDeps,
     verifier: settings.verifier,
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),

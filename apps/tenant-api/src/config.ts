@@ -72,8 +72,17 @@ export const TenantConfigSchema = Type.Object({
   HACIENDA_CA_BUNDLE: Type.Optional(Type.String({ minLength: 1 })),
   /** The subject serialNumber the seal must carry (the Ministerio de Hacienda's cédula jurídica). */
   HACIENDA_SIGNER_ID: Type.String({ default: 'CPJ-2-100-042005', minLength: 1 }),
-  /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, webhooks). */
+  /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, receiving deadlines). */
   JOBS_CONCURRENCY: Type.Integer({ default: 8, minimum: 1, maximum: 256 }),
+  /**
+   * Webhook deliveries at once, in their own pool: a slow receiver holds a delivery slot for up to
+   * WEBHOOK_TIMEOUT_MS, never a submission slot.
+   */
+  WEBHOOK_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256 }),
+  /** POST /api/reenviar/webhook calls per tenant… */
+  WEBHOOK_REPLAY_RATE_LIMIT: Type.Integer({ default: 30, minimum: 1 }),
+  /** …in this many seconds; beyond it, 429 with Retry-After. */
+  WEBHOOK_REPLAY_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   /**
    * Processes serving the API (node:cluster), each with its own jobs worker; default one per usable core in
    * production on PostgreSQL, else 1. More than one needs DATABASE_URL.

@@ -3,4 +3,5 @@ export * from './backoff';
 export * from './migrations';
 export * from './queue';
 export * from './worker';
+export * from './worker-group';
 export * from './job-metrics';

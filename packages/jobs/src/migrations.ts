@@ -25,6 +25,20 @@ CREATE INDEX IF NOT EXISTS jobs_running_lease ON jobs (queue, locked_until) WHER
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (finished_at) WHERE state IN ('done', 'failed');
 `;
 
+export const JOBS_LANES_SQL = `
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS pending_key text;
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_pending_key ON jobs (pending_key) WHERE state IN ('pending', 'running');
+CREATE INDEX IF NOT EXISTS jobs_lane_due ON jobs (queue, tenant, run_at, id) WHERE state = 'pending';
+CREATE TABLE IF NOT EXISTS job_lanes (
+  queue     text NOT NULL,
+  tenant    text NOT NULL,
+  served_at timestamptz,
+  PRIMARY KEY (queue, tenant)
+);
+INSERT INTO job_lanes (queue, tenant) SELECT DISTINCT queue, tenant FROM jobs ON CONFLICT DO NOTHING;
+`;
+
 /** Append to the app's migrations; the id is namespaced so it never collides with the app's `NNNN_name`. */
 export const jobsMigrations: Migration[] = [
   { id: 'jobs_0001_create', sql: JOBS_SCHEMA_SQL },
@@ -34,4 +48,12 @@ export const jobsMigrations: Migration[] = [
     id: 'jobs_0002_request_context',
     sql: 'ALTER TABLE jobs ADD COLUMN IF NOT EXISTS request_id text, ADD COLUMN IF NOT EXISTS traceparent text;',
   },
+  // Fair claims (issue 11, item 2): every job belongs to a tenant ('' for the service's own jobs) and a
+  // lane is one (queue, tenant) pair that has ever had a job. A claim walks the lanes (a few per tenant)
+  // and takes each one's oldest due jobs through jobs_lane_due, so its cost grows with the number of
+  // tenants and the batch size, never with how many jobs one tenant has queued. served_at is the lane's
+  // last claim: the tenant served longest ago goes first, so even one-job claims take turns. Lanes are only
+  // added (one per queue and tenant).
+  // pending_key: at most one pending or running job per key; it is free again once that job finishes.
+  { id: 'jobs_0003_tenant_lanes', sql: JOBS_LANES_SQL },
 ];

@@ -8,6 +8,8 @@ export type JobState = 'pending' | 'running' | 'done' | 'failed';
 export interface Job<P = unknown> {
   id: string;
   queue: string;
+  /** Whose work this is ('' for the service's own); claims take turns between tenants. */
+  tenant: string;
   key: string | null;
   payload: P;
   state: JobState;
@@ -29,6 +31,7 @@ export interface Job<P = unknown> {
 export interface JobRow {
   id: string;
   queue: string;
+  tenant: string;
   key: string | null;
   payload: unknown;
   state: JobState;
@@ -52,6 +55,7 @@ export function toJob<P>(row: JobRow): Job<P> {
   return {
     id: String(row.id),
     queue: row.queue,
+    tenant: row.tenant,
     key: row.key,
     payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as P,
     state: row.state,
@@ -69,7 +73,7 @@ export function toJob<P>(row: JobRow): Job<P> {
 }
 
 export const JOB_COLUMNS =
-  'id, queue, key, payload, state, run_at, attempts, max_attempts, locked_by, locked_until, last_error, created_at, finished_at, request_id, traceparent';
+  'id, queue, tenant, key, payload, state, run_at, attempts, max_attempts, locked_by, locked_until, last_error, created_at, finished_at, request_id, traceparent';
 
 /** In-process wake-ups: workers in this process poll as soon as something is enqueued or brought forward. */
 export const jobEvents = new EventEmitter();
@@ -84,15 +88,22 @@ export interface EnqueueOptions<P> {
   payload: P;
   /** When the job becomes due; default now. */
   runAt?: Date;
+  /** The tenant whose work this is; default '' (the service's own). Claims take turns between tenants. */
+  tenant?: string;
   /** Dedupe key: a second enqueue with the same key (in any state) creates nothing. */
   key?: string;
+  /**
+   * At most one pending or running job with this key: a second enqueue while one waits or runs creates
+   * nothing and returns that job's id; once it has finished, the key is free again.
+   */
+  pendingKey?: string;
   /** Claims before the job fails for good when its handler keeps throwing; default unlimited. */
   maxAttempts?: number;
 }
 
 export interface EnqueueResult {
   id: string;
-  /** false when a job with the same key already existed (its id is returned). */
+  /** false when a job with the same key (or a waiting one with the same pendingKey) existed: its id. */
   created: boolean;
 }
 
@@ -102,11 +113,24 @@ export interface EnqueueResult {
  */
 export async function enqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Promise<EnqueueResult> {
   if (!options.queue) throw new TypeError('enqueue: queue is required');
+  // A pending key whose job finished between the insert and the read is free again: one more try.
+  return (await tryEnqueue(tx, options)) ?? (await tryEnqueue(tx, options)) ?? raceLost(options);
+}
+
+function raceLost(options: EnqueueOptions<unknown>): never {
+  throw new Error(`enqueue: the job holding ${options.pendingKey} kept changing; try again`);
+}
+
+async function tryEnqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Promise<EnqueueResult | undefined> {
   const runAt = options.runAt ?? new Date();
+  const tenant = options.tenant ?? '';
+  // The lane insert rides in the same statement; ON CONFLICT DO NOTHING takes no lock on an existing lane,
+  // so concurrent enqueues of one tenant never wait for each other here.
   const inserted = await tx.query<{ id: string }>(
-    `INSERT INTO jobs (queue, key, payload, run_at, max_attempts, request_id, traceparent)
-     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7)
-     ON CONFLICT (key) DO NOTHING
+    `WITH lane AS (INSERT INTO job_lanes (queue, tenant) VALUES ($1, $8) ON CONFLICT DO NOTHING)
+     INSERT INTO jobs (queue, key, payload, run_at, max_attempts, request_id, traceparent, tenant, pending_key)
+     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT DO NOTHING
      RETURNING id`,
     [
       options.queue,
@@ -116,6 +140,8 @@ export async function enqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Pro
       options.maxAttempts ?? null,
       currentRequestId() ?? null,
       currentTraceparent() ?? null,
+      tenant,
+      options.pendingKey ?? null,
     ],
   );
   const row = inserted.rows[0];
@@ -124,8 +150,13 @@ export async function enqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Pro
     notifyJobsDue(options.queue);
     return { id: String(row.id), created: true };
   }
-  const existing = await tx.query<{ id: string }>('SELECT id FROM jobs WHERE key = $1', [options.key]);
-  return { id: String(existing.rows[0]?.id), created: false };
+  const existing = await tx.query<{ id: string }>(
+    `SELECT id FROM jobs WHERE key = $1 OR (pending_key = $2 AND state IN ('pending', 'running'))
+     ORDER BY id LIMIT 1`,
+    [options.key ?? null, options.pendingKey ?? null],
+  );
+  const found = existing.rows[0];
+  return found ? { id: String(found.id), created: false } : undefined;
 }
 
 export type JobRef = { id: string } | { key: string };

@@ -68,6 +68,58 @@ export interface WorkerOptions {
   workerId?: string;
 }
 
+/**
+ * One statement claims a batch fairly. Each lane (queue, tenant) offers its oldest due jobs (at most a batch,
+ * through the jobs_lane_due index) and expired leases are offered too; the offers are numbered per tenant
+ * (round 1 is every tenant's oldest, round 2 its next…) and taken round by round, within a round the tenant
+ * served longest ago first (job_lanes.served_at), then the oldest job. A tenant with 10,000 queued jobs gets
+ * its turn like everyone else instead of the next 10,000 slots, and even one-slot claims rotate.
+ * The window sits in a CTE because FOR UPDATE is not allowed beside one; the locking SELECT repeats the
+ * due condition, which PostgreSQL rechecks on the newest row version, so a job another worker claimed
+ * meanwhile is not claimed twice. The served lanes are stamped with SKIP LOCKED: a lane another claim is
+ * stamping right now is being stamped anyway, and no claim waits for (or deadlocks with) another.
+ * Plain SQL that PGlite runs too: LATERAL, window functions, data-modifying CTEs, SKIP LOCKED.
+ */
+const DUE = "((j.state = 'pending' AND j.run_at <= $4) OR (j.state = 'running' AND j.locked_until <= $4))";
+const CLAIM_SQL = `
+WITH offered AS (
+  SELECT due.id, due.queue, due.tenant, due.run_at
+  FROM job_lanes l
+  CROSS JOIN LATERAL (
+    SELECT j.id, j.queue, j.tenant, j.run_at FROM jobs j
+    WHERE j.queue = l.queue AND j.tenant = l.tenant AND j.state = 'pending' AND j.run_at <= $4
+    ORDER BY j.run_at, j.id
+    LIMIT $5) due
+  WHERE l.queue = ANY($3::text[])
+  UNION ALL
+  (SELECT j.id, j.queue, j.tenant, j.locked_until AS run_at FROM jobs j
+   WHERE j.queue = ANY($3::text[]) AND j.state = 'running' AND j.locked_until <= $4
+   ORDER BY j.locked_until, j.id
+   LIMIT $5)
+), ranked AS (
+  SELECT o.id, o.run_at,
+         row_number() OVER (PARTITION BY o.tenant ORDER BY o.run_at, o.id) AS round,
+         max(l.served_at) OVER (PARTITION BY o.tenant) AS served_at
+  FROM offered o LEFT JOIN job_lanes l ON l.queue = o.queue AND l.tenant = o.tenant
+), chosen AS (
+  SELECT id FROM ranked ORDER BY round, served_at NULLS FIRST, run_at, id LIMIT $5
+), claimed AS (
+  UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $1, locked_until = $2,
+         nudge_at = NULL, updated_at = now()
+  WHERE id IN (
+    SELECT j.id FROM jobs j
+    WHERE j.id IN (SELECT id FROM chosen) AND j.queue = ANY($3::text[]) AND ${DUE}
+    FOR UPDATE SKIP LOCKED)
+  RETURNING ${JOB_COLUMNS}
+), stamped AS (
+  UPDATE job_lanes SET served_at = $4
+  WHERE (queue, tenant) IN (
+    SELECT queue, tenant FROM job_lanes
+    WHERE (queue, tenant) IN (SELECT queue, tenant FROM claimed)
+    FOR UPDATE SKIP LOCKED)
+)
+SELECT * FROM claimed`;
+
 const DEFAULT_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
 const MAX_ERROR_LENGTH = 2_000;
 
@@ -203,19 +255,7 @@ export class Worker {
     if (limit <= 0) return [];
     const now = this.now();
     const leaseUntil = new Date(now.getTime() + this.leaseMs);
-    const r = await this.db.query<JobRow>(
-      `UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $1, locked_until = $2,
-              nudge_at = NULL, updated_at = now()
-       WHERE id IN (
-         SELECT id FROM jobs
-         WHERE queue = ANY($3::text[])
-           AND ((state = 'pending' AND run_at <= $4) OR (state = 'running' AND locked_until <= $4))
-         ORDER BY run_at, id
-         LIMIT $5
-         FOR UPDATE SKIP LOCKED)
-       RETURNING ${JOB_COLUMNS}`,
-      [this.id, leaseUntil, this.queueNames, now, limit],
-    );
+    const r = await this.db.query<JobRow>(CLAIM_SQL, [this.id, leaseUntil, this.queueNames, now, limit]);
     return r.rows.map((row) => toJob(row));
   }
 

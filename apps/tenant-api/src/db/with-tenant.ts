@@ -34,7 +34,17 @@ GRANT SELECT (id, key) ON jobs TO ${TENANT_ROLE};
 GRANT USAGE ON SEQUENCE jobs_id_seq TO ${TENANT_ROLE};`,
 };
 
+/**
+ * Since jobs carry a tenant (fair claims): enqueue adds the job's lane (queue, tenant) in the same statement,
+ * and a pending-key enqueue reads whether such a job still waits.
+ */
+export const tenantJobLaneGrants: Migration = {
+  id: 'tenant_api_jobs_0002_lanes',
+  sql: `GRANT INSERT ON job_lanes TO ${TENANT_ROLE};
+GRANT SELECT (pending_key, state) ON jobs TO ${TENANT_ROLE};`,
+};
+
 /** The app's migrations, then the jobs table of @cr/jobs, then the tenant role's grants on it. */
 export function tenantApiMigrations(): Migration[] {
-  return [...readMigrations(MIGRATIONS_DIR), ...jobsMigrations, tenantJobsGrants];
+  return [...readMigrations(MIGRATIONS_DIR), ...jobsMigrations, tenantJobsGrants, tenantJobLaneGrants];
 }

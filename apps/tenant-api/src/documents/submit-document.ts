@@ -121,7 +121,7 @@ export async function submitDocument(
       return repeatOrConflict(twin, requestHash);
     }
     const payload: DocumentJobPayload = { tenantId, documentId: id };
-    await enqueue(tx, { queue: SUBMIT_QUEUE, key: `submit:${id}`, payload });
+    await enqueue(tx, { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload });
     return { clave: signed.clave, created: true };
   });
   if (outcome.created) {

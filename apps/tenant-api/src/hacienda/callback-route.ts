@@ -25,7 +25,7 @@ export function haciendaCallbackRouter(deps: { db: Db }): Router {
       // Hacienda answered before our submission job recorded `enviado`: the follow-up starts now (it waits
       // while the document is still pendiente) and recordEnviado brings it forward once more.
       const payload: DocumentJobPayload = { tenantId: found.tenantId, documentId: found.id };
-      const added = await enqueue(deps.db, { queue: STATUS_QUEUE, key, payload });
+      const added = await enqueue(deps.db, { queue: STATUS_QUEUE, tenant: found.tenantId, key, payload });
       if (!added.created) await reschedule(deps.db, { key });
     }
     res.status(200).json({ status: 'success', message: 'status check scheduled' });

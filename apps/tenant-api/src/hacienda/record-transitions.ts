@@ -37,7 +37,13 @@ export async function recordEnviado(
   const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
     const changed = await markEnviado(tx, tenantId, documentId);
     if (changed) await appendEvent(tx, tenantId, documentId, 'enviado', detalle);
-    const job = await enqueue(tx, { queue: STATUS_QUEUE, key, payload, runAt: firstCheckAt });
+    const job = await enqueue(tx, {
+      queue: STATUS_QUEUE,
+      tenant: tenantId,
+      key,
+      payload,
+      runAt: firstCheckAt,
+    });
     return { added: job, tipoDoc: changed };
   });
   if (tipoDoc) metrics.documents.transitions.inc({ kind: tipoDoc, state: 'enviado' });
@@ -59,6 +65,7 @@ export async function recordFinal(
     await appendEvent(tx, tenantId, documentId, values.estado, detalle);
     await enqueue(tx, {
       queue: WEBHOOK_QUEUE,
+      tenant: tenantId,
       key: `webhook:${documentId}:${values.estado}`,
       payload: { tenantId, documentId },
     });

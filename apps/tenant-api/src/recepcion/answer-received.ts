@@ -155,7 +155,7 @@ export async function answerReceived(
       );
     }
     const payload: DocumentJobPayload = { tenantId, documentId: id };
-    await enqueue(tx, { queue: SUBMIT_QUEUE, key: `submit:${id}`, payload });
+    await enqueue(tx, { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload });
   });
   deps.wakeWorker?.();
   deps.logger.info('receiver message signed', { tenantId, clave, mensaje, consecutivo: consecutivo.value });

@@ -91,7 +91,12 @@ export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<n
         documentId: c.id,
         event: { type: 'recepcion.deadline', clave: c.clave, body },
       };
-      await enqueue(tx, { queue: WEBHOOK_QUEUE, key: `deadline:${c.id}:${stage}`, payload });
+      await enqueue(tx, {
+        queue: WEBHOOK_QUEUE,
+        tenant: c.tenant_id,
+        key: `deadline:${c.id}:${stage}`,
+        payload,
+      });
       return true;
     });
     if (added) raised += 1;

@@ -1,9 +1,12 @@
 // Use case of POST /api/reenviar/webhook: a new event (new webhook-id) for the document's current final
-// state, delivered by the same job as the original ones.
+// state, delivered by the same job as the original ones. A tenant may replay a limited number of times per
+// window (429 with Retry-After), and a document has at most one replay waiting: asking again while it waits
+// answers that replay instead of queueing another (issue 11, item 2).
 import { WebhookReplayRequest } from '@cr/contracts';
-import { enqueue } from '@cr/jobs';
+import { enqueue, getJob } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import type { WebhookDeps } from './webhook-deps';
 import { WEBHOOK_QUEUE, type WebhookJobPayload, isFinalState, newEventId } from './webhook-event';
 import { findDocumentByClave } from './webhook-repository';
@@ -14,6 +17,7 @@ export async function replayWebhook(
 ): Promise<{ eventId: string; clave: string; estado: string }> {
   const { clave } = parseBody(WebhookReplayRequest, input.body);
   const { tenantId } = input;
+  takeTenantSlot(deps.replayLimiter, tenantId, 'webhook replays');
   const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentByClave(tx, tenantId, clave));
   if (!doc) throw new AppError('not_found', `clave: document ${clave} not found`);
   if (!isFinalState(doc.estado)) {
@@ -23,7 +27,21 @@ export async function replayWebhook(
   const payload: WebhookJobPayload = { tenantId, documentId: doc.id, eventId };
   // The jobs table is the worker's, outside the tenant role; the event row itself is written by the job
   // (under withTenant) on its first attempt, so nothing here needs to be atomic with a tenant write.
-  await enqueue(deps.db, { queue: WEBHOOK_QUEUE, key: `webhook:replay:${eventId}`, payload });
-  deps.logger.info('webhook replay requested', { tenantId, clave, eventId });
-  return { eventId, clave, estado: doc.estado };
+  const job = await enqueue(deps.db, {
+    queue: WEBHOOK_QUEUE,
+    tenant: tenantId,
+    key: `webhook:replay:${eventId}`,
+    pendingKey: `webhook:replay:${doc.id}`,
+    payload,
+  });
+  const answered = job.created ? eventId : await waitingEventId(deps, job.id);
+  deps.logger.info('webhook replay requested', { tenantId, clave, eventId: answered, queued: job.created });
+  return { eventId: answered, clave, estado: doc.estado };
+}
+
+async function waitingEventId(deps: WebhookDeps, jobId: string): Promise<string> {
+  const waiting = await getJob<WebhookJobPayload>(deps.db, { id: jobId });
+  const eventId = waiting?.payload.eventId;
+  if (!eventId) throw new Error('webhook replay: the waiting replay has no event id');
+  return eventId;
 }

@@ -1,4 +1,5 @@
 // What the webhook use cases and the delivery job need, built once by main.ts (and the test app).
+import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
 import type { TargetPolicy } from '@cr/webhooks';
 
@@ -9,15 +10,14 @@ export interface WebhookSettings {
   timeoutMs: number;
 }
 
-/** Production-safe defaults: public https targets only, 15 s. */
-export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { allowPrivateTargets: false, timeoutMs: 15_000 };
-
 export interface WebhookDeps {
   db: Db;
   secrets: SecretBox;
   logger: Logger;
   now: () => Date;
   webhooks: WebhookSettings;
+  /** POST /api/reenviar/webhook calls per tenant (WEBHOOK_REPLAY_RATE_LIMIT per …_WINDOW_SECONDS). */
+  replayLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
   /** Jitter source of the retry schedule (tests pin it). */
   random?: () => number;
 }

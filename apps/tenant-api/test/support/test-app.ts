@@ -29,9 +29,10 @@ import type { LookupDeps } from '../../src/lookups/lookup-deps';
 import type { RecepcionDeps } from '../../src/recepcion/recepcion-deps';
 import { createLookupLimiter } from '../../src/lookups/tenant-lookup-limit';
 import { createIssuerWriteLimiter } from '../../src/emisor/issuer-write-limit';
+import { createTenantLimiter } from '../../src/tenancy/tenant-rate-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
-import type { Worker } from '@cr/jobs';
+import type { WorkerGroup } from '@cr/jobs';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -47,8 +48,8 @@ export interface TestApp {
   hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
   recepcion: RecepcionDeps;
-  /** The jobs worker with the app's queues; started only when asked (`startWorker`). */
-  worker: Worker;
+  /** The jobs workers (both pools) with the app's queues; started only when asked (`startWorker`). */
+  worker: WorkerGroup;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
   close(): Promise<void>;
@@ -107,6 +108,9 @@ export async function startTestApp(
     cabys?: CabysSearch;
     lookupLimiter?: LookupDeps['lookupLimiter'];
     issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
+    webhookReplayLimiter?: WebhookDeps['replayLimiter'];
+    /** JOBS_CONCURRENCY and WEBHOOK_CONCURRENCY (default 8 and 4). */
+    concurrency?: { jobs?: number; webhooks?: number };
     /** P12_OPEN_TIMEOUT_MS (default 5000). */
     p12TimeoutMs?: number;
     /**
@@ -173,7 +177,8 @@ export async function startTestApp(
       // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
       WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
-      JOBS_CONCURRENCY: 8,
+      JOBS_CONCURRENCY: options.concurrency?.jobs ?? 8,
+      WEBHOOK_CONCURRENCY: options.concurrency?.webhooks ?? 4,
       JOBS_POLL_INTERVAL_MS: 50,
       ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
     }),
@@ -197,6 +202,9 @@ export async function startTestApp(
     lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
     issuerWriteLimiter:
       options.issuerWriteLimiter ?? createIssuerWriteLimiter({ limit: 1_000, windowSeconds: 60 }),
+    webhookReplayLimiter:
+      options.webhookReplayLimiter ??
+      createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
     jobLeaseMs: options.leaseMs ?? 5_000,
   });
   if (options.startWorker) worker.start();

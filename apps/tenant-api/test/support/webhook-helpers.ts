@@ -36,7 +36,7 @@ export async function raiseFinalStateEvent(
 ): Promise<string> {
   const payload: WebhookJobPayload = { tenantId, documentId: doc.id };
   const job = await db.transaction((tx) =>
-    enqueue(tx, { queue: WEBHOOK_QUEUE, key: `webhook:${doc.id}:${doc.estado}`, payload }),
+    enqueue(tx, { queue: WEBHOOK_QUEUE, tenant: tenantId, key: `webhook:${doc.id}:${doc.estado}`, payload }),
   );
   return job.id;
 }

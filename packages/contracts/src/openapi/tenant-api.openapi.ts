@@ -479,10 +479,17 @@ export function tenantApiRoutes(): RouteDoc[] {
       },
       ok: {
         status: 200,
-        description: 'the event is queued',
+        description:
+          'the event is queued; while a replay of this document is still waiting, asking again answers that replay (its `eventId`) instead of queueing another',
         body: json(WebhookReplayResponse, ex.webhookReplayResponseExample),
       },
       errors: [
+        {
+          code: 'too_many_requests',
+          when: 'the tenant used up its window of replays (WEBHOOK_REPLAY_RATE_LIMIT, with `Retry-After`)',
+          message: 'too many webhook replays for this tenant; retry in 42 s',
+          headers: RETRY_AFTER,
+        },
         {
           code: 'not_found',
           when: 'no document of the tenant has this clave',

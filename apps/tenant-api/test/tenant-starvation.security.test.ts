@@ -1,0 +1,110 @@
+// Issue 11, item 2: one tenant cannot starve the others' jobs. Replays are limited per tenant and a document
+// has at most one waiting; webhook deliveries wait on receivers in their own pool; claims take turns between
+// tenants (the 10,000-job case is in packages/jobs/test/fairness.security.test.ts, on both engines too).
+import { enqueue, getJob } from '@cr/jobs';
+import { post } from './support/client';
+import { insertTestDocument } from './support/documents';
+import { type TestApp, startTestApp } from './support/test-app';
+import { drain, raiseFinalStateEvent } from './support/webhook-helpers';
+import { WebhookReceiver } from './support/webhook-receiver';
+import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
+import { DEADLINE_QUEUE } from '../src/recepcion/deadline-job';
+import { WEBHOOK_QUEUE } from '../src/webhooks/webhook-event';
+
+let ctx: TestApp;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  ctx = await startTestApp({
+    webhookReplayLimiter: createTenantLimiter('webhook replays', { limit: 3, windowSeconds: 60 }),
+    concurrency: { jobs: 1, webhooks: 1 },
+    webhooks: { timeoutMs: 20_000 },
+  });
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await receiver.stop();
+  await ctx.close();
+});
+
+async function configure(tenant: string): Promise<void> {
+  expect((await post(ctx, tenant, '/api/configurar/webhook', { url: receiver.url })).status).toBe(200);
+}
+
+async function pendingReplays(): Promise<number> {
+  const r = await ctx.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM jobs WHERE queue = $1 AND key LIKE 'webhook:replay:%' AND state = 'pending'",
+    [WEBHOOK_QUEUE],
+  );
+  return r.rows[0]?.n ?? -1;
+}
+
+describe('webhook replays', () => {
+  it('when a replay is still waiting, then asking again answers that replay and queues nothing new', async () => {
+    await configure('acme');
+    const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
+    const first = await post(ctx, 'acme', '/api/reenviar/webhook', { clave: doc.clave });
+    const second = await post(ctx, 'acme', '/api/reenviar/webhook', { clave: doc.clave });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.body.data.eventId).toBe(first.body.data.eventId);
+    expect(await pendingReplays()).toBe(1);
+
+    await drain(ctx);
+    expect(receiver.received.map((hook) => hook.id)).toEqual([first.body.data.eventId]);
+    // Delivered: the next replay is a new event.
+    const third = await post(ctx, 'acme', '/api/reenviar/webhook', { clave: doc.clave });
+    expect(third.status).toBe(200);
+    expect(third.body.data.eventId).not.toBe(first.body.data.eventId);
+    const job = await ctx.db.query<{ tenant: string }>(
+      "SELECT tenant FROM jobs WHERE key = 'webhook:replay:' || $1",
+      [third.body.data.eventId],
+    );
+    expect(job.rows[0]?.tenant).toBe('acme');
+    await drain(ctx);
+  });
+
+  it('when a tenant replays beyond its limit, then 429 with Retry-After, and another tenant is unaffected', async () => {
+    await configure('initech');
+    const docs = await Promise.all(
+      [1, 2, 3, 4].map(() => insertTestDocument(ctx.db, 'initech', { estado: 'aceptado' })),
+    );
+    const answers = [];
+    for (const doc of docs)
+      answers.push(await post(ctx, 'initech', '/api/reenviar/webhook', { clave: doc.clave }));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 429]);
+    const refused = answers[3]!;
+    expect(refused.body.error).toBe('too_many_requests');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The refused call queued nothing.
+    expect(await pendingReplays()).toBe(3);
+
+    await configure('globex');
+    const other = await insertTestDocument(ctx.db, 'globex', { estado: 'aceptado' });
+    expect((await post(ctx, 'globex', '/api/reenviar/webhook', { clave: other.clave })).status).toBe(200);
+    await drain(ctx);
+  });
+});
+
+describe('pools', () => {
+  it('when a receiver hangs on every delivery, then the other pool still runs its jobs', async () => {
+    await configure('hooli');
+    receiver.script = [0, 0, 0];
+    const doc = await insertTestDocument(ctx.db, 'hooli', { estado: 'aceptado' });
+    await raiseFinalStateEvent(ctx.db, 'hooli', doc);
+    ctx.worker.start();
+    try {
+      // The one webhook slot is held by a receiver that never answers (until the 20 s timeout)…
+      while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // …while the submission pool's one slot still takes its work at once.
+      const scan = await enqueue(ctx.db, { queue: DEADLINE_QUEUE, key: 'deadline-pool-test', payload: {} });
+      for (let i = 0; i < 500 && (await getJob(ctx.db, scan))?.state !== 'done'; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect((await getJob(ctx.db, scan))?.state).toBe('done');
+      expect(ctx.worker.workers.map((worker) => worker.busy)).toEqual([0, 1]);
+    } finally {
+      receiver.script = [];
+      await ctx.worker.stop(100);
+    }
+  });
+});
