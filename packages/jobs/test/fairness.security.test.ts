@@ -2,20 +2,14 @@
 // what they pick (order and counts), never by wall time.
 import type { TestDatabase } from '@cr/service-kit';
 import { enqueue, getJob, type Job, Worker, WorkerGroup } from '../src';
-import { createJobsDatabase, deferred } from './helpers';
+import { useJobsDatabase, deferred } from './helpers';
 
 // The backlogs are due an hour ago and new work is due now, so the workers run on the wall clock.
 
+const suite = useJobsDatabase();
 let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createJobsDatabase();
-});
-afterAll(async () => {
-  await db.close();
-});
-beforeEach(async () => {
-  await db.exec('DELETE FROM jobs');
+beforeEach(() => {
+  db = suite.db;
 });
 
 /** A backlog of `count` due jobs for one tenant, oldest first, written in one statement. */

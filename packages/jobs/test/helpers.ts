@@ -7,6 +7,24 @@ export async function createJobsDatabase(): Promise<TestDatabase> {
   return db;
 }
 
+/**
+ * One migrated database for the suite, emptied of jobs before each test: call at the top of a test file and
+ * read `.db` inside the tests.
+ */
+export function useJobsDatabase(): { readonly db: TestDatabase } {
+  const suite = {} as { db: TestDatabase };
+  beforeAll(async () => {
+    suite.db = await createJobsDatabase();
+  });
+  afterAll(async () => {
+    await suite.db.close();
+  });
+  beforeEach(async () => {
+    await suite.db.exec('DELETE FROM jobs');
+  });
+  return suite;
+}
+
 /** A clock tests move by hand. */
 // Starts a little ahead of the wall clock so jobs enqueued "now" (wall clock) are already due.
 export function createClock(start = Date.now() + 1_000) {

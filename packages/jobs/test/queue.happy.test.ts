@@ -1,17 +1,11 @@
 import type { TestDatabase } from '@cr/service-kit';
 import { enqueue, getJob, jobResult, pruneJobs, reschedule, Worker } from '../src';
-import { createClock, createJobsDatabase, deferred } from './helpers';
+import { createClock, useJobsDatabase, deferred } from './helpers';
 
+const suite = useJobsDatabase();
 let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createJobsDatabase();
-});
-afterAll(async () => {
-  await db.close();
-});
-beforeEach(async () => {
-  await db.exec('DELETE FROM jobs');
+beforeEach(() => {
+  db = suite.db;
 });
 
 describe('enqueue', () => {
