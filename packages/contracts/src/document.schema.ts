@@ -1,7 +1,7 @@
 // Spec endpoint 3 (POST /api/enviar/items): the electronic document a client submits, plus the optional
 // v4.4 fields the spec does not carry. Only structural rules live here; cross-field rules (receptor per
 // tipoDoc, tarifa vs codigoTarifa, totals, exoneration fields per type) are checked by @cr/hacienda-xml.
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TOptional, type TString, Type } from '@sinclair/typebox';
 
 /** A non-negative decimal amount as a string: up to 13 integer digits and 5 decimals, dot separator. */
 export const DECIMAL_STRING_PATTERN = '^\\d{1,13}(\\.\\d{1,5})?$';
@@ -339,16 +339,84 @@ export const DocumentExoneracion = Type.Object(
   { additionalProperties: false },
 );
 
+/** DatosImpuestoEspecifico: the inputs of the specific (non-rate) taxes 03–06 (REFERENCE §9.1 item 5). */
+export const DocumentDatosImpuestoEspecifico = Type.Object(
+  {
+    cantidadUnidadMedida: Type.String({
+      pattern: '^\\d{1,5}(\\.\\d{1,2})?$',
+      description:
+        'CantidadUnidadMedida (7,2): litres of fuel (03), volume per unit (04, 05), units of tobacco (06)',
+    }),
+    porcentaje: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,2}(\\.\\d{1,2})?$',
+        description: 'Porcentaje (4,2): alcohol content; required for code 04',
+      }),
+    ),
+    proporcion: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,5}(\\.\\d{1,5})?$',
+        description: 'Proporcion (10,5) = cantidadUnidadMedida × porcentaje (code 04); computed when omitted',
+      }),
+    ),
+    volumenUnidadConsumo: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,5}(\\.\\d{1,2})?$',
+        description: 'VolumenUnidadConsumo (7,2); required for code 05 (beverages and soaps)',
+      }),
+    ),
+    impuestoUnidad: amount('ImpuestoUnidad: the tax per unit of measure'),
+  },
+  { additionalProperties: false },
+);
+
 export const DocumentImpuesto = Type.Object(
   {
-    codigo: code(CODIGOS_IMPUESTO, 'Tax code; 01 is VAT (the engine computes VAT only)'),
-    codigoTarifa: code(CODIGOS_TARIFA_IVA, 'CodigoTarifaIVA; 08 is the general 13% rate'),
-    tarifa: Type.String({
-      pattern: '^\\d{1,2}(\\.\\d{1,2})?$',
-      description: 'Rate percentage matching codigoTarifa, e.g. "13"',
-    }),
+    codigo: code(
+      CODIGOS_IMPUESTO,
+      'Nota 8: 01 IVA, 02 selectivo de consumo, 03 combustibles, 04 bebidas alcohólicas, 05 bebidas sin alcohol y jabones, 06 tabaco, 07 IVA cálculo especial, 08 IVA bienes usados, 12 cemento, 99 otros',
+    ),
+    codigoImpuestoOtro: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'CodigoImpuestoOTRO; required for 99' }),
+    ),
+    codigoTarifa: Type.Optional(
+      code(CODIGOS_TARIFA_IVA, 'CodigoTarifaIVA; required for 01 and 07 only; 08 is the general 13% rate'),
+    ),
+    tarifa: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,2}(\\.\\d{1,2})?$',
+        description:
+          'Rate in percentage points: matching codigoTarifa for 01/07 (e.g. "13"); the rate of 02, 12 and 99',
+      }),
+    ),
+    factorCalculoIVA: Type.Optional(
+      Type.String({
+        pattern: '^\\d(\\.\\d{1,4})?$',
+        description: 'FactorCalculoIVA (5,4); required for 08 (IVA régimen de bienes usados)',
+      }),
+    ),
+    datosImpuestoEspecifico: Type.Optional(DocumentDatosImpuestoEspecifico),
     monto: amount('Computed tax amount'),
     exoneracion: Type.Optional(DocumentExoneracion),
+  },
+  { additionalProperties: false },
+);
+
+export type DocumentImpuesto = Static<typeof DocumentImpuesto>;
+
+export const DocumentDescuento = Type.Object(
+  {
+    montoDescuento: amount('MontoDescuento; each one is taken from what the previous ones left'),
+    codigoDescuento: code(
+      CODIGOS_DESCUENTO,
+      'Nota 20: 01 regalía, 02 regalía con IVA cobrado al cliente, 03 bonificación, … 07 comercial, 99 otros',
+    ),
+    codigoDescuentoOtro: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'CodigoDescuentoOTRO (for 99)' }),
+    ),
+    naturalezaDescuento: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 80, description: 'Required with codigoDescuento 99' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -372,9 +440,23 @@ export const DocumentLinea = Type.Object(
       'Unit of measure of the v4.4 XSD (case-sensitive), e.g. Unid, Os, Sp',
     ),
     unidadMedidaComercial: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    numeroVINoSerie: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 17 }), {
+        maxItems: 1000,
+        description: 'NumeroVINoSerie: VIN or serial numbers of vehicles sold on the line',
+      }),
+    ),
+    registroMedicamento: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Ministerio de Salud registration number' }),
+    ),
+    formaFarmaceutica: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9]{1,3}$', description: 'FormaFarmaceutica code (Nota 19)' }),
+    ),
     precioUnitario: amount('Unit price (> 0)'),
     subTotal: amount('Quantity times unit price (the XML MontoTotal)'),
-    descuento: Type.Optional(amount('Discount amount; "0.00" when none')),
+    descuento: Type.Optional(
+      amount('Single discount amount; "0.00" when none (legacy form of one `descuentos` entry)'),
+    ),
     codigoDescuento: Type.Optional(
       code(
         CODIGOS_DESCUENTO,
@@ -384,17 +466,44 @@ export const DocumentLinea = Type.Object(
     naturalezaDescuento: Type.Optional(
       Type.String({ minLength: 3, maxLength: 80, description: 'Required with codigoDescuento 99' }),
     ),
+    descuentos: Type.Optional(
+      Type.Array(DocumentDescuento, {
+        maxItems: 5,
+        description: 'Up to 5 discounts (instead of descuento/codigoDescuento/naturalezaDescuento)',
+      }),
+    ),
     montoTotal: amount('Line total before taxes, after the discount (the XML SubTotal)'),
+    ivaCobradoFabrica: Type.Optional(
+      code(
+        ['01', '02'] as const,
+        'Nota 21: 01 IVA cobrado a nivel de fábrica (baseImponible editable), 02 exento por cobro en fábrica',
+      ),
+    ),
+    baseImponible: Type.Optional(
+      amount(
+        'BaseImponible: SubTotal plus taxes 02, 04, 05 and 12; an input with ivaCobradoFabrica 01 or a 07 tax, otherwise checked',
+      ),
+    ),
+    impuestoAsumidoEmisorFabrica: Type.Optional(
+      amount(
+        'Tax absorbed by the issuer (regalías 01/03) or charged at factory level; the declared factory amount with ivaCobradoFabrica 01, otherwise checked',
+      ),
+    ),
     impuestoNeto: Type.Number({ minimum: 0, description: 'Net tax amount of the line' }),
     montoTotalLinea: Type.Number({ minimum: 0, description: 'Line total including taxes' }),
     codigoComercial: Type.Optional(Type.Array(DocumentCodigoComercial, { maxItems: 5 })),
     tipoTransaccion: Type.Optional(
       code(TIPOS_TRANSACCION, 'v4.4 TipoTransaccion (Nota 22); not allowed in tickets'),
     ),
-    impuesto: Type.Array(DocumentImpuesto, {
-      minItems: 1,
-      maxItems: 1000,
-      description: 'Taxes of the line (the engine accepts one VAT entry per line)',
+    // if/then/else rather than anyOf: a bad entry is reported once, at its own path, instead of once per
+    // branch (plus "must be object" from the branch the client did not mean).
+    impuesto: Type.Unsafe<DocumentImpuesto[] | DocumentImpuesto>({
+      if: { type: 'array' },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword; the schema is never awaited
+      then: Type.Array(DocumentImpuesto, { minItems: 1, maxItems: 1000 }),
+      else: DocumentImpuesto,
+      description:
+        'Taxes of the line: an array (up to 1000, at most one IVA entry 01/07/08) or a single tax object',
     }),
   },
   { additionalProperties: false },
@@ -462,6 +571,36 @@ export const DocumentInformacionReferencia = Type.Object(
   { additionalProperties: false },
 );
 
+/** ResumenFactura totals a client may send; each one given is checked against the engine's (REFERENCE §9.2). */
+export const SUMMARY_TOTAL_NAMES = [
+  'totalServGravados',
+  'totalServExentos',
+  'totalServExonerado',
+  'totalServNoSujeto',
+  'totalMercanciasGravadas',
+  'totalMercanciasExentas',
+  'totalMercExonerada',
+  'totalMercNoSujeta',
+  'totalGravado',
+  'totalExento',
+  'totalExonerado',
+  'totalNoSujeto',
+  'totalVenta',
+  'totalDescuentos',
+  'totalVentaNeta',
+  'totalImpuesto',
+  'totalImpAsumEmisorFabrica',
+  'totalIVADevuelto',
+  'totalComprobante',
+] as const;
+
+const CLIENT_SUMMARY_TOTALS = Object.fromEntries(
+  SUMMARY_TOTAL_NAMES.map((name) => [
+    name,
+    Type.Optional(amount(`${name[0]!.toUpperCase()}${name.slice(1)}; checked against the engine when given`)),
+  ]),
+) as Record<(typeof SUMMARY_TOTAL_NAMES)[number], TOptional<TString>>;
+
 export const DocumentRequest = Type.Object(
   {
     emisor: Type.String({
@@ -508,6 +647,23 @@ export const DocumentRequest = Type.Object(
           description: 'Payment means; required unless condicionVenta is 02, 08 or 10',
         }),
         totalOtrosCargos: Type.Optional(amount('Total of other charges')),
+        ...CLIENT_SUMMARY_TOTALS,
+        totalDesgloseImpuesto: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                codigo: code(CODIGOS_IMPUESTO, 'Tax code (Nota 8)'),
+                codigoTarifa: Type.Optional(code(CODIGOS_TARIFA_IVA, 'CodigoTarifaIVA, for 01 and 07')),
+                totalMontoImpuesto: amount('Net tax of that code and rate'),
+              },
+              { additionalProperties: false },
+            ),
+            {
+              maxItems: 1000,
+              description: 'Optional client breakdown per tax code (and IVA rate); checked when given',
+            },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -555,9 +711,20 @@ export const DocumentRequest = Type.Object(
 );
 export type DocumentRequest = Static<typeof DocumentRequest>;
 export type DocumentLinea = Static<typeof DocumentLinea>;
-export type DocumentImpuesto = Static<typeof DocumentImpuesto>;
 export type DocumentExoneracion = Static<typeof DocumentExoneracion>;
 export type DocumentReceptor = Static<typeof DocumentReceptor>;
 export type DocumentOtroCargo = Static<typeof DocumentOtroCargo>;
 export type DocumentMedioPago = Static<typeof DocumentMedioPago>;
 export type DocumentInformacionReferencia = Static<typeof DocumentInformacionReferencia>;
+export type DocumentDescuento = Static<typeof DocumentDescuento>;
+export type DocumentDatosImpuestoEspecifico = Static<typeof DocumentDatosImpuestoEspecifico>;
+
+/** The line's taxes as a list, whichever form (array or single object) the client sent. */
+export function lineImpuestos(line: Pick<DocumentLinea, 'impuesto'>): DocumentImpuesto[] {
+  return Array.isArray(line.impuesto) ? line.impuesto : [line.impuesto];
+}
+
+/** The request path of the line's j-th tax as the client wrote it: `impuesto[j]`, or `impuesto` for one object. */
+export function impuestoPath(line: Pick<DocumentLinea, 'impuesto'>, linePath: string, j: number): string {
+  return Array.isArray(line.impuesto) ? `${linePath}.impuesto[${j}]` : `${linePath}.impuesto`;
+}

@@ -1,7 +1,9 @@
 // Builds the unsigned v4.4 FacturaElectronica / NotaCreditoElectronica / TiqueteElectronico as a string,
 // in exact XSD element order (REFERENCE §8), in canonical form (no declaration, no self-closing tags, no
 // whitespace between elements) so the signer can digest it as is.
+import type { TaxAmounts } from './arithmetic';
 import type { CheckedDocument, TipoDocumento } from './document-check';
+import type { CheckedLine, CheckedTax } from './line-check';
 import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
 import type { Clave, Consecutivo } from './identifiers';
 import type { Issuer } from './issuer';
@@ -62,42 +64,81 @@ function buildReceptor(doc: CheckedDocument): string {
   );
 }
 
+function buildExoneracion(tax: CheckedTax, montoExoneracion: Dec): string {
+  const ex = tax.source.exoneracion!;
+  const fecha = parseIsoDateTime(ex.fechaEmision);
+  return (
+    '<Exoneracion>' +
+    el('TipoDocumentoEX1', ex.tipoDocumento) +
+    (ex.tipoDocumento === '99' ? opt('TipoDocumentoOTRO', ex.tipoDocumentoOtro) : '') +
+    el('NumeroDocumento', ex.numeroDocumento) +
+    opt('Articulo', ex.articulo) +
+    opt('Inciso', ex.inciso === undefined ? undefined : String(ex.inciso)) +
+    el('NombreInstitucion', ex.nombreInstitucion) +
+    (ex.nombreInstitucion === '99' ? opt('NombreInstitucionOtros', ex.nombreInstitucionOtros) : '') +
+    el('FechaEmisionEX', fecha ? formatCostaRicaDateTime(fecha) : ex.fechaEmision) +
+    `<TarifaExonerada>${rate(tax.tarifaExonerada!)}</TarifaExonerada>` +
+    amount('MontoExoneracion', montoExoneracion) +
+    '</Exoneracion>'
+  );
+}
+
+/** One Impuesto in ImpuestoType order: Codigo, CodigoImpuestoOTRO, CodigoTarifaIVA, Tarifa, FactorCalculoIVA,
+ *  DatosImpuestoEspecifico, Monto, Exoneracion. */
+function buildImpuesto(tax: CheckedTax, t: TaxAmounts): string {
+  const s = tax.source;
+  let xml = `<Impuesto>${el('Codigo', s.codigo)}`;
+  if (s.codigo === '99') xml += opt('CodigoImpuestoOTRO', s.codigoImpuestoOtro);
+  if (s.codigo === '01' || s.codigo === '07') xml += opt('CodigoTarifaIVA', s.codigoTarifa);
+  if (tax.tarifa) xml += `<Tarifa>${rate(tax.tarifa)}</Tarifa>`;
+  if (tax.factor) xml += `<FactorCalculoIVA>${toFixedHalfUp(tax.factor, 4)}</FactorCalculoIVA>`;
+  const e = tax.especifico;
+  if (e) {
+    xml += `<DatosImpuestoEspecifico><CantidadUnidadMedida>${rate(e.cantidadUnidadMedida)}</CantidadUnidadMedida>`;
+    if (e.porcentaje) xml += `<Porcentaje>${rate(e.porcentaje)}</Porcentaje>`;
+    if (t.proporcion) xml += `<Proporcion>${formatAmount(t.proporcion)}</Proporcion>`;
+    if (e.volumenUnidadConsumo)
+      xml += `<VolumenUnidadConsumo>${rate(e.volumenUnidadConsumo)}</VolumenUnidadConsumo>`;
+    xml += `${amount('ImpuestoUnidad', e.impuestoUnidad)}</DatosImpuestoEspecifico>`;
+  }
+  xml += amount('Monto', t.monto);
+  if (s.exoneracion && t.montoExoneracion && tax.tarifaExonerada)
+    xml += buildExoneracion(tax, t.montoExoneracion);
+  return `${xml}</Impuesto>`;
+}
+
+function buildDescuentos(l: CheckedLine): string {
+  let xml = '';
+  l.discountSources.forEach((d, i) => {
+    const monto = l.descuentos[i]!;
+    // A zero legacy `descuento` never reaches here; a zero entry of `descuentos` is written as sent.
+    xml +=
+      `<Descuento>${amount('MontoDescuento', monto)}${el('CodigoDescuento', d.codigoDescuento)}` +
+      (d.codigoDescuento === '99' ? opt('CodigoDescuentoOTRO', d.codigoDescuentoOtro) : '') +
+      `${opt('NaturalezaDescuento', d.naturalezaDescuento)}</Descuento>`;
+  });
+  return xml;
+}
+
 function buildLines(doc: CheckedDocument): string {
   const parts: string[] = ['<DetalleServicio>'];
   for (const l of doc.lines) {
     const s = l.source;
-    const tax = s.impuesto[0]!;
     let xml = `<LineaDetalle><NumeroLinea>${s.numeroLinea}</NumeroLinea>${el('CodigoCABYS', s.codigo)}`;
     for (const c of s.codigoComercial ?? [])
       xml += `<CodigoComercial>${el('Tipo', c.tipo)}${el('Codigo', c.codigo)}</CodigoComercial>`;
     xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', s.unidadMedida)}`;
     if (doc.tipo !== '04') xml += opt('TipoTransaccion', s.tipoTransaccion);
     xml += opt('UnidadMedidaComercial', s.unidadMedidaComercial) + el('Detalle', s.detalle);
+    for (const vin of s.numeroVINoSerie ?? []) xml += el('NumeroVINoSerie', vin);
+    xml += opt('RegistroMedicamento', s.registroMedicamento) + opt('FormaFarmaceutica', s.formaFarmaceutica);
     xml += amount('PrecioUnitario', l.precioUnitario) + amount('MontoTotal', l.montoTotal);
-    if (l.descuento.gt(0)) {
-      const code = s.codigoDescuento ?? '07';
-      xml += `<Descuento>${amount('MontoDescuento', l.descuento)}${el('CodigoDescuento', code)}${code === '99' ? opt('NaturalezaDescuento', s.naturalezaDescuento) : ''}</Descuento>`;
-    }
-    xml += amount('SubTotal', l.subTotal) + amount('BaseImponible', l.baseImponible);
-    xml += `<Impuesto>${el('Codigo', tax.codigo)}${el('CodigoTarifaIVA', l.codigoTarifa)}<Tarifa>${rate(l.tarifa)}</Tarifa>${amount('Monto', l.monto)}`;
-    const ex = tax.exoneracion;
-    if (ex && l.montoExoneracion && l.tarifaExonerada) {
-      const fecha = parseIsoDateTime(ex.fechaEmision);
-      xml +=
-        '<Exoneracion>' +
-        el('TipoDocumentoEX1', ex.tipoDocumento) +
-        (ex.tipoDocumento === '99' ? opt('TipoDocumentoOTRO', ex.tipoDocumentoOtro) : '') +
-        el('NumeroDocumento', ex.numeroDocumento) +
-        opt('Articulo', ex.articulo) +
-        opt('Inciso', ex.inciso === undefined ? undefined : String(ex.inciso)) +
-        el('NombreInstitucion', ex.nombreInstitucion) +
-        (ex.nombreInstitucion === '99' ? opt('NombreInstitucionOtros', ex.nombreInstitucionOtros) : '') +
-        el('FechaEmisionEX', fecha ? formatCostaRicaDateTime(fecha) : ex.fechaEmision) +
-        `<TarifaExonerada>${rate(l.tarifaExonerada)}</TarifaExonerada>` +
-        amount('MontoExoneracion', l.montoExoneracion) +
-        '</Exoneracion>';
-    }
-    xml += '</Impuesto>';
+    xml += buildDescuentos(l);
+    xml += amount('SubTotal', l.subTotal) + opt('IVACobradoFabrica', s.ivaCobradoFabrica);
+    xml += amount('BaseImponible', l.baseImponible);
+    l.impuestos.forEach((t, i) => {
+      xml += buildImpuesto(l.checkedTaxes[i]!, t);
+    });
     xml += amount('ImpuestoAsumidoEmisorFabrica', l.impuestoAsumidoEmisorFabrica);
     xml += `${amount('ImpuestoNeto', l.impuestoNeto)}${amount('MontoTotalLinea', l.montoTotalLinea)}</LineaDetalle>`;
     parts.push(xml);
@@ -147,7 +188,7 @@ function buildResumen(doc: CheckedDocument): string {
     amount('TotalDescuentos', s.totalDescuentos) +
     amount('TotalVentaNeta', s.totalVentaNeta);
   for (const d of s.totalDesgloseImpuesto) {
-    xml += `<TotalDesgloseImpuesto>${el('Codigo', d.codigo)}${el('CodigoTarifaIVA', d.codigoTarifa)}${amount('TotalMontoImpuesto', d.totalMontoImpuesto)}</TotalDesgloseImpuesto>`;
+    xml += `<TotalDesgloseImpuesto>${el('Codigo', d.codigo)}${opt('CodigoTarifaIVA', d.codigoTarifa)}${amount('TotalMontoImpuesto', d.totalMontoImpuesto)}</TotalDesgloseImpuesto>`;
   }
   xml +=
     amount('TotalImpuesto', s.totalImpuesto) +

@@ -1,54 +1,21 @@
 // Turns a client document into a checked, computed model: schema validation (contracts), the cross-field
 // rules of issue 4, the authoritative arithmetic and the comparison of the client's amounts. Returns every
 // issue instead of throwing.
-import { type DocumentLinea, DocumentRequest, validate } from '@cr/contracts';
-import {
-  type DesgloseEntry,
-  type LineAmounts,
-  type SummaryAmounts,
-  computeLine,
-  computeSummary,
-} from './arithmetic';
+import { DocumentRequest, SUMMARY_TOTAL_NAMES, validate } from '@cr/contracts';
+import { type DesgloseEntry, type SummaryAmounts, computeSummary, desgloseKey } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
 import type { DocumentIssue } from './errors';
 import { Clave, describeIdentificacionProblem } from './identifiers';
 import type { Issuer } from './issuer';
-import { Dec, ZERO, formatAmount, parseDecimal, sum, withinTolerance } from './money';
+import { type CheckedLine, checkLine } from './line-check';
+import { Dec, formatAmount, parseDecimal, sum, withinTolerance } from './money';
 
-export type { DesgloseEntry };
+export type { CheckedLine, DesgloseEntry };
+export { TARIFA_BY_CODE } from './line-check';
 
-/** IVA rate (percentage points) required by each CodigoTarifaIVA (REFERENCE §7.4); exenta is 0. */
-export const TARIFA_BY_CODE: Record<string, string> = {
-  '01': '0',
-  '02': '1',
-  '03': '2',
-  '04': '4',
-  '05': '0',
-  '06': '4',
-  '07': '8',
-  '08': '13',
-  '09': '0.5',
-  '10': '0',
-  '11': '0',
-};
-
-/** TARIFA_BY_CODE as decimals, built once. */
-const TARIFA_DEC_BY_CODE: Record<string, Dec> = Object.fromEntries(
-  Object.entries(TARIFA_BY_CODE).map(([code, rate]) => [code, new Dec(rate)]),
-);
 const ONE = new Dec(1);
 
 export type TipoDocumento = '01' | '03' | '04';
-
-export interface CheckedLine extends LineAmounts {
-  source: DocumentLinea;
-  impuestoCodigo: string;
-  codigoTarifa: string;
-  tarifa: Dec;
-  cantidad: Dec;
-  precioUnitario: Dec;
-  tarifaExonerada?: Dec;
-}
 
 export interface CheckedDocument {
   document: DocumentRequest;
@@ -71,8 +38,6 @@ const CONDICION_NOT_IN: Record<TipoDocumento, string[]> = {
   '03': [],
   '04': ['09', '11', '12'],
 };
-const EXONERATION_NC_ONLY = new Set(['01', '05', '06', '07']);
-const EXONERATION_NEEDS_ARTICLE = new Set(['02', '03', '06', '07', '08']);
 /** TipoDocIR whose Numero Hacienda checks to be a clave (REFERENCE §7.10). */
 const REFERENCE_NEEDS_CLAVE = new Set(['01', '02', '03', '04', '09', '11', '12', '15']);
 
@@ -145,92 +110,8 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   }
 
   // Lines.
-  const lines: CheckedLine[] = [];
-  doc.detalleServicio.forEach((line, i) => {
-    const p = `detalleServicio[${i}]`;
-    if (line.numeroLinea !== i + 1) add(`${p}.numeroLinea`, `must be ${i + 1} (consecutive from 1)`);
-    const cantidad = new Dec(String(line.cantidad));
-    if (cantidad.decimalPlaces() > 3) add(`${p}.cantidad`, 'must have at most 3 decimals');
-    const precioUnitario = new Dec(line.precioUnitario);
-    if (precioUnitario.lte(0)) add(`${p}.precioUnitario`, 'must be greater than 0');
-    if (tipo === '04' && line.tipoTransaccion !== undefined)
-      add(`${p}.tipoTransaccion`, 'is not allowed in a ticket');
-    const descuento = line.descuento !== undefined ? new Dec(line.descuento) : ZERO;
-    if (descuento.gt(0) && line.codigoDescuento === '99' && !line.naturalezaDescuento) {
-      add(`${p}.naturalezaDescuento`, 'is required when codigoDescuento is 99');
-    }
-    if (line.impuesto.length > 1) add(`${p}.impuesto`, 'only one tax entry (IVA) per line is supported');
-    const tax = line.impuesto[0]!;
-    const tp = `${p}.impuesto[0]`;
-    if (tax.codigo !== '01') add(`${tp}.codigo`, 'only IVA (01) is supported by this engine');
-    const tarifa = new Dec(tax.tarifa);
-    const expectedTarifa = TARIFA_BY_CODE[tax.codigoTarifa]!;
-    if (!tarifa.eq(TARIFA_DEC_BY_CODE[tax.codigoTarifa]!)) {
-      add(`${tp}.tarifa`, `must be ${expectedTarifa} for codigoTarifa ${tax.codigoTarifa}`, expectedTarifa);
-    }
-    if (tipo !== '03' && ['05', '06', '07'].includes(tax.codigoTarifa)) {
-      add(`${tp}.codigoTarifa`, `${tax.codigoTarifa} is a transitional rate only allowed in credit notes`);
-    }
-    let tarifaExonerada: Dec | undefined;
-    const ex = tax.exoneracion;
-    if (ex) {
-      const ep = `${tp}.exoneracion`;
-      tarifaExonerada = new Dec(String(ex.porcentajeExoneracion));
-      if (tarifaExonerada.decimalPlaces() > 2)
-        add(`${ep}.porcentajeExoneracion`, 'must have at most 2 decimals');
-      if (tarifaExonerada.gt(tarifa))
-        add(`${ep}.porcentajeExoneracion`, 'must not exceed the line tarifa', tarifa.toString());
-      if (tarifa.lte(0)) add(ep, 'only a taxed line (tarifa > 0) can be exonerated');
-      if (EXONERATION_NC_ONLY.has(ex.tipoDocumento) && tipo !== '03') {
-        add(`${ep}.tipoDocumento`, `${ex.tipoDocumento} is only allowed in credit notes`);
-      }
-      if (EXONERATION_NEEDS_ARTICLE.has(ex.tipoDocumento)) {
-        if (ex.articulo === undefined)
-          add(`${ep}.articulo`, `is required for exoneration type ${ex.tipoDocumento}`);
-        if (ex.inciso === undefined)
-          add(`${ep}.inciso`, `is required for exoneration type ${ex.tipoDocumento}`);
-      }
-      if (ex.tipoDocumento === '99' && !ex.tipoDocumentoOtro)
-        add(`${ep}.tipoDocumentoOtro`, 'is required when tipoDocumento is 99');
-      if (ex.nombreInstitucion === '99' && !ex.nombreInstitucionOtros) {
-        add(`${ep}.nombreInstitucionOtros`, 'is required when nombreInstitucion is 99');
-      }
-      if (!parseIsoDateTime(ex.fechaEmision)) add(`${ep}.fechaEmision`, 'is not a valid date-time');
-    }
-    const amounts = computeLine({
-      cabys: line.codigo,
-      cantidad,
-      precioUnitario,
-      descuento,
-      impuestoCodigo: tax.codigo,
-      codigoTarifa: tax.codigoTarifa,
-      tarifa,
-      ...(tarifaExonerada !== undefined ? { tarifaExonerada } : {}),
-    });
-    if (amounts.descuento.gt(amounts.montoTotal))
-      add(`${p}.descuento`, 'must not exceed quantity × unit price');
-    // The spec names the client's fields the other way round from the XML: its `subTotal` is
-    // quantity × price (XML MontoTotal) and its `montoTotal` the line total before taxes (XML SubTotal).
-    compare(`${p}.subTotal`, line.subTotal, amounts.montoTotal);
-    compare(`${p}.montoTotal`, line.montoTotal, amounts.subTotal);
-    compare(`${tp}.monto`, tax.monto, amounts.monto);
-    if (ex?.montoExoneracion !== undefined && amounts.montoExoneracion) {
-      compare(`${tp}.exoneracion.montoExoneracion`, ex.montoExoneracion, amounts.montoExoneracion);
-    }
-    compare(`${p}.impuestoNeto`, line.impuestoNeto, amounts.impuestoNeto);
-    compare(`${p}.montoTotalLinea`, line.montoTotalLinea, amounts.montoTotalLinea);
-    // computeLine returns a fresh object: extend it in place (same keys, same order as spreading it
-    // into a new literal, without copying every field of every line).
-    const checkedLine = amounts as CheckedLine;
-    checkedLine.source = line;
-    checkedLine.impuestoCodigo = tax.codigo;
-    checkedLine.codigoTarifa = tax.codigoTarifa;
-    checkedLine.tarifa = tarifa;
-    checkedLine.cantidad = cantidad;
-    checkedLine.precioUnitario = precioUnitario;
-    if (tarifaExonerada !== undefined) checkedLine.tarifaExonerada = tarifaExonerada;
-    lines.push(checkedLine);
-  });
+  const lineContext = { tipo, add, compare };
+  const lines = doc.detalleServicio.map((line, i) => checkLine(line, i, lineContext));
 
   // Other charges.
   const otrosCargos: Dec[] = [];
@@ -253,9 +134,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   });
 
   const summary = computeSummary(lines, otrosCargos);
-  if (doc.resumenFactura.totalOtrosCargos !== undefined) {
-    compare('resumenFactura.totalOtrosCargos', doc.resumenFactura.totalOtrosCargos, summary.totalOtrosCargos);
-  }
+  checkClientSummary(doc.resumenFactura, summary, compare, add);
 
   // Payment means.
   const medios = doc.resumenFactura.mediosPago.map((m) => ({
@@ -356,5 +235,46 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     if (!value || !withinTolerance(value, expected)) {
       add(path, 'does not match the computed amount (tolerance 0.01)', formatAmount(expected));
     }
+  }
+}
+
+/** Compares each summary total the client sent, and its TotalDesgloseImpuesto, with the engine's. */
+function checkClientSummary(
+  resumen: DocumentRequest['resumenFactura'],
+  summary: SummaryAmounts,
+  compare: (path: string, client: string, expected: Dec) => void,
+  add: (path: string, reason: string, expected?: string) => void,
+): void {
+  if (resumen.totalOtrosCargos !== undefined)
+    compare('resumenFactura.totalOtrosCargos', resumen.totalOtrosCargos, summary.totalOtrosCargos);
+  for (const name of SUMMARY_TOTAL_NAMES) {
+    const client = resumen[name];
+    if (client !== undefined) compare(`resumenFactura.${name}`, client, summary[name]);
+  }
+  const desglose = resumen.totalDesgloseImpuesto;
+  if (desglose === undefined) return;
+  const ours = new Map(summary.totalDesgloseImpuesto.map((d) => [desgloseKey(d.codigo, d.codigoTarifa), d]));
+  const matched = new Set<string>();
+  desglose.forEach((d, i) => {
+    const key = desgloseKey(d.codigo, d.codigoTarifa);
+    const entry = ours.get(key);
+    const path = `resumenFactura.totalDesgloseImpuesto[${i}]`;
+    if (!entry || matched.has(key)) {
+      add(
+        path,
+        `no line carries tax ${d.codigo}${d.codigoTarifa ? `/${d.codigoTarifa}` : ''} (or it is listed twice)`,
+      );
+      return;
+    }
+    matched.add(key);
+    compare(`${path}.totalMontoImpuesto`, d.totalMontoImpuesto, entry.totalMontoImpuesto);
+  });
+  for (const [key, entry] of ours) {
+    if (!matched.has(key))
+      add(
+        'resumenFactura.totalDesgloseImpuesto',
+        `is missing tax ${entry.codigo}${entry.codigoTarifa ? `/${entry.codigoTarifa}` : ''}`,
+        formatAmount(entry.totalMontoImpuesto),
+      );
   }
 }

@@ -4,7 +4,7 @@
 // CABYS code (when it lists codes), and the exonerated percentage does not exceed the authorized one; the
 // issue date and type must match it too. Each failure is an issue with the exact path of the field.
 // Hacienda being unreachable is not an issue of the document: the HaciendaUpstreamError (502) propagates.
-import type { DocumentRequest, ValidationIssue } from '@cr/contracts';
+import { type DocumentRequest, type ValidationIssue, impuestoPath, lineImpuestos } from '@cr/contracts';
 import type { Exoneration, HaciendaPublicApi, PublicResult } from '@cr/hacienda-client';
 import { parseIsoDateTime, toCostaRicaParts } from '@cr/hacienda-xml';
 import { expiryOf, isInForce, normaliseExonerationNumber } from './exoneration';
@@ -45,10 +45,10 @@ export async function checkExonerations(
 
   const issues: ValidationIssue[] = [];
   for (const [i, line] of document.detalleServicio.entries()) {
-    for (const [j, tax] of line.impuesto.entries()) {
+    for (const [j, tax] of lineImpuestos(line).entries()) {
       const ex = tax.exoneracion;
       if (!ex || !CHECKED_EXONERATION_TYPES.has(ex.tipoDocumento)) continue;
-      const base = `detalleServicio[${i}].impuesto[${j}].exoneracion`;
+      const base = `${impuestoPath(line, `detalleServicio[${i}]`, j)}.exoneracion`;
       const numero = normaliseExonerationNumber(ex.numeroDocumento);
       if (!numero) {
         issues.push({

@@ -1,5 +1,5 @@
 // Test-only builders ("mothers") for documents and issuers.
-import type { DocumentLinea, DocumentRequest } from '@cr/contracts';
+import type { DocumentImpuesto, DocumentLinea, DocumentRequest } from '@cr/contracts';
 import type { Issuer } from '../issuer';
 
 export const ISSUER: Issuer = {
@@ -31,7 +31,7 @@ export function line(
     tarifa?: string;
     exoneracion?: { porcentaje: number; tipo?: string; articulo?: string; inciso?: number };
   } = {},
-): DocumentLinea {
+): DocumentLinea & { impuesto: DocumentImpuesto[] } {
   const cantidad = options.cantidad ?? 1;
   const precio = options.precio ?? '1000.00';
   const descuento = options.descuento ?? '0.00';
