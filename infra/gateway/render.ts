@@ -40,6 +40,12 @@ export interface GatewayRenderOptions {
   loginRate?: string;
   /** Requests above the rate allowed at once before 429. */
   loginBurst?: number;
+  /** limit_req rate of every request to auth.<domain> per client address (default '10r/s'), and its burst. */
+  authRate?: string;
+  authBurst?: number;
+  /** The internal listener serving /admin/ only: address (default '127.0.0.1') and port (default 8081). */
+  adminListen?: string;
+  adminPort?: number;
   /** client_max_body_size of auth.<domain> (default 16k) and of the tenant/sandbox hosts (default 256k). */
   authBodyLimit?: string;
   tenantBodyLimit?: string;
@@ -58,6 +64,7 @@ const HOST_PORT = /^(?:[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/;
 const SIZE = /^\d+[km]?$/;
 const RATE = /^\d+r\/[sm]$/;
 const PATHLIKE = /^[^\s;'"{}$#]+$/;
+const LISTEN = /^(?:\*|[0-9.]+|\[[0-9a-fA-F:]+\])$/;
 
 function check(name: string, value: string, pattern: RegExp): string {
   if (!pattern.test(value)) throw new Error(`gateway ${name}: invalid value ${JSON.stringify(value)}`);
@@ -78,7 +85,7 @@ export function gatewayValues(o: GatewayRenderOptions): Record<string, string> {
   return {
     GW_DOMAIN: domain,
     GW_DOMAIN_RE: domain.replace(/\./g, '\\.'),
-    GW_LISTEN: check('listen', o.listen ?? '*', /^(?:\*|[0-9.]+|\[[0-9a-fA-F:]+\])$/),
+    GW_LISTEN: check('listen', o.listen ?? '*', LISTEN),
     GW_HTTP_PORT: checkPort('httpPort', o.httpPort ?? 80),
     GW_HTTPS_PORT: checkPort('httpsPort', o.httpsPort ?? 443),
     GW_AUTH_UPSTREAM: check('authUpstream', o.authUpstream, HOST_PORT),
@@ -93,6 +100,10 @@ export function gatewayValues(o: GatewayRenderOptions): Record<string, string> {
     GW_TEMP_DIR: check('tempDir', o.tempDir ?? '/var/cache/nginx', PATHLIKE),
     GW_LOGIN_RATE: check('loginRate', o.loginRate ?? '30r/m', RATE),
     GW_LOGIN_BURST: String(check('loginBurst', String(o.loginBurst ?? 10), /^\d{1,5}$/)),
+    GW_AUTH_RATE: check('authRate', o.authRate ?? '10r/s', RATE),
+    GW_AUTH_BURST: String(check('authBurst', String(o.authBurst ?? 20), /^\d{1,5}$/)),
+    GW_ADMIN_LISTEN: check('adminListen', o.adminListen ?? '127.0.0.1', LISTEN),
+    GW_ADMIN_PORT: checkPort('adminPort', o.adminPort ?? 8081),
     GW_AUTH_BODY_LIMIT: check('authBodyLimit', o.authBodyLimit ?? '16k', SIZE),
     GW_TENANT_BODY_LIMIT: check('tenantBodyLimit', o.tenantBodyLimit ?? '256k', SIZE),
     GW_RECEPCION_BODY_LIMIT: check('recepcionBodyLimit', o.recepcionBodyLimit ?? '4m', SIZE),
@@ -176,6 +187,8 @@ function runCli(): void {
       'temp-dir': { type: 'string' },
       'login-rate': { type: 'string' },
       'login-burst': { type: 'string' },
+      'admin-listen': { type: 'string' },
+      'admin-port': { type: 'string' },
     },
   });
   if (!values.out || !values.domain) {
@@ -203,6 +216,8 @@ function runCli(): void {
       tempDir: values['temp-dir'],
       loginRate: values['login-rate'],
       loginBurst: values['login-burst'] ? Number(values['login-burst']) : undefined,
+      adminListen: values['admin-listen'],
+      adminPort: values['admin-port'] ? Number(values['admin-port']) : undefined,
     },
     resolve(values.out),
   );

@@ -21,6 +21,8 @@ export interface StartGatewayOptions {
   /** Overrides for limits (tests of the limits themselves use small ones). */
   loginRate?: GatewayRenderOptions['loginRate'];
   loginBurst?: GatewayRenderOptions['loginBurst'];
+  authRate?: GatewayRenderOptions['authRate'];
+  authBurst?: GatewayRenderOptions['authBurst'];
   authBodyLimit?: GatewayRenderOptions['authBodyLimit'];
   tenantBodyLimit?: GatewayRenderOptions['tenantBodyLimit'];
   /** Terminate TLS with this certificate (PEM paths); httpPort then only redirects to httpsPort. */
@@ -32,6 +34,8 @@ export interface Gateway {
   httpPort: number;
   /** Loopback HTTPS port, when started with `tls`. */
   httpsPort?: number;
+  /** Loopback port of the internal listener that serves the auth-server's /admin/ (and nothing else). */
+  adminPort: number;
   /** Directory holding the rendered config and logs. */
   dir: string;
   /** The access log so far, one JSON object per line. */
@@ -46,6 +50,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const dir = makeGatewayDir();
   const httpPort = await freePort();
   const httpsPort = options.tls ? await freePort() : undefined;
+  const adminPort = await freePort();
   const confPath = writeGateway(
     {
       domain: options.domain,
@@ -65,6 +70,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       tempDir: join(dir, 'temp'),
       loginRate: options.loginRate,
       loginBurst: options.loginBurst,
+      authRate: options.authRate,
+      authBurst: options.authBurst,
+      adminListen: '127.0.0.1',
+      adminPort,
       authBodyLimit: options.authBodyLimit,
       tenantBodyLimit: options.tenantBodyLimit,
     },
@@ -108,6 +117,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   return {
     httpPort,
     httpsPort,
+    adminPort,
     dir,
     accessLog: () =>
       readLog('access.log')

@@ -83,13 +83,21 @@ export function checkCompose(): Outcome {
     lines.push(`compose: FAIL settings used but not documented in .env.example: ${missing.join(', ')}`);
   } else lines.push(`compose: all ${used.size} settings are documented in .env.example`);
   const docs = parseAllDocuments(compose);
-  const parsed = docs[0]?.toJS() as { services?: Record<string, { profiles?: string[]; deploy?: unknown }> };
+  const parsed = docs[0]?.toJS() as {
+    services?: Record<string, { profiles?: string[]; deploy?: unknown; ports?: string[] }>;
+  };
   const services = parsed.services ?? {};
   for (const s of ['gateway', 'postgres', 'auth-server', 'tenant-api', 'hacienda-sandbox']) {
     if (!services[s]) {
       ok = false;
       lines.push(`compose: FAIL service ${s} is missing`);
     }
+  }
+  // The gateway's admin listener (container port 8081) may only be published on the host's loopback.
+  const adminPorts = (services.gateway?.ports ?? []).filter((p) => String(p).endsWith(':8081'));
+  if (adminPorts.length === 0 || adminPorts.some((p) => !String(p).startsWith('127.0.0.1:'))) {
+    ok = false;
+    lines.push('compose: FAIL the gateway admin listener (8081) is not published on 127.0.0.1 only');
   }
   if (!services['hacienda-sandbox']?.profiles?.includes('sandbox')) {
     ok = false;
@@ -134,6 +142,7 @@ export function checkCompose(): Outcome {
 }
 
 interface K8sContainer {
+  ports?: Array<{ name?: string; containerPort?: number }>;
   livenessProbe?: { httpGet?: { path?: string } };
   readinessProbe?: { httpGet?: { path?: string } };
   resources?: { requests?: unknown; limits?: { memory?: unknown } };
@@ -144,12 +153,45 @@ interface K8sObject {
   kind?: string;
   metadata?: { name?: string };
   spec?: {
-    template?: { spec?: { securityContext?: { runAsNonRoot?: boolean }; containers?: K8sContainer[] } };
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec?: { securityContext?: { runAsNonRoot?: boolean }; containers?: K8sContainer[] };
+    };
     rules?: Array<{ host?: string; http?: { paths?: Array<{ path?: string }> } }>;
-    podSelector?: { matchLabels?: Record<string, string> };
+    podSelector?: PodSelector;
     policyTypes?: string[];
+    ingress?: Array<{ ports?: Array<{ port?: number }> }>;
   };
   stringData?: Record<string, string>;
+}
+
+interface PodSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+function selects(selector: PodSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const byLabel = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const byExpression = (selector.matchExpressions ?? []).every(
+    (e) => e.operator === 'In' && (e.values ?? []).includes(labels[e.key] ?? ''),
+  );
+  return byLabel && byExpression;
+}
+
+/** Ports of a Deployment's `metrics` containers that no NetworkPolicy lets in (the default deny drops scrapes). */
+function unscrapedMetricsPorts(deployment: K8sObject, policies: K8sObject[]): number[] {
+  const labels = deployment.spec?.template?.metadata?.labels ?? {};
+  const ports = (deployment.spec?.template?.spec?.containers ?? [])
+    .flatMap((c) => c.ports ?? [])
+    .filter((p) => p.name === 'metrics' && p.containerPort !== undefined)
+    .map((p) => p.containerPort as number);
+  const allowed = policies
+    .filter((p) => selects(p.spec?.podSelector, labels))
+    .flatMap((p) => p.spec?.ingress ?? [])
+    .flatMap((rule) => rule.ports ?? [])
+    .map((p) => p.port);
+  return ports.filter((port) => !allowed.includes(port));
 }
 
 export function checkK8s(): Outcome {
@@ -203,6 +245,11 @@ export function checkK8s(): Outcome {
       p.spec.policyTypes?.includes('Ingress'),
   );
   if (!denyAll) fail('no default-deny ingress NetworkPolicy');
+  for (const d of objects.filter((o) => o.kind === 'Deployment')) {
+    const blocked = unscrapedMetricsPorts(d, policies);
+    if (blocked.length > 0)
+      fail(`${d.metadata?.name}: no NetworkPolicy lets Prometheus reach metrics port ${blocked.join(', ')}`);
+  }
   for (const s of objects.filter((o) => o.kind === 'Secret')) {
     for (const [k, v] of Object.entries(s.stringData ?? {})) {
       if (v !== 'REPLACE_ME') fail(`secret template holds a value for ${k}`);

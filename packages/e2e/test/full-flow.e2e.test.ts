@@ -1,7 +1,8 @@
 // The whole flow through the real nginx gateway, as a client on the internet sees it: the three apps run as
 // their own processes (as `pnpm start` runs them), the gateway is the repository's template rendered for
 // `localtest`, and every request of the flow goes to the gateway with the Host a client would use:
-//   auth.localtest       admin creates the clients, acme logs in;
+//   the admin listener   the operator creates the clients (auth.localtest refuses /admin/ with 404);
+//   auth.localtest       acme logs in;
 //   sandbox.localtest    test setup only: a Hacienda user and a .p12 issued by the sandbox's test CA;
 //   acme.api.localtest   acme registers its issuer, configures its webhook, submits an invoice;
 //   → the tenant-api signs and sends it to the sandbox (app to app, as inside a cluster), follows it to
@@ -83,15 +84,16 @@ describeIf('the whole flow through the gateway', () => {
     return dir;
   };
 
-  /** One request through the gateway; JSON in, the response out. */
+  /** One request through the gateway (its public port, or `port`); JSON in, the response out. */
   const call = (
     host: string,
     method: string,
     path: string,
     body?: unknown,
     bearer?: string,
+    port = gateway.httpPort,
   ): Promise<GatewayResponse> =>
-    gatewayRequest(gateway.httpPort, {
+    gatewayRequest(port, {
       host,
       method,
       path,
@@ -194,22 +196,35 @@ describeIf('the whole flow through the gateway', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('when the operator creates clients at auth.<domain> with the admin token, then they exist', async () => {
+  it('when the operator creates clients through the internal admin listener, then they exist; auth.<domain> refuses /admin/', async () => {
+    const publicAttempt = await call(
+      `auth.${DOMAIN}`,
+      'POST',
+      '/admin/clients',
+      { base: 'intruder', password: 'intruder-password-1234' },
+      ADMIN_TOKEN,
+    );
+    expect(publicAttempt.status).toBe(404);
     for (const base of ['acme', 'globex']) {
       const created = await call(
-        `auth.${DOMAIN}`,
+        'localhost',
         'POST',
         '/admin/clients',
         { base, password: `${base}-password-1234` },
         ADMIN_TOKEN,
+        gateway.adminPort,
       );
       expect(created.status).toBe(201);
       expect(created.json()).toMatchObject({ base });
     }
-    const anonymous = await call(`auth.${DOMAIN}`, 'POST', '/admin/clients', {
-      base: 'intruder',
-      password: 'intruder-password-1234',
-    });
+    const anonymous = await call(
+      'localhost',
+      'POST',
+      '/admin/clients',
+      { base: 'intruder', password: 'intruder-password-1234' },
+      undefined,
+      gateway.adminPort,
+    );
     expect(anonymous.status).toBe(401);
   });
 

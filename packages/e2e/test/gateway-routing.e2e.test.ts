@@ -41,6 +41,16 @@ function startEcho(name: string): Promise<{ server: Server; port: number }> {
   });
 }
 
+/** The access log once it has `count` lines (nginx writes a line just after responding). */
+async function logLines(gw: Gateway, count: number): Promise<Array<Record<string, unknown>>> {
+  for (let i = 0; i < 50; i++) {
+    const lines = gw.accessLog();
+    if (lines.length >= count) return lines;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return gw.accessLog();
+}
+
 const haveNginx = requireResource('nginx (apt-get install nginx)', findNginx() !== undefined);
 const describeWithNginx = haveNginx ? describe : describe.skip;
 
@@ -224,6 +234,67 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     const raw = JSON.stringify(gw.accessLog());
     expect(raw).not.toContain('super-secret-token');
     expect(raw).not.toContain('query-secret');
+  });
+
+  test('when /admin is asked for on the public auth host, then 404 JSON and the auth-server never sees it', async () => {
+    const before = gw.accessLog().length;
+    for (const path of ['/admin/clients', '/admin', '/admin/keys/rotate', '/admin%2Fclients']) {
+      const res = await gatewayRequest(gw.httpPort, {
+        host: 'auth.localtest',
+        method: 'POST',
+        path,
+        headers: { authorization: 'Bearer admin-token-guess', 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.json<{ error: string }>().error).toBe('not_found');
+    }
+    const lines = await logLines(gw, before + 4);
+    expect(lines.slice(before).map((l) => l.upstream_addr)).toEqual(['', '', '', '']);
+  });
+
+  test('when the internal admin listener is asked, then /admin/ reaches the auth-server and nothing else does', async () => {
+    const admin = await gatewayRequest(gw.adminPort, {
+      host: 'anything',
+      method: 'POST',
+      path: '/admin/clients',
+      body: '{}',
+    });
+    expect(admin.status).toBe(200);
+    expect(admin.json<Echo>()).toMatchObject({ upstream: 'auth-server', url: '/admin/clients' });
+    for (const path of ['/login', '/.well-known/jwks.json', '/api/consultar/emisor']) {
+      const other = await gatewayRequest(gw.adminPort, { host: 'auth.localtest', path });
+      expect([path, other.status]).toEqual([path, 404]);
+    }
+  });
+
+  test('when one address floods the auth host, then 429 JSON beyond its rate', async () => {
+    const strict = await startGateway({
+      domain: 'localtest',
+      authPort: auth.port,
+      tenantPort: tenant.port,
+      authRate: '1r/m',
+      authBurst: 2,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await gatewayRequest(strict.httpPort, {
+          host: 'auth.localtest',
+          path: '/.well-known/jwks.json',
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      // The tenant hosts have their own limits: untouched.
+      const tenantHost = await gatewayRequest(strict.httpPort, {
+        host: 'acme.api.localtest',
+        path: '/health/live',
+      });
+      expect(tenantHost.status).toBe(200);
+    } finally {
+      await strict.stop();
+    }
   });
 
   test('when an upstream is down, then 502 JSON from the gateway', async () => {
