@@ -64,6 +64,8 @@ export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   for (const err of errors) {
+    // An if/then/else failure repeats, without a field, what the branch's own errors already say.
+    if (err.keyword === 'if') continue;
     const base = pointerToPath(err.instancePath);
     let path = base;
     let reason: string;
