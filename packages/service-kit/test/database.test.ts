@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
@@ -76,4 +76,31 @@ describe('PGlite statements take turns with the event loop', () => {
       await db.close();
     }
   });
+});
+
+describe('PGlite on a data directory', () => {
+  it('when the directory is new, then its cluster is created, runs with the embedded memory settings and keeps data across a reopen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pglite-dir-'));
+    const dataDir = join(dir, 'db');
+    try {
+      const first = await openPglite({ dataDir });
+      try {
+        expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+        const shown = await first.query<{ shared_buffers: string }>('SHOW shared_buffers');
+        expect(shown.rows[0]?.shared_buffers).toBe('16MB');
+        await first.exec('CREATE TABLE kept (v text); INSERT INTO kept VALUES ($$still here$$)');
+      } finally {
+        await first.close();
+      }
+      const again = await openPglite({ dataDir });
+      try {
+        const r = await again.query<{ v: string }>('SELECT v FROM kept');
+        expect(r.rows).toEqual([{ v: 'still here' }]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
