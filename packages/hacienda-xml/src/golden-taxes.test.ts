@@ -2,6 +2,7 @@
 // code: each one is built, signed, validated against the official XSD (xmllint) and verified (xmlsec1).
 import type { DocumentRequest } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
+import { checkReceivedArithmetic } from './received-arithmetic';
 import { openP12 } from './signing-key';
 import { ISSUER, invoice } from './testing/mothers';
 import { taxedLine } from './testing/tax-mothers';
@@ -235,6 +236,8 @@ describe('golden documents with several taxes per line', () => {
     const signed = buildSignedDocument({ document: doc, issuer: ISSUER, key, now: NOW });
     const own = verifySignedXml(signed.xml);
     expect(own.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    // The XML's own values satisfy §9 as the sandbox and a receiver check it.
+    expect(checkReceivedArithmetic(signed.xml)).toEqual([]);
     if (!tools.ok) return;
     expect(xsdErrors(signed.xml, XSD[signed.tipo]!)).toBe('');
     expect(xmlsecErrors(signed.xml)).toBe('');

@@ -19,4 +19,6 @@ export * from './comprobante-parse';
 export * from './mensaje-hacienda';
 export * from './mensaje-receptor';
 export * from './business-days';
+export * from './comprobante-amounts';
+export * from './comprobante-arithmetic';
 export * from './received-arithmetic';

@@ -4,11 +4,11 @@
 // added to the same list.
 import { CODIGOS_IMPUESTO, CONDICIONES_VENTA, MEDIOS_PAGO } from '@cr/contracts';
 import {
+  type ArithmeticKind,
   Dec as D,
   TARIFA_BY_CODE,
-  TOLERANCE,
   describeIdentificacionProblem,
-  isServiceCabys,
+  verifyComprobanteArithmetic,
 } from '@cr/hacienda-xml';
 import forge from 'node-forge';
 import { identificationFromSubjectSerial, isIssuedByCa, type KeyMaterial } from '../certificate-authority';
@@ -16,7 +16,6 @@ import type { CabysCatalog } from '../cabys-catalog';
 import { CODES, type Finding } from './findings';
 import {
   type ParsedComprobante,
-  type ParsedLine,
   ROOTS,
   UnprocessableXmlError,
   V44_PREFIX,
@@ -45,18 +44,10 @@ export interface VerdictCheck {
 }
 
 type Dec = D;
-// Hacienda tolerates systems that round to 2 decimals (REFERENCE §9.3); the engine's TOLERANCE is that margin.
-
 function dec(value: string | undefined): Dec | undefined {
   if (value === undefined || value === '' || !/^-?\d+(\.\d+)?$/.test(value)) return undefined;
   return new D(value);
 }
-
-function close(a: Dec, b: Dec, tolerance: Dec = TOLERANCE): boolean {
-  return a.minus(b).abs().lte(tolerance);
-}
-
-const sum = (values: Dec[]) => values.reduce((acc, v) => acc.plus(v), new D(0));
 
 export const structureCheck: VerdictCheck = {
   name: 'structure',
@@ -297,142 +288,23 @@ export const registryCheck: VerdictCheck = {
   },
 };
 
-function lineFindings(line: ParsedLine, index: number): { findings: Finding[]; impuestoNeto: Dec } {
-  const n = line.numeroLinea ?? String(index + 1);
-  const findings: Finding[] = [];
-  const fail = (what: string, expected: Dec, actual: string | undefined) =>
-    findings.push({
-      code: CODES.calculoLinea,
-      text: `Línea ${n}: ${what} es ${actual ?? '(vacío)'} y debe ser ${expected.toFixed(5)}`,
-    });
-  const cantidad = dec(line.cantidad);
-  const precio = dec(line.precioUnitario);
-  const montoTotal = dec(line.montoTotal);
-  const subTotal = dec(line.subTotal);
-  const descuentos = line.descuentos.map((d) => dec(d) ?? new D(0));
-  if (cantidad && precio && montoTotal) {
-    const expected = cantidad.times(precio);
-    if (!close(expected, montoTotal)) fail('MontoTotal', expected, line.montoTotal);
-  }
-  if (montoTotal && subTotal) {
-    const expected = montoTotal.minus(sum(descuentos));
-    if (!close(expected, subTotal)) fail('SubTotal', expected, line.subTotal);
-  }
-  const base = dec(line.baseImponible) ?? subTotal;
-  let impuestoNeto = new D(0);
-  for (const imp of line.impuestos) {
-    const monto = dec(imp.monto) ?? new D(0);
-    const tarifa = dec(imp.tarifa);
-    if ((imp.codigo === '01' || imp.codigo === '07') && tarifa && base) {
-      const expected = tarifa.div(100).times(base);
-      // Regalías and bonificaciones are taxed on MontoTotal (REFERENCE §9.1 item 5).
-      const onMontoTotal = montoTotal ? tarifa.div(100).times(montoTotal) : undefined;
-      if (!close(expected, monto) && !(onMontoTotal && close(onMontoTotal, monto)))
-        fail('el Monto del impuesto', expected, imp.monto);
-    }
-    const exonerado = dec(imp.montoExoneracion) ?? new D(0);
-    if (exonerado.gt(monto)) fail('MontoExoneracion', monto, imp.montoExoneracion);
-    impuestoNeto = impuestoNeto.plus(monto).minus(exonerado);
-  }
-  impuestoNeto = impuestoNeto.minus(dec(line.impuestoAsumidoEmisorFabrica) ?? new D(0));
-  const declaredNeto = dec(line.impuestoNeto);
-  if (line.impuestos.length && declaredNeto && !close(impuestoNeto, declaredNeto))
-    fail('ImpuestoNeto', impuestoNeto, line.impuestoNeto);
-  const totalLinea = dec(line.montoTotalLinea);
-  if (subTotal && totalLinea) {
-    const expected = subTotal.plus(declaredNeto ?? impuestoNeto);
-    if (!close(expected, totalLinea)) fail('MontoTotalLinea', expected, line.montoTotalLinea);
-  }
-  return { findings, impuestoNeto: declaredNeto ?? impuestoNeto };
-}
+const ARITHMETIC_CODES: Record<ArithmeticKind, number> = {
+  linea: CODES.calculoLinea,
+  resumen: CODES.calculoResumen,
+  servicios: CODES.servicios,
+  mercancias: CODES.mercancias,
+  desglose: CODES.desglose,
+  medioPago: CODES.medioPago,
+};
 
-/** The "Cálculo" identities of REFERENCE §9.1 and §9.2, on the document's own (rounded) line values. */
+/** The "Cálculo" identities of REFERENCE §9.1 and §9.2 for every tax of Nota 8, on the document's own
+ *  (rounded) values: the engine's verifyComprobanteArithmetic, so the sandbox judges by the rules we emit. */
 export const arithmeticCheck: VerdictCheck = {
   name: 'arithmetic',
   run({ doc }) {
-    const findings: Finding[] = [];
-    const netos: Dec[] = [];
-    const montoServicios: Dec[] = [];
-    const montoMercancias: Dec[] = [];
-    doc.lines.forEach((line, i) => {
-      const r = lineFindings(line, i);
-      findings.push(...r.findings);
-      netos.push(r.impuestoNeto);
-      const mt = dec(line.montoTotal) ?? new D(0);
-      if (line.cabys && isServiceCabys(line.cabys)) montoServicios.push(mt);
-      else montoMercancias.push(mt);
-    });
-    const r = doc.resumen;
-    const v = (name: string) => dec(r[name]) ?? new D(0);
-    const check = (name: string, expected: Dec, code: number = CODES.calculoResumen) => {
-      if (r[name] === undefined && expected.isZero()) return;
-      if (!close(expected, v(name))) {
-        findings.push({ code, text: `${name} es ${r[name] ?? '(vacío)'} y debe ser ${expected.toFixed(5)}` });
-      }
-    };
-    if (!Object.keys(r).length) return findings;
-    const serv = ['TotalServGravados', 'TotalServExentos', 'TotalServExonerado', 'TotalServNoSujeto'];
-    const merc = [
-      'TotalMercanciasGravadas',
-      'TotalMercanciasExentas',
-      'TotalMercExonerada',
-      'TotalMercNoSujeta',
-    ];
-    if (doc.rootName !== 'ReciboElectronicoPago') {
-      const servTotal = sum(serv.map(v));
-      const mercTotal = sum(merc.map(v));
-      if (!close(servTotal, sum(montoServicios))) {
-        findings.push({
-          code: CODES.servicios,
-          text: `Los totales de servicios (${servTotal.toFixed(5)}) no corresponden a las líneas de servicio (${sum(montoServicios).toFixed(5)})`,
-        });
-      }
-      if (!close(mercTotal, sum(montoMercancias))) {
-        findings.push({
-          code: CODES.mercancias,
-          text: `Los totales de mercancías (${mercTotal.toFixed(5)}) no corresponden a las líneas de mercancías (${sum(montoMercancias).toFixed(5)})`,
-        });
-      }
-      check('TotalGravado', v('TotalServGravados').plus(v('TotalMercanciasGravadas')));
-      check('TotalExento', v('TotalServExentos').plus(v('TotalMercanciasExentas')));
-      check('TotalExonerado', v('TotalServExonerado').plus(v('TotalMercExonerada')));
-      check('TotalNoSujeto', v('TotalServNoSujeto').plus(v('TotalMercNoSujeta')));
-      check(
-        'TotalVenta',
-        v('TotalGravado').plus(v('TotalExento')).plus(v('TotalExonerado')).plus(v('TotalNoSujeto')),
-      );
-    }
-    check('TotalDescuentos', sum(doc.lines.flatMap((l) => l.descuentos.map((d) => dec(d) ?? new D(0)))));
-    check('TotalVentaNeta', v('TotalVenta').minus(v('TotalDescuentos')));
-    const totalImpuesto = sum(netos);
-    check('TotalImpuesto', totalImpuesto);
-    const taxed = doc.lines.some((l) => l.impuestos.some((i) => (dec(i.monto) ?? new D(0)).gt(0)));
-    if (taxed && !doc.desglose.length) {
-      findings.push({
-        code: CODES.desglose,
-        text: 'TotalDesgloseImpuesto es obligatorio cuando hay impuestos',
-      });
-    } else if (doc.desglose.length) {
-      const desglose = sum(doc.desglose.map((d) => dec(d.totalMontoImpuesto) ?? new D(0)));
-      if (!close(desglose, v('TotalImpuesto'))) {
-        findings.push({
-          code: CODES.desglose,
-          text: `La suma de TotalDesgloseImpuesto (${desglose.toFixed(5)}) no coincide con TotalImpuesto`,
-        });
-      }
-    }
-    check('TotalOtrosCargos', sum(doc.otrosCargos.map((c) => dec(c) ?? new D(0))));
-    check(
-      'TotalComprobante',
-      v('TotalVentaNeta').plus(v('TotalImpuesto')).plus(v('TotalOtrosCargos')).minus(v('TotalIVADevuelto')),
-    );
-    const pagos = doc.mediosPago.map((m) => dec(m.total)).filter((x): x is Dec => x !== undefined);
-    if (doc.mediosPago.length > 1 && !close(sum(pagos), v('TotalComprobante'))) {
-      findings.push({
-        code: CODES.medioPago,
-        text: `La suma de TotalMedioPago (${sum(pagos).toFixed(5)}) no coincide con TotalComprobante`,
-      });
-    }
-    return findings;
+    return verifyComprobanteArithmetic(doc.amounts).map((m) => ({
+      code: ARITHMETIC_CODES[m.kind],
+      text: `${m.path} es ${m.found} y debe ser ${m.expected}`,
+    }));
   },
 };

@@ -1,6 +1,13 @@
 // Reads what the verdict needs out of a received v4.4 comprobante (FE, ND, NC, TE, FEC, FEE, REP) with a
 // real XML parser. Values stay strings; the checks turn amounts into decimals themselves.
-import { COMPROBANTE_KINDS, type ComprobanteKind, V44_NAMESPACE_BASE } from '@cr/hacienda-xml';
+import {
+  type AmountLine,
+  COMPROBANTE_KINDS,
+  type ComprobanteAmounts,
+  type ComprobanteKind,
+  V44_NAMESPACE_BASE,
+  readComprobanteAmounts,
+} from '@cr/hacienda-xml';
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
 
 type ComprobanteKindRoot = Pick<ComprobanteKind, 'tipo' | 'ns' | 'xsd'>;
@@ -21,28 +28,8 @@ export interface ParsedParty {
   numero?: string;
 }
 
-export interface ParsedImpuesto {
-  codigo?: string;
-  codigoTarifaIVA?: string;
-  tarifa?: string;
-  monto?: string;
-  montoExoneracion?: string;
-}
-
-export interface ParsedLine {
-  numeroLinea?: string;
-  cabys?: string;
-  cantidad?: string;
-  precioUnitario?: string;
-  montoTotal?: string;
-  descuentos: string[];
-  subTotal?: string;
-  baseImponible?: string;
-  impuestos: ParsedImpuesto[];
-  impuestoAsumidoEmisorFabrica?: string;
-  impuestoNeto?: string;
-  montoTotalLinea?: string;
-}
+/** A line as the verdict reads it: every discount and tax (REFERENCE §8), from @cr/hacienda-xml. */
+export type ParsedLine = AmountLine;
 
 export interface ParsedComprobante {
   xml: string;
@@ -57,12 +44,10 @@ export interface ParsedComprobante {
   condicionVenta?: string;
   emisor: ParsedParty;
   receptor?: ParsedParty;
+  /** Lines, ResumenFactura totals, tax breakdown, other charges and payment means. */
+  amounts: ComprobanteAmounts;
   lines: ParsedLine[];
-  otrosCargos: string[];
-  /** ResumenFactura children by name (first occurrence). */
-  resumen: Record<string, string>;
-  desglose: Array<{ codigo?: string; codigoTarifaIVA?: string; totalMontoImpuesto?: string }>;
-  mediosPago: Array<{ tipo?: string; total?: string }>;
+  mediosPago: ComprobanteAmounts['mediosPago'];
   /** InformacionReferencia/Numero values (the documents an NC/ND refers to). */
   referencias: string[];
   /** Base64 DER of the first ds:X509Certificate of the document's own signature. */
@@ -78,11 +63,6 @@ function children(el: Element, name: string): Element[] {
     if (n.nodeType === 1 && (n as Element).localName === name) out.push(n as Element);
   }
   return out;
-}
-
-function hasElementChild(el: Element): boolean {
-  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) return true;
-  return false;
 }
 
 function child(el: Element | undefined, name: string): Element | undefined {
@@ -124,36 +104,7 @@ export function parseComprobante(xml: string): ParsedComprobante {
   const doc = parseXmlDocument(xml);
   const root = doc.documentElement as Element;
   const rootName = root.localName ?? root.nodeName;
-  const resumenEl = child(root, 'ResumenFactura');
-  const resumen: Record<string, string> = {};
-  if (resumenEl) {
-    for (let n = resumenEl.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType !== 1) continue;
-      const e = n as Element;
-      const name = e.localName ?? e.nodeName;
-      if (!(name in resumen) && !hasElementChild(e)) resumen[name] = (e.textContent ?? '').trim();
-    }
-  }
-  const lines: ParsedLine[] = children(child(root, 'DetalleServicio') ?? root, 'LineaDetalle').map((l) => ({
-    numeroLinea: text(l, 'NumeroLinea'),
-    cabys: text(l, 'CodigoCABYS'),
-    cantidad: text(l, 'Cantidad'),
-    precioUnitario: text(l, 'PrecioUnitario'),
-    montoTotal: text(l, 'MontoTotal'),
-    descuentos: children(l, 'Descuento').map((d) => text(d, 'MontoDescuento') ?? ''),
-    subTotal: text(l, 'SubTotal'),
-    baseImponible: text(l, 'BaseImponible'),
-    impuestos: children(l, 'Impuesto').map((i) => ({
-      codigo: text(i, 'Codigo'),
-      codigoTarifaIVA: text(i, 'CodigoTarifaIVA'),
-      tarifa: text(i, 'Tarifa'),
-      monto: text(i, 'Monto'),
-      montoExoneracion: text(child(i, 'Exoneracion'), 'MontoExoneracion'),
-    })),
-    impuestoAsumidoEmisorFabrica: text(l, 'ImpuestoAsumidoEmisorFabrica'),
-    impuestoNeto: text(l, 'ImpuestoNeto'),
-    montoTotalLinea: text(l, 'MontoTotalLinea'),
-  }));
+  const amounts = readComprobanteAmounts(root);
   const signature = children(root, 'Signature').find((s) => s.namespaceURI === DS_NS);
   const certEl = signature ? signature.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0] : undefined;
   return {
@@ -169,22 +120,9 @@ export function parseComprobante(xml: string): ParsedComprobante {
     condicionVenta: text(root, 'CondicionVenta'),
     emisor: parseParty(child(root, 'Emisor')) ?? {},
     receptor: parseParty(child(root, 'Receptor')),
-    lines,
-    otrosCargos: children(root, 'OtrosCargos').map((o) => text(o, 'MontoCargo') ?? ''),
-    resumen,
-    desglose: resumenEl
-      ? children(resumenEl, 'TotalDesgloseImpuesto').map((d) => ({
-          codigo: text(d, 'Codigo'),
-          codigoTarifaIVA: text(d, 'CodigoTarifaIVA'),
-          totalMontoImpuesto: text(d, 'TotalMontoImpuesto'),
-        }))
-      : [],
-    mediosPago: resumenEl
-      ? children(resumenEl, 'MedioPago').map((m) => ({
-          tipo: text(m, 'TipoMedioPago'),
-          total: text(m, 'TotalMedioPago'),
-        }))
-      : [],
+    amounts,
+    lines: amounts.lines,
+    mediosPago: amounts.mediosPago,
     referencias: children(root, 'InformacionReferencia')
       .map((r) => text(r, 'Numero') ?? '')
       .filter(Boolean),

@@ -118,7 +118,7 @@ async function referenceFindings(
     });
   }
   const answered = parseComprobante(Buffer.from(doc.comprobante_xml, 'base64').toString('utf8'));
-  const resumen = answered.resumen;
+  const resumen = answered.amounts.resumen;
   const same = (a: string | undefined, b: string | undefined) =>
     new Dec(a && /^\d+(\.\d+)?$/.test(a) ? a : '0').equals(new Dec(b && /^\d+(\.\d+)?$/.test(b) ? b : '0'));
   if (!same(m.totalFactura, resumen.TotalComprobante)) {

@@ -62,8 +62,10 @@ export function buildResponseContent(
     mensaje: rejected ? 3 : 1,
     texto: rejected ? REJECTED_TEXT : ACCEPTED_TEXT,
     findings,
-    ...(amount(doc.resumen.TotalImpuesto) ? { montoTotalImpuesto: amount(doc.resumen.TotalImpuesto) } : {}),
-    totalFactura: amount(doc.resumen.TotalComprobante) ?? '0',
+    ...(amount(doc.amounts.resumen.TotalImpuesto)
+      ? { montoTotalImpuesto: amount(doc.amounts.resumen.TotalImpuesto) }
+      : {}),
+    totalFactura: amount(doc.amounts.resumen.TotalComprobante) ?? '0',
   };
 }
 
