@@ -14,12 +14,7 @@ import forge from 'node-forge';
 import { identificationFromSubjectSerial, isIssuedByCa, type KeyMaterial } from '../certificate-authority';
 import type { CabysCatalog } from '../cabys-catalog';
 import { CODES, type Finding } from './findings';
-import {
-  type ParsedComprobante,
-  ROOTS,
-  UnprocessableXmlError,
-  V44_PREFIX,
-} from './parse-comprobante';
+import { type ParsedComprobante, ROOTS, UnprocessableXmlError, V44_PREFIX } from './parse-comprobante';
 import type { XsdValidator } from './xsd-check';
 
 export interface RegisteredTaxpayer {
