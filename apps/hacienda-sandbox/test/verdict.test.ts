@@ -2,20 +2,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type SigningKey,
-  buildSignedDocument,
-  formatCostaRicaDateTime,
-  openP12,
-  parseMensajeHacienda,
-  signCanonicalDocument,
-} from '@cr/hacienda-xml';
+import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
 import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
 import { requireResource, xsdDir } from '@cr/testkit';
 import request from 'supertest';
-import type { TransitionEvent } from '../src/processor';
 import { CODES } from '../src/verdict/findings';
-import { bodyFor, readSample, sampleFiles, tokenFor } from './documents';
+import { readSample, sampleFiles, tokenFor } from './documents';
+import { SIGNED_AT, resign, submit } from './verdict-support';
 import { type Harness, startHarness } from './sandbox-harness';
 
 const hasTool = (name: string) => spawnSync('which', [name]).status === 0;
@@ -28,46 +21,6 @@ function withTemp<T>(files: Record<string, string>, fn: (dir: string) => T): T {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Submits a signed XML and waits for its final state; returns the status body and the parsed answer. */
-async function submit(h: Harness, auth: string, xml: string) {
-  const body = bodyFor(xml);
-  const done = new Promise<void>((resolve) => {
-    const on = (e: TransitionEvent) => {
-      if (e.clave !== body.clave || !['aceptado', 'rechazado', 'error'].includes(e.estado)) return;
-      h.processor.off('transition', on);
-      resolve();
-    };
-    h.processor.on('transition', on);
-  });
-  const res = await request(h.app).post('/recepcion/v1/recepcion').set('Authorization', auth).send(body);
-  if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${res.headers['x-error-cause']}`);
-  await done;
-  const status = await request(h.app)
-    .get(`/recepcion/v1/recepcion/${body.clave}`)
-    .set('Authorization', auth)
-    .expect(200);
-  const respuesta = status.body['respuesta-xml']
-    ? Buffer.from(status.body['respuesta-xml'], 'base64').toString('utf8')
-    : undefined;
-  return { status: status.body, respuesta, mensaje: respuesta ? parseMensajeHacienda(respuesta) : undefined };
-}
-
-// Signed now: the certificate the sandbox issues in beforeAll is valid from now on.
-const SIGNED_AT = new Date();
-
-/** Re-signs a document the engine built after editing its (canonical) body, so only the edit is wrong. */
-function resign(xml: string, key: SigningKey, edit: (body: string) => string): string {
-  const m =
-    /^(?:<\?xml[^>]*\?>\s*)?(<(\w+) xmlns="([^"]+)">)([\s\S]*?)(<ds:Signature[\s\S]*)(<\/\2>)\s*$/.exec(xml);
-  if (!m) throw new Error('unexpected document shape');
-  const [, open, , namespace, body, , close] = m as unknown as string[];
-  return signCanonicalDocument(
-    { open: open!, body: edit(body!), close: close!, namespace: namespace! },
-    key,
-    { now: SIGNED_AT },
-  );
 }
 
 describe('verdicts', () => {

@@ -5,7 +5,7 @@
 import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
-import { BusinessCalendar, type TrustedSigner } from '@cr/hacienda-xml';
+import { BusinessCalendar, type TrustedSigner, extendXsdText } from '@cr/hacienda-xml';
 import { Worker, WorkerGroup, type WorkerOptions } from '@cr/jobs';
 import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
 import { createXsdValidator } from '@cr/xsd';
@@ -149,7 +149,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const dates = (list: string) => list.split(',').filter(Boolean);
   const recepcion: RecepcionDeps = {
     ...submission,
-    xsd: createXsdValidator({ xsdDir: config.HACIENDA_XSD_DIR, maxBytes: config.RECEPCION_MAX_XML_BYTES }),
+    // Suppliers may use the 2026-04 reference codes the published XSDs lack (docs/decisions/0010).
+    xsd: createXsdValidator({
+      xsdDir: config.HACIENDA_XSD_DIR,
+      maxBytes: config.RECEPCION_MAX_XML_BYTES,
+      extendSchema: (text, dir) => extendXsdText(text, { importDir: dir }),
+    }),
     calendar: new BusinessCalendar({
       add: dates(config.RECEPCION_HOLIDAYS_ADD),
       remove: dates(config.RECEPCION_HOLIDAYS_REMOVE),

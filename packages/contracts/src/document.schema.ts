@@ -3,6 +3,14 @@
 // tipoDoc, tarifa vs codigoTarifa, totals, exoneration fields per type) are checked by @cr/hacienda-xml.
 import { type Static, type TOptional, type TString, Type } from '@sinclair/typebox';
 
+/** The request's tipoDoc: 1 FE, 2 ND, 3 NC, 4 TE, 8 FEC, 9 FEE, 10 REP (the consecutivo's type without the 0). */
+export const TIPOS_DOC = ['1', '2', '3', '4', '8', '9', '10'] as const;
+export type TipoDoc = (typeof TIPOS_DOC)[number];
+
+/** The folioType a request may carry; INVOICE stays valid for every kind (the spec's original value). */
+export const REQUEST_FOLIO_TYPES = ['INVOICE', 'CREDIT_NOTE', 'DEBIT_NOTE', 'PAYMENT_RECEIPT'] as const;
+export type RequestFolioType = (typeof REQUEST_FOLIO_TYPES)[number];
+
 /** A non-negative decimal amount as a string: up to 13 integer digits and 5 decimals, dot separator. */
 export const DECIMAL_STRING_PATTERN = '^\\d{1,13}(\\.\\d{1,5})?$';
 /** CIIU 4 activity code as Hacienda returns it, e.g. `6201.0` (6 characters). */
@@ -124,7 +132,7 @@ export const UNIDADES_MEDIDA = [
   'Ω',
 ] as const;
 
-export const TIPOS_IDENTIFICACION = ['01', '02', '03', '04', '05'] as const;
+export const TIPOS_IDENTIFICACION = ['01', '02', '03', '04', '05', '06'] as const;
 export const CODIGOS_IMPUESTO = ['01', '02', '03', '04', '05', '06', '07', '08', '12', '99'] as const;
 export const CODIGOS_TARIFA_IVA = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11'] as const;
 export const TIPOS_EXONERACION = [
@@ -212,6 +220,9 @@ export const TIPOS_DOC_REFERENCIA = [
   '16',
   '17',
   '18',
+  // 2026-04 revision of the Anexos (REFERENCE §7.10, §11.3): 19 FEE, 20 REP; not yet in the published XSDs.
+  '19',
+  '20',
   '99',
 ] as const;
 export const CODIGOS_REFERENCIA = [
@@ -226,6 +237,14 @@ export const CODIGOS_REFERENCIA = [
   '10',
   '11',
   '12',
+  // 2026-04 revision of the Anexos (REFERENCE §7.10, §11.3), mandatory since 2026-11-01: 13 anula por error
+  // material, 14 corrige monto por error material, 15 sustituye por error material, 16 sustituye comprobante
+  // rechazado, 17 pago a comprobante (REP). Not yet in the published XSDs (docs/decisions/0010).
+  '13',
+  '14',
+  '15',
+  '16',
+  '17',
   '99',
 ] as const;
 
@@ -241,7 +260,7 @@ export const DocumentIdentificacion = Type.Object(
   {
     tipo: code(
       TIPOS_IDENTIFICACION,
-      '01 física, 02 jurídica, 03 DIMEX, 04 NITE, 05 extranjero (only in tickets)',
+      '01 física, 02 jurídica, 03 DIMEX, 04 NITE, 05 extranjero no domiciliado (tickets, ND/NC, export invoices; FEC supplier), 06 no contribuyente (FEC supplier only)',
     ),
     numero: Type.String({
       minLength: 1,
@@ -276,6 +295,45 @@ export const DocumentReceptor = Type.Object(
     ),
   },
   { additionalProperties: false },
+);
+
+export const DocumentUbicacion = Type.Object(
+  {
+    provincia: Type.String({ pattern: '^[1-7]$', description: 'Provincia code (Nota 14)' }),
+    canton: Type.String({ pattern: '^\\d{2}$', description: 'Cantón code, 2 digits' }),
+    distrito: Type.String({ pattern: '^\\d{2}$', description: 'Distrito code, 2 digits' }),
+    barrio: Type.Optional(Type.String({ minLength: 5, maxLength: 50, description: 'Barrio name' })),
+    otrasSenas: Type.String({ minLength: 5, maxLength: 250, description: 'Address details' }),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentProveedor = Type.Object(
+  {
+    nombre: Type.String({ minLength: 5, maxLength: 100, description: 'Supplier name (the XML Emisor)' }),
+    identificacion: DocumentIdentificacion,
+    nombreComercial: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),
+    ubicacion: Type.Optional(DocumentUbicacion),
+    otrasSenasExtranjero: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 300,
+        description: 'Foreign address of a supplier of type 05 (instead of ubicacion)',
+      }),
+    ),
+    telefono: Type.Optional(
+      Type.String({
+        pattern: '^\\d{3,20}$',
+        description: 'Telephone, digits only (written with country code 506)',
+      }),
+    ),
+    correoElectronico: Type.Optional(Type.String({ format: 'email', maxLength: 160 })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'FEC (tipoDoc 8) only: the supplier who does not invoice, written as the XML Emisor; our issuer is the Receptor',
+  },
 );
 
 export const DocumentCodigoComercial = Type.Object(
@@ -429,6 +487,13 @@ export const DocumentLinea = Type.Object(
       description: 'Consecutive line number starting at 1',
     }),
     codigo: Type.String({ pattern: '^\\d{13}$', description: 'CABYS code, 13 digits' }),
+    partidaArancelaria: Type.Optional(
+      Type.String({
+        pattern: '^\\d{12}$',
+        description:
+          'Tariff heading (PartidaArancelaria, 12 digits): required on goods lines of an export invoice (tipoDoc 9); allowed in ND/NC',
+      }),
+    ),
     detalle: Type.String({ minLength: 3, maxLength: 200 }),
     cantidad: Type.Number({
       exclusiveMinimum: 0,
@@ -616,14 +681,26 @@ export const DocumentRequest = Type.Object(
       pattern: ACTIVITY_CODE_PATTERN,
       description: 'Issuer activity code, CIIU 4 form such as 6201.0',
     }),
-    tipoDoc: Type.Union([Type.Literal('1'), Type.Literal('3'), Type.Literal('4')], {
-      description: '1 invoice (FacturaElectronica), 3 credit note, 4 ticket',
+    tipoDoc: Type.Unsafe<TipoDoc>({
+      type: 'string',
+      enum: [...TIPOS_DOC],
+      description:
+        '1 invoice (FacturaElectronica), 2 debit note, 3 credit note, 4 ticket, 8 purchase invoice (FacturaElectronicaCompra), 9 export invoice (FacturaElectronicaExportacion), 10 payment receipt (ReciboElectronicoPago)',
     }),
-    folioType: Type.Literal('INVOICE'),
+    folioType: Type.Unsafe<RequestFolioType>({
+      type: 'string',
+      enum: [...REQUEST_FOLIO_TYPES],
+      description:
+        'Echoed in the webhook event: INVOICE (any kind), or the kind’s own type: CREDIT_NOTE for 3, DEBIT_NOTE for 2, PAYMENT_RECEIPT for 10',
+    }),
     fechaEmision: fechaHora('Issue date and time'),
-    receptor: Type.Union([Type.Literal(''), DocumentReceptor], {
-      description: 'Receiver; "" only for a ticket without receiver; type 05 only for tickets',
-    }),
+    receptor: Type.Optional(
+      Type.Union([Type.Literal(''), DocumentReceptor], {
+        description:
+          'Receiver; "" only for a ticket without receiver; absent only in a purchase invoice (tipoDoc 8), whose receptor is the issuer',
+      }),
+    ),
+    proveedor: Type.Optional(DocumentProveedor),
     detalleServicio: Type.Array(DocumentLinea, { minItems: 1, maxItems: 1000 }),
     otrosCargos: Type.Optional(Type.Array(DocumentOtroCargo, { maxItems: 15 })),
     resumenFactura: Type.Object(
@@ -701,12 +778,21 @@ export const DocumentRequest = Type.Object(
         description: 'v4.4 CodigoActividadReceptor (optional; not in tickets)',
       }),
     ),
-    informacionReferencia: Type.Optional(DocumentInformacionReferencia),
+    informacionReferencia: Type.Optional(
+      Type.Union(
+        [
+          DocumentInformacionReferencia,
+          Type.Array(DocumentInformacionReferencia, { minItems: 1, maxItems: 10 }),
+        ],
+        { description: 'One reference or up to 10; required for tipoDoc 2, 3, 8 and 10' },
+      ),
+    ),
   },
   {
     $id: 'https://schemas.cr-einvoice.dev/document-request.json',
     additionalProperties: false,
-    description: 'informacionReferencia is required for credit notes (tipoDoc 3)',
+    description:
+      'informacionReferencia is required for debit and credit notes, purchase invoices and payment receipts (tipoDoc 2, 3, 8, 10)',
   },
 );
 export type DocumentRequest = Static<typeof DocumentRequest>;
@@ -728,3 +814,5 @@ export function lineImpuestos(line: Pick<DocumentLinea, 'impuesto'>): DocumentIm
 export function impuestoPath(line: Pick<DocumentLinea, 'impuesto'>, linePath: string, j: number): string {
   return Array.isArray(line.impuesto) ? `${linePath}.impuesto[${j}]` : `${linePath}.impuesto`;
 }
+export type DocumentProveedor = Static<typeof DocumentProveedor>;
+export type DocumentUbicacion = Static<typeof DocumentUbicacion>;

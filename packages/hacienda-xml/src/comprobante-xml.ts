@@ -1,22 +1,17 @@
-// Builds the unsigned v4.4 FacturaElectronica / NotaCreditoElectronica / TiqueteElectronico as a string,
-// in exact XSD element order (REFERENCE §8), in canonical form (no declaration, no self-closing tags, no
-// whitespace between elements) so the signer can digest it as is.
+// Builds the unsigned v4.4 comprobante (FE, ND, NC, TE, FEC, FEE, REP) as a string, in exact XSD element
+// order (REFERENCE §8), in canonical form (no declaration, no self-closing tags, no whitespace between
+// elements) so the signer can digest it as is. Which optional elements a kind has comes from its row of
+// KIND_RULES (header, parties, line and summary shape).
+import type { DocumentProveedor } from '@cr/contracts';
 import type { TaxAmounts } from './arithmetic';
-import type { CheckedDocument, TipoDocumento } from './document-check';
+import { V44_NAMESPACE_BASE } from './comprobante-kinds';
+import type { CheckedDocument } from './document-check';
 import type { CheckedLine, CheckedTax } from './line-check';
 import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
 import type { Clave, Consecutivo } from './identifiers';
 import type { Issuer } from './issuer';
 import { type Dec, formatAmount, toFixedHalfUp } from './money';
 import { el, opt } from './xml-text';
-
-const NS_BASE = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
-
-export const COMPROBANTE_ROOTS: Record<TipoDocumento, { root: string; namespace: string }> = {
-  '01': { root: 'FacturaElectronica', namespace: `${NS_BASE}facturaElectronica` },
-  '03': { root: 'NotaCreditoElectronica', namespace: `${NS_BASE}notaCreditoElectronica` },
-  '04': { root: 'TiqueteElectronico', namespace: `${NS_BASE}tiqueteElectronico` },
-};
 
 const amount = (name: string, value: Dec) => `<${name}>${formatAmount(value)}</${name}>`;
 
@@ -28,29 +23,96 @@ function digitsOnly(value: string): string {
   return value.replace(/\D/g, '');
 }
 
-function buildEmisor(issuer: Issuer): string {
-  const u = issuer.ubicacion;
+function ubicacion(u: Issuer['ubicacion']): string {
   const barrio =
     u.barrio !== undefined && u.barrio.length >= 5 && u.barrio.length <= 50 ? u.barrio : undefined;
-  const correos = (
+  return `<Ubicacion>${el('Provincia', u.provincia)}${el('Canton', u.canton)}${el('Distrito', u.distrito)}${opt('Barrio', barrio)}${el('OtrasSenas', u.otrasSenas)}</Ubicacion>`;
+}
+
+function telefono(value: string | undefined): string {
+  const tel = value ? digitsOnly(value) : '';
+  return tel.length >= 3 ? `<Telefono><CodigoPais>506</CodigoPais>${el('NumTelefono', tel)}</Telefono>` : '';
+}
+
+function identificacion(tipo: string, numero: string): string {
+  return `<Identificacion>${el('Tipo', tipo)}${el('Numero', numero)}</Identificacion>`;
+}
+
+function correosOf(issuer: Issuer): string[] {
+  return (
     Array.isArray(issuer.correoElectronico) ? issuer.correoElectronico : [issuer.correoElectronico]
   ).slice(0, 4);
-  const tel = issuer.telefono ? digitsOnly(issuer.telefono) : '';
+}
+
+function buildEmisor(issuer: Issuer): string {
   return (
     '<Emisor>' +
     el('Nombre', issuer.nombre) +
-    `<Identificacion>${el('Tipo', issuer.tipoIdentificacion)}${el('Numero', issuer.numeroIdentificacion)}</Identificacion>` +
+    identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion) +
     opt('NombreComercial', issuer.nombreComercial) +
-    `<Ubicacion>${el('Provincia', u.provincia)}${el('Canton', u.canton)}${el('Distrito', u.distrito)}${opt('Barrio', barrio)}${el('OtrasSenas', u.otrasSenas)}</Ubicacion>` +
-    (tel.length >= 3 ? `<Telefono><CodigoPais>506</CodigoPais>${el('NumTelefono', tel)}</Telefono>` : '') +
-    correos.map((c) => el('CorreoElectronico', c)).join('') +
+    ubicacion(issuer.ubicacion) +
+    telefono(issuer.telefono) +
+    correosOf(issuer)
+      .map((c) => el('CorreoElectronico', c))
+      .join('') +
     '</Emisor>'
   );
 }
 
+/** FEC: the supplier is the Emisor (REFERENCE §1.1, FacturaElectronicaCompra EmisorType). */
+function buildProveedorAsEmisor(p: DocumentProveedor): string {
+  return (
+    '<Emisor>' +
+    el('Nombre', p.nombre) +
+    identificacion(p.identificacion.tipo, p.identificacion.numero) +
+    opt('NombreComercial', p.nombreComercial) +
+    (p.ubicacion ? ubicacion(p.ubicacion) : '') +
+    opt('OtrasSenasExtranjero', p.otrasSenasExtranjero) +
+    telefono(p.telefono) +
+    opt('CorreoElectronico', p.correoElectronico) +
+    '</Emisor>'
+  );
+}
+
+/** FEC: our issuer, the buyer, is the Receptor (one CorreoElectronico in ReceptorType). */
+function buildIssuerAsReceptor(issuer: Issuer): string {
+  return (
+    '<Receptor>' +
+    el('Nombre', issuer.nombre) +
+    identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion) +
+    opt('NombreComercial', issuer.nombreComercial) +
+    ubicacion(issuer.ubicacion) +
+    telefono(issuer.telefono) +
+    opt('CorreoElectronico', correosOf(issuer)[0]) +
+    '</Receptor>'
+  );
+}
+
+/** REP: the parties carry only name, identification and e-mail. */
+function buildPaymentParties(doc: CheckedDocument, issuer: Issuer): string {
+  const r = doc.document.receptor;
+  const receptor =
+    r === undefined || r === ''
+      ? ''
+      : `<Receptor>${el('Nombre', r.nombre)}${identificacion(r.identificacion.tipo, r.identificacion.numero)}${opt('CorreoElectronico', r.correoElectronico)}</Receptor>`;
+  return (
+    `<Emisor>${el('Nombre', issuer.nombre)}${identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion)}` +
+    `${correosOf(issuer)
+      .map((c) => el('CorreoElectronico', c))
+      .join('')}</Emisor>${receptor}`
+  );
+}
+
+function buildParties(doc: CheckedDocument, issuer: Issuer): string {
+  if (doc.rules.receptor === 'issuer')
+    return buildProveedorAsEmisor(doc.document.proveedor!) + buildIssuerAsReceptor(issuer);
+  if (doc.rules.resumen === 'payment') return buildPaymentParties(doc, issuer);
+  return buildEmisor(issuer) + buildReceptor(doc);
+}
+
 function buildReceptor(doc: CheckedDocument): string {
   const r = doc.document.receptor;
-  if (r === '') return '';
+  if (r === undefined || r === '') return '';
   const tel = r.telefono ? digitsOnly(r.telefono) : '';
   return (
     '<Receptor>' +
@@ -85,7 +147,8 @@ function buildExoneracion(tax: CheckedTax, montoExoneracion: Dec): string {
 
 /** One Impuesto in ImpuestoType order: Codigo, CodigoImpuestoOTRO, CodigoTarifaIVA, Tarifa, FactorCalculoIVA,
  *  DatosImpuestoEspecifico, Monto, Exoneracion. */
-function buildImpuesto(tax: CheckedTax, t: TaxAmounts): string {
+/** `especifico`: the kind's ImpuestoType has DatosImpuestoEspecifico (FE, NC, ND, TE; not FEC, FEE, REP). */
+function buildImpuesto(tax: CheckedTax, t: TaxAmounts, especifico: boolean): string {
   const s = tax.source;
   let xml = `<Impuesto>${el('Codigo', s.codigo)}`;
   if (s.codigo === '99') xml += opt('CodigoImpuestoOTRO', s.codigoImpuestoOtro);
@@ -93,7 +156,7 @@ function buildImpuesto(tax: CheckedTax, t: TaxAmounts): string {
   if (tax.tarifa) xml += `<Tarifa>${rate(tax.tarifa)}</Tarifa>`;
   if (tax.factor) xml += `<FactorCalculoIVA>${toFixedHalfUp(tax.factor, 4)}</FactorCalculoIVA>`;
   const e = tax.especifico;
-  if (e) {
+  if (e && especifico) {
     xml += `<DatosImpuestoEspecifico><CantidadUnidadMedida>${rate(e.cantidadUnidadMedida)}</CantidadUnidadMedida>`;
     if (e.porcentaje) xml += `<Porcentaje>${rate(e.porcentaje)}</Porcentaje>`;
     if (t.proporcion) xml += `<Proporcion>${formatAmount(t.proporcion)}</Proporcion>`;
@@ -120,27 +183,55 @@ function buildDescuentos(l: CheckedLine): string {
   return xml;
 }
 
+/** REP lines: the payment registered per original line, with its IVA (ReciboElectronicoPago LineaDetalle). */
+function buildPaymentLines(doc: CheckedDocument): string {
+  const parts: string[] = ['<DetalleServicio>'];
+  for (const l of doc.lines) {
+    parts.push(
+      `<LineaDetalle><NumeroLinea>${l.source.numeroLinea}</NumeroLinea>${el('Detalle', l.source.detalle)}` +
+        amount('MontoTotal', l.montoTotal) +
+        amount('SubTotal', l.subTotal) +
+        l.impuestos.map((t, i) => buildImpuesto(l.checkedTaxes[i]!, t, false)).join('') +
+        amount('ImpuestoNeto', l.impuestoNeto) +
+        amount('MontoTotalLinea', l.montoTotalLinea) +
+        '</LineaDetalle>',
+    );
+  }
+  parts.push('</DetalleServicio>');
+  return parts.join('');
+}
+
 function buildLines(doc: CheckedDocument): string {
+  const { rules } = doc;
+  if (rules.lines === 'payment') return buildPaymentLines(doc);
+  // FEE lines have no BaseImponible nor ImpuestoNeto; FEE and FEC none of the factory-tax elements nor
+  // DatosImpuestoEspecifico (kind-check refuses the data they could not carry).
+  const exportLine = rules.lines === 'export';
+  const factoryTax = rules.lines === 'full';
   const parts: string[] = ['<DetalleServicio>'];
   for (const l of doc.lines) {
     const s = l.source;
-    let xml = `<LineaDetalle><NumeroLinea>${s.numeroLinea}</NumeroLinea>${el('CodigoCABYS', s.codigo)}`;
+    let xml = `<LineaDetalle><NumeroLinea>${s.numeroLinea}</NumeroLinea>`;
+    if (rules.partidaArancelaria !== 'none') xml += opt('PartidaArancelaria', s.partidaArancelaria);
+    xml += el('CodigoCABYS', s.codigo);
     for (const c of s.codigoComercial ?? [])
       xml += `<CodigoComercial>${el('Tipo', c.tipo)}${el('Codigo', c.codigo)}</CodigoComercial>`;
     xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', s.unidadMedida)}`;
-    if (doc.tipo !== '04') xml += opt('TipoTransaccion', s.tipoTransaccion);
+    if (rules.tipoTransaccion) xml += opt('TipoTransaccion', s.tipoTransaccion);
     xml += opt('UnidadMedidaComercial', s.unidadMedidaComercial) + el('Detalle', s.detalle);
     for (const vin of s.numeroVINoSerie ?? []) xml += el('NumeroVINoSerie', vin);
     xml += opt('RegistroMedicamento', s.registroMedicamento) + opt('FormaFarmaceutica', s.formaFarmaceutica);
     xml += amount('PrecioUnitario', l.precioUnitario) + amount('MontoTotal', l.montoTotal);
     xml += buildDescuentos(l);
-    xml += amount('SubTotal', l.subTotal) + opt('IVACobradoFabrica', s.ivaCobradoFabrica);
-    xml += amount('BaseImponible', l.baseImponible);
+    xml += amount('SubTotal', l.subTotal);
+    if (factoryTax) xml += opt('IVACobradoFabrica', s.ivaCobradoFabrica);
+    if (!exportLine) xml += amount('BaseImponible', l.baseImponible);
     l.impuestos.forEach((t, i) => {
-      xml += buildImpuesto(l.checkedTaxes[i]!, t);
+      xml += buildImpuesto(l.checkedTaxes[i]!, t, factoryTax);
     });
-    xml += amount('ImpuestoAsumidoEmisorFabrica', l.impuestoAsumidoEmisorFabrica);
-    xml += `${amount('ImpuestoNeto', l.impuestoNeto)}${amount('MontoTotalLinea', l.montoTotalLinea)}</LineaDetalle>`;
+    if (factoryTax) xml += amount('ImpuestoAsumidoEmisorFabrica', l.impuestoAsumidoEmisorFabrica);
+    if (!exportLine) xml += amount('ImpuestoNeto', l.impuestoNeto);
+    xml += `${amount('MontoTotalLinea', l.montoTotalLinea)}</LineaDetalle>`;
     parts.push(xml);
   }
   parts.push('</DetalleServicio>');
@@ -168,9 +259,70 @@ function buildOtrosCargos(doc: CheckedDocument): string {
     .join('');
 }
 
+function buildMediosPago(doc: CheckedDocument): string {
+  return doc.mediosPago
+    .map(
+      (m) =>
+        `<MedioPago>${el('TipoMedioPago', m.tipo)}${m.tipo === '99' ? opt('MedioPagoOtros', m.otros) : ''}${m.total ? amount('TotalMedioPago', m.total) : ''}</MedioPago>`,
+    )
+    .join('');
+}
+
+function buildDesglose(doc: CheckedDocument): string {
+  return doc.summary.totalDesgloseImpuesto
+    .map(
+      (d) =>
+        `<TotalDesgloseImpuesto>${el('Codigo', d.codigo)}${opt('CodigoTarifaIVA', d.codigoTarifa)}${amount('TotalMontoImpuesto', d.totalMontoImpuesto)}</TotalDesgloseImpuesto>`,
+    )
+    .join('');
+}
+
+/** REP summary: currency, sale, net sale, taxes, payment means and total (ReciboElectronicoPago). */
+function buildPaymentResumen(doc: CheckedDocument, moneda: string): string {
+  const s = doc.summary;
+  return (
+    moneda +
+    amount('TotalVenta', s.totalVenta) +
+    amount('TotalVentaNeta', s.totalVentaNeta) +
+    buildDesglose(doc) +
+    amount('TotalImpuesto', s.totalImpuesto) +
+    buildMediosPago(doc) +
+    `${amount('TotalComprobante', s.totalComprobante)}</ResumenFactura>`
+  );
+}
+
+/**
+ * FEE summary: its XSD has neither exonerated nor no-sujeto totals (an export invoice carries no
+ * exoneration), so 0 % lines (codigoTarifa 01, the zero rate with credit of exports) count as exentas
+ * (docs/decisions/0010).
+ */
+function buildExportResumen(doc: CheckedDocument, moneda: string): string {
+  const s = doc.summary;
+  return (
+    moneda +
+    amount('TotalServGravados', s.totalServGravados) +
+    amount('TotalServExentos', s.totalServExentos.plus(s.totalServNoSujeto)) +
+    amount('TotalMercanciasGravadas', s.totalMercanciasGravadas) +
+    amount('TotalMercanciasExentas', s.totalMercanciasExentas.plus(s.totalMercNoSujeta)) +
+    amount('TotalGravado', s.totalGravado) +
+    amount('TotalExento', s.totalExento.plus(s.totalNoSujeto)) +
+    amount('TotalVenta', s.totalVenta) +
+    amount('TotalDescuentos', s.totalDescuentos) +
+    amount('TotalVentaNeta', s.totalVentaNeta) +
+    buildDesglose(doc) +
+    amount('TotalImpuesto', s.totalImpuesto) +
+    amount('TotalOtrosCargos', s.totalOtrosCargos) +
+    buildMediosPago(doc) +
+    `${amount('TotalComprobante', s.totalComprobante)}</ResumenFactura>`
+  );
+}
+
 function buildResumen(doc: CheckedDocument): string {
   const s = doc.summary;
-  let xml = `<ResumenFactura><CodigoTipoMoneda>${el('CodigoMoneda', doc.codigoMoneda)}${amount('TipoCambio', doc.tipoCambio)}</CodigoTipoMoneda>`;
+  const moneda = `<ResumenFactura><CodigoTipoMoneda>${el('CodigoMoneda', doc.codigoMoneda)}${amount('TipoCambio', doc.tipoCambio)}</CodigoTipoMoneda>`;
+  if (doc.rules.resumen === 'payment') return buildPaymentResumen(doc, moneda);
+  if (doc.rules.resumen === 'export') return buildExportResumen(doc, moneda);
+  let xml = moneda;
   xml +=
     amount('TotalServGravados', s.totalServGravados) +
     amount('TotalServExentos', s.totalServExentos) +
@@ -187,23 +339,22 @@ function buildResumen(doc: CheckedDocument): string {
     amount('TotalVenta', s.totalVenta) +
     amount('TotalDescuentos', s.totalDescuentos) +
     amount('TotalVentaNeta', s.totalVentaNeta);
-  for (const d of s.totalDesgloseImpuesto) {
-    xml += `<TotalDesgloseImpuesto>${el('Codigo', d.codigo)}${opt('CodigoTarifaIVA', d.codigoTarifa)}${amount('TotalMontoImpuesto', d.totalMontoImpuesto)}</TotalDesgloseImpuesto>`;
-  }
   xml +=
+    buildDesglose(doc) +
     amount('TotalImpuesto', s.totalImpuesto) +
     amount('TotalImpAsumEmisorFabrica', s.totalImpAsumEmisorFabrica) +
-    amount('TotalIVADevuelto', s.totalIVADevuelto) +
-    amount('TotalOtrosCargos', s.totalOtrosCargos);
-  for (const m of doc.mediosPago) {
-    xml += `<MedioPago>${el('TipoMedioPago', m.tipo)}${m.tipo === '99' ? opt('MedioPagoOtros', m.otros) : ''}${m.total ? amount('TotalMedioPago', m.total) : ''}</MedioPago>`;
-  }
+    // FEC has no TotalIVADevuelto (IVA is returned on sales only).
+    (doc.rules.resumen === 'full' ? amount('TotalIVADevuelto', s.totalIVADevuelto) : '') +
+    amount('TotalOtrosCargos', s.totalOtrosCargos) +
+    buildMediosPago(doc);
   return `${xml}${amount('TotalComprobante', s.totalComprobante)}</ResumenFactura>`;
 }
 
-function buildReferencia(doc: CheckedDocument): string {
-  const r = doc.document.informacionReferencia;
-  if (!r) return '';
+function buildReferencias(doc: CheckedDocument): string {
+  return doc.referencias.map(buildReferencia).join('');
+}
+
+function buildReferencia(r: CheckedDocument['referencias'][number]): string {
   const fecha = parseIsoDateTime(r.fechaEmision);
   return (
     '<InformacionReferencia>' +
@@ -235,23 +386,32 @@ export function buildComprobanteXml(
   clave: Clave,
   consecutivo: Consecutivo,
 ): ComprobanteXmlParts {
-  const { root, namespace } = COMPROBANTE_ROOTS[doc.tipo];
+  const { rules } = doc;
+  const root = rules.root;
+  const namespace = V44_NAMESPACE_BASE + rules.kind.ns;
   const d = doc.document;
+  const payment = rules.resumen === 'payment';
+  const actividadReceptor =
+    rules.actividadReceptor === 'issuer'
+      ? el('CodigoActividadReceptor', d.codigoActividad)
+      : rules.actividadReceptor === 'optional'
+        ? opt('CodigoActividadReceptor', d.codigoActividadReceptor)
+        : '';
   const body =
     el('Clave', clave.value) +
     el('ProveedorSistemas', issuer.proveedorSistemas ?? issuer.numeroIdentificacion) +
-    el('CodigoActividadEmisor', d.codigoActividad) +
-    (doc.tipo !== '04' ? opt('CodigoActividadReceptor', d.codigoActividadReceptor) : '') +
+    (rules.actividadEmisor === 'none' ? '' : el('CodigoActividadEmisor', d.codigoActividad)) +
+    actividadReceptor +
     el('NumeroConsecutivo', consecutivo.value) +
     el('FechaEmision', formatCostaRicaDateTime(doc.fechaEmision)) +
-    buildEmisor(issuer) +
-    buildReceptor(doc) +
+    buildParties(doc, issuer) +
     el('CondicionVenta', doc.condicionVenta) +
-    (doc.condicionVenta === '99' ? opt('CondicionVentaOtros', d.condicionVentaOtros) : '') +
-    (d.plazoCredito !== undefined ? `<PlazoCredito>${d.plazoCredito}</PlazoCredito>` : '') +
+    // REP has neither CondicionVentaOtros nor PlazoCredito.
+    (!payment && doc.condicionVenta === '99' ? opt('CondicionVentaOtros', d.condicionVentaOtros) : '') +
+    (!payment && d.plazoCredito !== undefined ? `<PlazoCredito>${d.plazoCredito}</PlazoCredito>` : '') +
     buildLines(doc) +
-    buildOtrosCargos(doc) +
+    (rules.otrosCargos ? buildOtrosCargos(doc) : '') +
     buildResumen(doc) +
-    buildReferencia(doc);
+    buildReferencias(doc);
   return { open: `<${root} xmlns="${namespace}">`, body, close: `</${root}>`, namespace };
 }

@@ -1,12 +1,19 @@
 // Turns a client document into a checked, computed model: schema validation (contracts), the cross-field
 // rules of issue 4, the authoritative arithmetic and the comparison of the client's amounts. Returns every
 // issue instead of throwing.
-import { DocumentRequest, SUMMARY_TOTAL_NAMES, validate } from '@cr/contracts';
+import {
+  type DocumentInformacionReferencia,
+  DocumentRequest,
+  SUMMARY_TOTAL_NAMES,
+  validate,
+} from '@cr/contracts';
 import { type DesgloseEntry, type SummaryAmounts, computeSummary, desgloseKey } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
 import type { DocumentIssue } from './errors';
-import { Clave, describeIdentificacionProblem } from './identifiers';
+import { describeIdentificacionProblem } from './identifiers';
 import type { Issuer } from './issuer';
+import { checkKindRules, referencesOf } from './kind-check';
+import { type KindRules, type TipoDocumento, articled, kindRulesOf } from './kind-rules';
 import { type CheckedLine, checkLine } from './line-check';
 import { Dec, formatAmount, parseDecimal, sum, withinTolerance } from './money';
 
@@ -15,11 +22,15 @@ export { TARIFA_BY_CODE } from './line-check';
 
 const ONE = new Dec(1);
 
-export type TipoDocumento = '01' | '03' | '04';
+export type { TipoDocumento };
 
 export interface CheckedDocument {
   document: DocumentRequest;
   tipo: TipoDocumento;
+  /** The kind's rules and XML shape. */
+  rules: KindRules;
+  /** informacionReferencia as a list (a single object is one entry). */
+  referencias: DocumentInformacionReferencia[];
   fechaEmision: Date;
   condicionVenta: string;
   codigoMoneda: string;
@@ -31,15 +42,6 @@ export interface CheckedDocument {
 }
 
 export type CheckResult = { ok: true; value: CheckedDocument } | { ok: false; issues: DocumentIssue[] };
-
-const TIPO_BY_DOC: Record<string, TipoDocumento> = { '1': '01', '3': '03', '4': '04' };
-const CONDICION_NOT_IN: Record<TipoDocumento, string[]> = {
-  '01': ['09', '11'],
-  '03': [],
-  '04': ['09', '11', '12'],
-};
-/** TipoDocIR whose Numero Hacienda checks to be a clave (REFERENCE §7.10). */
-const REFERENCE_NEEDS_CLAVE = new Set(['01', '02', '03', '04', '09', '11', '12', '15']);
 
 function medioCode(value: string | number): string {
   return typeof value === 'number' ? String(value).padStart(2, '0') : value;
@@ -54,7 +56,8 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   const add = (path: string, reason: string, expected?: string) =>
     issues.push(expected === undefined ? { path, reason } : { path, reason, expected });
 
-  const tipo = TIPO_BY_DOC[doc.tipoDoc]!;
+  const rules = kindRulesOf(doc.tipoDoc);
+  const tipo = rules.tipo;
   const fechaEmision = parseIsoDateTime(doc.fechaEmision);
   if (!fechaEmision) add('fechaEmision', 'is not a valid date-time');
 
@@ -62,36 +65,12 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     add('emisor', 'does not match the issuer the document is signed for');
   }
 
-  // Receptor per document type.
-  if (doc.receptor === '') {
-    if (tipo !== '04')
-      add('receptor', 'is required for an invoice or credit note (only a ticket may omit it)');
-  } else {
-    const t = doc.receptor.identificacion.tipo;
-    if (t === '05' && tipo !== '04')
-      add('receptor.identificacion.tipo', 'type 05 (foreign) is only allowed in a ticket');
-    if (tipo === '04' && t !== '05') {
-      add('receptor.identificacion.tipo', 'a ticket receptor is either absent ("") or foreign (type 05)');
-    }
-    const problem = describeIdentificacionProblem(t, doc.receptor.identificacion.numero);
-    if (problem) add('receptor.identificacion.numero', problem.replace(/^numero /, ''));
-    if (doc.receptor.otrasSenasExtranjero !== undefined && t !== '05') {
-      add('receptor.otrasSenasExtranjero', 'is only allowed for a foreign receptor (type 05)');
-    }
-  }
-
-  const condicionVenta = doc.condicionVenta ?? '01';
-  if (CONDICION_NOT_IN[tipo].includes(condicionVenta)) {
-    add('condicionVenta', `${condicionVenta} is not allowed for this document type`);
-  }
+  const condicionVenta = doc.condicionVenta ?? rules.condicionPorDefecto;
   if ((condicionVenta === '02' || condicionVenta === '10') && doc.plazoCredito === undefined) {
     add('plazoCredito', 'is required when condicionVenta is 02 or 10');
   }
   if (condicionVenta === '99' && !doc.condicionVentaOtros)
     add('condicionVentaOtros', 'is required when condicionVenta is 99');
-  if (tipo === '04' && doc.codigoActividadReceptor !== undefined) {
-    add('codigoActividadReceptor', 'is not allowed in a ticket');
-  }
 
   // Currency.
   const codigoMoneda = doc.resumenFactura.codigoTipoMoneda.codigoMoneda;
@@ -110,8 +89,18 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   }
 
   // Lines.
-  const lineContext = { tipo, add, compare };
+  const lineContext = { rules, add, compare };
   const lines = doc.detalleServicio.map((line, i) => checkLine(line, i, lineContext));
+  // FEC, FEE and REP lines have no ImpuestoAsumidoEmisorFabrica: a tax the issuer absorbs (regalías) has
+  // no place in them.
+  if (rules.lines !== 'full')
+    lines.forEach((l, i) => {
+      if (l.impuestoAsumidoEmisorFabrica.gt(0))
+        add(
+          `detalleServicio[${i}].descuentos`,
+          `a tax absorbed by the issuer (regalía) is not possible in ${articled(rules.name)}`,
+        );
+    });
 
   // Other charges.
   const otrosCargos: Dec[] = [];
@@ -151,7 +140,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
       add(`${p}.totalMedioPago`, 'is required when there is more than one payment means');
     if (m.total?.lte(0)) add(`${p}.totalMedioPago`, 'must be greater than 0');
   });
-  if (medios.length === 0 && !['02', '08', '10'].includes(condicionVenta)) {
+  if (medios.length === 0 && !rules.medioPagoSiempre && !['02', '08', '10'].includes(condicionVenta)) {
     add(
       'resumenFactura.mediosPago',
       'at least one payment means is required unless condicionVenta is 02, 08 or 10',
@@ -174,37 +163,13 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     }
   }
 
-  // Reference (credit notes).
-  const ref = doc.informacionReferencia;
-  if (tipo === '03' && !ref) add('informacionReferencia', 'is required for a credit note');
-  if (ref) {
-    if (REFERENCE_NEEDS_CLAVE.has(ref.tipoDocumento)) {
-      try {
-        Clave.parse(ref.numero);
-      } catch (err) {
-        add(
-          'informacionReferencia.numero',
-          `must be the 50-digit clave of the referenced document (${(err as Error).message})`,
-        );
-      }
-    }
-    const refDate = parseIsoDateTime(ref.fechaEmision);
-    if (!refDate) add('informacionReferencia.fechaEmision', 'is not a valid date-time');
-    else {
-      const now = options.now ?? new Date();
-      const tenYears = new Date(now.getTime());
-      tenYears.setUTCFullYear(tenYears.getUTCFullYear() - 10);
-      if (refDate < tenYears) add('informacionReferencia.fechaEmision', 'must be at most 10 years old');
-      if (fechaEmision && refDate > fechaEmision)
-        add('informacionReferencia.fechaEmision', 'must not be after fechaEmision');
-    }
-    if (ref.tipoDocumento === '99' && !ref.tipoDocumentoOtro)
-      add('informacionReferencia.tipoDocumentoOtro', 'is required when tipoDocumento is 99');
-    if (ref.codigo === '99' && !ref.codigoOtro)
-      add('informacionReferencia.codigoOtro', 'is required when codigo is 99');
-    if (ref.codigo === '12' && tipo !== '03')
-      add('informacionReferencia.codigo', '12 is only allowed in credit notes');
-  }
+  // Kind-dependent rules: parties, header, references, line rules of ND/NC/FEE/REP.
+  checkKindRules(
+    doc,
+    rules,
+    { fechaEmision, now: options.now ?? new Date(), condicionVenta, mediosPago: medios.length },
+    add,
+  );
 
   if (issues.length > 0) return { ok: false, issues };
   return {
@@ -212,6 +177,8 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     value: {
       document: doc,
       tipo,
+      rules,
+      referencias: referencesOf(doc).map((r) => r.ref),
       fechaEmision: fechaEmision!,
       condicionVenta,
       codigoMoneda,

@@ -1,7 +1,17 @@
 import type { DocumentRequest } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
+import { COMPROBANTE_KINDS } from './comprobante-kinds';
 import { openP12 } from './signing-key';
-import { ISSUER, invoice, line } from './testing/mothers';
+import {
+  FE_REFERENCE,
+  ISSUER,
+  debitNote,
+  exportInvoice,
+  invoice,
+  line,
+  paymentReceipt,
+  purchaseInvoice,
+} from './testing/mothers';
 import { makeTestP12 } from './testing/test-certificate';
 import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
 import { verifySignedXml } from './xades-verify';
@@ -11,11 +21,9 @@ const { p12, pin } = makeTestP12();
 const key = openP12(p12, pin);
 const NOW = new Date('2026-05-26T18:31:00Z');
 
-const XSD: Record<string, string> = {
-  '01': 'FacturaElectronica_V4.4.xsd',
-  '03': 'NotaCreditoElectronica_V4.4.xsd',
-  '04': 'TiqueteElectronico_V4.4.xsd',
-};
+const XSD: Record<string, string> = Object.fromEntries(
+  Object.values(COMPROBANTE_KINDS).map((k) => [k.tipo, k.xsd]),
+);
 
 function mediosFor(doc: DocumentRequest): DocumentRequest {
   return doc;
@@ -126,6 +134,77 @@ const CASES: Array<[string, DocumentRequest]> = [
       detalleServicio: [
         line(1, { exoneracion: { porcentaje: 6.5, tipo: '03', articulo: '11', inciso: 2 } }),
         line(2, { cabys: '2132100000100' }),
+      ],
+    }),
+  ],
+  ['debit note (ND)', debitNote()],
+  [
+    'debit note with three references, one of the 2026-04 codes (ND)',
+    debitNote({
+      informacionReferencia: [
+        { ...FE_REFERENCE, codigo: '10', razon: 'Intereses moratorios' },
+        { ...FE_REFERENCE, codigo: '14', razon: 'Corrige monto por error material' },
+        {
+          ...FE_REFERENCE,
+          tipoDocumento: '99',
+          tipoDocumentoOtro: 'Orden de compra',
+          numero: 'OC-7781',
+          codigo: '04',
+          razon: 'Orden de compra del cliente',
+        },
+      ],
+    }),
+  ],
+  [
+    'debit note to a foreign receptor with a tariff heading (ND)',
+    debitNote({
+      receptor: {
+        nombre: 'John Doe',
+        identificacion: { tipo: '05', numero: 'P123456789' },
+        otrasSenasExtranjero: 'Main St 1, Austin TX',
+      },
+      detalleServicio: [{ ...line(1, { cabys: '0111100000100' }), partidaArancelaria: '090111000000' }],
+    }),
+  ],
+  ['purchase invoice (FEC) from a national supplier', purchaseInvoice()],
+  [
+    'purchase invoice (FEC) from a foreign supplier',
+    purchaseInvoice({
+      proveedor: {
+        nombre: 'Foreign Consulting Ltd',
+        identificacion: { tipo: '05', numero: 'GB987654321' },
+        otrasSenasExtranjero: '221B Baker Street, London, UK',
+        correoElectronico: 'billing@foreign.example',
+      },
+      detalleServicio: [line(1)],
+      informacionReferencia: {
+        tipoDocumento: '16',
+        numero: 'INV-2026-0042',
+        fechaEmision: '2026-05-25T10:00:00-06:00',
+        codigo: '11',
+        razon: 'Servicio de proveedor no domiciliado',
+      },
+    }),
+  ],
+  [
+    'purchase invoice (FEC) of used goods from a non-taxpayer (06, condición 13)',
+    purchaseInvoice({
+      condicionVenta: '13',
+      proveedor: {
+        nombre: 'Maria Solano Vargas',
+        identificacion: { tipo: '06', numero: 'NC1234567' },
+      },
+    }),
+  ],
+  ['export invoice (FEE) in USD', exportInvoice()],
+  ['payment receipt (REP)', paymentReceipt()],
+  [
+    'payment receipt (REP) for services to the State, two references with the new TipoDocIR 20',
+    paymentReceipt({
+      condicionVenta: '09',
+      informacionReferencia: [
+        { ...FE_REFERENCE, codigo: '17', razon: 'Pago de servicios al Estado' },
+        { ...FE_REFERENCE, tipoDocumento: '20', codigo: '04', razon: 'Recibo anterior de la misma factura' },
       ],
     }),
   ],

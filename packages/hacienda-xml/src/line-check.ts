@@ -19,6 +19,7 @@ import {
   especificoMonto,
 } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
+import { type KindRules, articled } from './kind-rules';
 import { Dec, ZERO, parseDecimal, round5, withinTolerance } from './money';
 
 /** IVA rate (percentage points) required by each CodigoTarifaIVA (REFERENCE §7.4); exenta is 0. */
@@ -66,8 +67,8 @@ export interface CheckedLine extends LineAmounts {
 }
 
 export interface LineCheckContext {
-  /** Document type code (01 FE, 03 NC, 04 TE, …). */
-  tipo: string;
+  /** The kind's rules (transitional rates, exoneration types, TipoTransaccion). */
+  rules: KindRules;
   add(path: string, reason: string, expected?: string): void;
   compare(path: string, client: string | number, expected: Dec): void;
 }
@@ -103,8 +104,8 @@ function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContext): Che
       if (!new Dec(tax.tarifa).eq(TARIFA_DEC_BY_CODE[tax.codigoTarifa]!)) {
         add(`${tp}.tarifa`, `must be ${expected} for codigoTarifa ${tax.codigoTarifa}`, expected);
       }
-      // ND (02) takes the transitional rates like the NC (REFERENCE §7.4).
-      if (ctx.tipo !== '03' && ctx.tipo !== '02' && TRANSITIONAL_TARIFAS.has(tax.codigoTarifa)) {
+      // ND takes the transitional rates like the NC (REFERENCE §7.4).
+      if (!ctx.rules.tarifasTransitorias && TRANSITIONAL_TARIFAS.has(tax.codigoTarifa)) {
         add(
           `${tp}.codigoTarifa`,
           `${tax.codigoTarifa} is a transitional rate only allowed in credit notes and debit notes`,
@@ -165,7 +166,8 @@ function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContext): Che
       add(`${ep}.porcentajeExoneracion`, 'must not exceed the line tarifa', out.tarifa.toString());
     if (RATED_CODES.has(c) && (!out.tarifa || out.tarifa.lte(0)))
       add(ep, 'only a taxed line (tarifa > 0) can be exonerated');
-    if (EXONERATION_NC_ONLY.has(ex.tipoDocumento) && ctx.tipo !== '03' && ctx.tipo !== '02') {
+    if (ctx.rules.exoneracion === 'none') add(ep, `is not allowed in ${articled(ctx.rules.name)}`);
+    else if (EXONERATION_NC_ONLY.has(ex.tipoDocumento) && ctx.rules.exoneracion !== 'all') {
       add(`${ep}.tipoDocumento`, `${ex.tipoDocumento} is only allowed in credit notes and debit notes`);
     }
     if (EXONERATION_NEEDS_ARTICLE.has(ex.tipoDocumento)) {
@@ -192,8 +194,8 @@ export function checkLine(line: DocumentLinea, i: number, ctx: LineCheckContext)
   if (cantidad.decimalPlaces() > 3) add(`${p}.cantidad`, 'must have at most 3 decimals');
   const precioUnitario = new Dec(line.precioUnitario);
   if (precioUnitario.lte(0)) add(`${p}.precioUnitario`, 'must be greater than 0');
-  if (ctx.tipo === '04' && line.tipoTransaccion !== undefined)
-    add(`${p}.tipoTransaccion`, 'is not allowed in a ticket');
+  if (!ctx.rules.tipoTransaccion && line.tipoTransaccion !== undefined)
+    add(`${p}.tipoTransaccion`, `is not allowed in ${articled(ctx.rules.name)}`);
 
   const discountSources = discountsOf(line, p, ctx);
   const discountPath = (j: number) => (line.descuentos !== undefined ? `${p}.descuentos[${j}]` : p);

@@ -34,4 +34,33 @@ describe('XSD validation of untrusted XML', () => {
     expect(await validator.validate('<a/>', '../etc/passwd')).toBeUndefined();
     expect(await createXsdValidator({ xsdDir: '/nonexistent' }).validate('<a/>', 'x.xsd')).toBeUndefined();
   });
+
+  it('when a derived schema is given, then xmllint compiles it from a pipe with the official imports', async () => {
+    if (!ready) return console.warn('skipping: xmllint or XSDs missing');
+    const derived = createXsdValidator({
+      xsdDir: XSD_DIR,
+      extendSchema: (text, dir) =>
+        text
+          .replace('<xs:element name="MensajeReceptor">', '<xs:element name="MensajeReceptorDerivado">')
+          .replace(
+            'schemaLocation="xmldsig-core-schema.xsd"',
+            `schemaLocation="${dir}/xmldsig-core-schema.xsd"`,
+          ),
+    });
+    const ns = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor';
+    const out = await derived.validate(
+      `<MensajeReceptorDerivado xmlns="${ns}"><Clave>1</Clave></MensajeReceptorDerivado>`,
+      'MensajeReceptor_V4.4.xsd',
+    );
+    expect(out?.valid).toBe(false);
+    // The derived root is declared (the complaint is about its content), the official one no longer is.
+    expect(out && !out.valid && out.errors.join('\n')).toMatch(/Clave/);
+    const official = await derived.validate(
+      `<MensajeReceptor xmlns="${ns}"><Clave>1</Clave></MensajeReceptor>`,
+      'MensajeReceptor_V4.4.xsd',
+    );
+    expect(official && !official.valid && official.errors.join('\n')).toMatch(
+      /No matching global declaration/,
+    );
+  });
 });

@@ -4,9 +4,10 @@
 // entity is ever expanded (XML bombs, external entities); --nonet forbids network access; input size,
 // output size and run time are bounded. Callers get xmllint's complaints as lines, or `undefined` when
 // the XSD directory or xmllint is missing (the caller decides whether that is fatal).
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 
 export interface XsdValidatorOptions {
   /** Directory of the official XSDs (HACIENDA_XSD_DIR). */
@@ -15,6 +16,12 @@ export interface XsdValidatorOptions {
   maxBytes?: number;
   /** Kill xmllint after this long (default 20 s). */
   timeoutMs?: number;
+  /**
+   * Derives the schema actually used from the official text (e.g. code lists Hacienda announced but has
+   * not published yet). The derived text is compiled from a pipe, never written to disk; relative imports
+   * must be made absolute by it (the official files are never edited or copied).
+   */
+  extendSchema?: (xsdText: string, xsdDir: string) => string;
 }
 
 export type XsdOutcome =
@@ -36,6 +43,63 @@ export function containsDtd(xml: string): boolean {
 }
 
 let xmllintPresent: Promise<boolean> | undefined;
+
+const derivedSchemas = new Map<string, string>();
+const MAX_STDERR = 1024 * 1024;
+
+/**
+ * xmllint over the document on stdin. A derived schema reaches it through a pipe made by bash's process
+ * substitution (a Node stdio pipe is a socket, which /dev/fd cannot reopen); the command line is fixed and
+ * interpolates no input.
+ */
+function runXmllint(
+  schema: string,
+  xml: string,
+  derived: string | undefined,
+  timeoutMs: number,
+): Promise<{ code: number | null; stderr: string; killed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = derived
+      ? spawn('bash', ['-c', 'exec xmllint --noout --nonet --schema <(exec cat <&3) -'], {
+          stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
+        })
+      : spawn('xmllint', ['--noout', '--nonet', '--schema', schema, '-'], {
+          stdio: ['pipe', 'ignore', 'pipe'],
+        });
+    let stderr = '';
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr.length < MAX_STDERR) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, killed });
+    });
+    // The child may exit before reading everything (a schema it cannot compile): ignore broken pipes.
+    const schemaPipe = child.stdio[3] as Writable | undefined;
+    schemaPipe?.on('error', () => {});
+    child.stdin?.on('error', () => {});
+    if (derived) schemaPipe?.end(derived);
+    child.stdin?.end(xml);
+  });
+}
+
+function derivedSchema(file: string, xsdDir: string, extend: (text: string, dir: string) => string): string {
+  let text = derivedSchemas.get(file);
+  if (text === undefined) {
+    text = extend(readFileSync(file, 'utf8'), xsdDir);
+    derivedSchemas.set(file, text);
+  }
+  return text;
+}
 
 function hasXmllint(): Promise<boolean> {
   xmllintPresent ??= new Promise((resolve) => execFile('xmllint', ['--version'], (err) => resolve(!err)));
@@ -61,25 +125,17 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
       if (!xsdDir || !available || !/^[\w.-]+\.xsd$/.test(xsdFile)) return undefined;
       const schema = join(xsdDir, xsdFile);
       if (!existsSync(schema) || !(await hasXmllint())) return undefined;
-      return new Promise<XsdOutcome>((resolve, reject) => {
-        const child = execFile(
-          'xmllint',
-          ['--noout', '--nonet', '--schema', schema, '-'],
-          { maxBuffer: 1024 * 1024, timeout: timeoutMs, killSignal: 'SIGKILL' },
-          (err, _stdout, stderr) => {
-            if (!err) return resolve({ valid: true });
-            if ((err as { killed?: boolean }).killed) return reject(new Error('xmllint timed out'));
-            const errors = String(stderr)
-              .split('\n')
-              .map((l) => l.trim())
-              .filter((l) => l && !/validates$|fails to validate$/.test(l))
-              .map((l) => l.replace(/^-:/, 'line '));
-            if (!errors.length) return reject(new Error(`xmllint failed: ${err.message}`));
-            resolve({ valid: false, errors: errors.slice(0, 20) });
-          },
-        );
-        child.stdin?.end(xml);
-      });
+      const derived = options.extendSchema ? derivedSchema(schema, xsdDir, options.extendSchema) : undefined;
+      const { code, stderr, killed } = await runXmllint(schema, xml, derived, timeoutMs);
+      if (code === 0) return { valid: true };
+      if (killed) throw new Error('xmllint timed out');
+      const errors = stderr
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !/validates$|fails to validate$/.test(l))
+        .map((l) => l.replace(/^-:/, 'line '));
+      if (!errors.length) throw new Error(`xmllint failed with exit code ${code}`);
+      return { valid: false, errors: errors.slice(0, 20) };
     },
   };
 }

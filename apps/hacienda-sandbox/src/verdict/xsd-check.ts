@@ -1,9 +1,9 @@
 // Level 1 of Hacienda's validation (REFERENCE §9): the document against its official v4.4 XSD, with
-// xmllint (libxml2) in a child process. Each schema error becomes a −99 finding with xmllint's text, as
+// xmllint (@cr/xsd), extended in memory with the 2026-04 reference codes Hacienda's validator takes since
+// 2026-11-01 (docs/decisions/0010). Each schema error becomes a −99 finding with xmllint's text, as
 // Hacienda reports its Xerces text.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { extendXsdText } from '@cr/hacienda-xml';
+import { createXsdValidator as createXmllintValidator } from '@cr/xsd';
 import { CODES, type Finding } from './findings';
 
 export interface XsdValidator {
@@ -12,45 +12,21 @@ export interface XsdValidator {
   readonly available: boolean;
 }
 
-let xmllintPresent: boolean | undefined;
-
-function hasXmllint(): Promise<boolean> {
-  if (xmllintPresent !== undefined) return Promise.resolve(xmllintPresent);
-  return new Promise((resolve) => {
-    execFile('xmllint', ['--version'], (err) => {
-      xmllintPresent = !err;
-      resolve(xmllintPresent);
-    });
-  });
-}
-
 export function createXsdValidator(xsdDir: string | undefined): XsdValidator {
-  const available = !!xsdDir && existsSync(xsdDir);
+  const xmllint = createXmllintValidator({
+    xsdDir,
+    // Recepción bounds the body; the schema check itself takes what arrived.
+    maxBytes: 64 * 1024 * 1024,
+    timeoutMs: 30_000,
+    extendSchema: (text, dir) => extendXsdText(text, { importDir: dir }),
+  });
   return {
-    available,
+    available: xmllint.available,
     async validate(xml, xsdFile) {
-      if (!xsdDir || !available) return undefined;
-      const schema = join(xsdDir, xsdFile);
-      if (!existsSync(schema) || !(await hasXmllint())) return undefined;
-      return new Promise<Finding[]>((resolve, reject) => {
-        const child = execFile(
-          'xmllint',
-          ['--noout', '--nonet', '--schema', schema, '-'],
-          { maxBuffer: 4 * 1024 * 1024, timeout: 30_000 },
-          (err, _stdout, stderr) => {
-            if (!err) return resolve([]);
-            const lines = stderr
-              .split('\n')
-              .map((l) => l.trim())
-              .filter((l) => l && !/validates$|fails to validate$/.test(l));
-            if (!lines.length) return reject(new Error(`xmllint failed: ${err.message}`));
-            resolve(
-              lines.slice(0, 20).map((l) => ({ code: CODES.schema, text: l.replace(/^-:/, 'linea ') })),
-            );
-          },
-        );
-        child.stdin?.end(xml);
-      });
+      const out = await xmllint.validate(xml, xsdFile);
+      if (!out) return undefined;
+      if (out.valid) return [];
+      return out.errors.map((l) => ({ code: CODES.schema, text: l.replace(/^line /, 'linea ') }));
     },
   };
 }

@@ -22,6 +22,8 @@ export interface NewDocument extends DocumentNumber {
   fechaEmisionText: string;
   ambiente: number;
   receptor?: { tipo: string; numero: string };
+  /** The request's folioType, echoed in the webhook event. */
+  folioType: string;
   requestHash: string;
   xml: string;
   totals: Record<string, string>;
@@ -57,6 +59,7 @@ export interface DocumentRow {
   detalle: unknown;
   /** Set on a receiver's answer (MensajeReceptor): the answered document's clave. */
   clave_recibida: string | null;
+  folio_type: string;
 }
 
 /**
@@ -73,8 +76,8 @@ export async function insertPendingDocument(
     `WITH inserted AS (
        INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
          consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
-         request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20)
+         request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20, $21)
        ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
        RETURNING tenant_id, id
      )
@@ -101,6 +104,7 @@ export async function insertPendingDocument(
       d.callbackTokenHash,
       d.callbackTokenSealed,
       d.emisorTipo,
+      d.folioType,
     ],
   );
   return r.rowCount === 1;

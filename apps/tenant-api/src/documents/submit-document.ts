@@ -35,6 +35,16 @@ export function callbackSecretContext(tenantId: string, documentId: string): str
   return `tenant-api:document:${tenantId}:${documentId}:callback`;
 }
 
+/**
+ * The other party named in POST /recepcion: a national receptor (01–04), or for a factura de compra the
+ * supplier, who is the XML's Emisor (then posted as emisor, docs/decisions/0010).
+ */
+function counterpartyOf(document: DocumentRequest): { tipo: string; numero: string } | undefined {
+  if (document.proveedor) return document.proveedor.identificacion;
+  const r = document.receptor;
+  return r && ['01', '02', '03', '04'].includes(r.identificacion.tipo) ? r.identificacion : undefined;
+}
+
 function repeatOrConflict(
   existing: { clave: string; request_hash: string },
   requestHash: string,
@@ -93,10 +103,7 @@ export async function submitDocument(
 
   const id = randomUUID();
   const token = randomBytes(32).toString('base64url');
-  const receptor =
-    document.receptor !== '' && ['01', '02', '03', '04'].includes(document.receptor.identificacion.tipo)
-      ? { tipo: document.receptor.identificacion.tipo, numero: document.receptor.identificacion.numero }
-      : undefined;
+  const receptor = counterpartyOf(document);
   const outcome = await withTenant(deps.db, tenantId, async (tx) => {
     const inserted = await insertPendingDocument(tx, tenantId, {
       id,
@@ -108,6 +115,7 @@ export async function submitDocument(
       fechaEmisionText: signed.fechaEmision,
       ambiente: material.ambiente,
       ...(receptor ? { receptor } : {}),
+      folioType: document.folioType,
       requestHash,
       xml: signed.xml,
       totals: signed.totals,

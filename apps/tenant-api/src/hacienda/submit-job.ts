@@ -3,6 +3,7 @@
 // 429/5xx/timeouts/network → retried on the backoff without an end (a signed document must get there),
 // within the issuer's limit of 100 submissions per minute.
 import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
+import { KIND_RULES } from '@cr/hacienda-xml';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
 import { withTenant } from '../db/with-tenant';
 import { type DocumentRow, countSubmitAttempt, findDocumentById } from '../documents/document-repository';
@@ -20,7 +21,8 @@ function describeOutcome(out: SubmitOutcome): string {
 /**
  * Hacienda's POST body for a stored document. A receiver's answer (MensajeReceptor) is posted under the
  * answered document's clave, with the supplier as emisor, us as receptor and the message's consecutivo
- * (REFERENCE §4.2).
+ * (REFERENCE §4.2). A factura de compra is posted as its XML reads: the supplier (stored as the
+ * counterparty) as emisor, us as receptor (docs/decisions/0010).
  */
 export function submissionOf(doc: DocumentRow): Omit<SubmitRequest, 'token' | 'callbackUrl'> {
   const comprobanteXml = Buffer.from(doc.xml, 'utf8').toString('base64');
@@ -35,6 +37,18 @@ export function submissionOf(doc: DocumentRow): Omit<SubmitRequest, 'token' | 'c
       },
       receptor: us,
       consecutivoReceptor: doc.consecutivo,
+      comprobanteXml,
+    };
+  }
+  if (doc.tipo_doc === KIND_RULES['8'].tipoDoc) {
+    return {
+      clave: doc.clave,
+      fecha: doc.fecha_emision_text,
+      emisor: {
+        tipoIdentificacion: doc.receptor_tipo ?? '',
+        numeroIdentificacion: doc.receptor_numero ?? '',
+      },
+      receptor: us,
       comprobanteXml,
     };
   }

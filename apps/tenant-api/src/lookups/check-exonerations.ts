@@ -30,7 +30,7 @@ export async function checkExonerations(
 ): Promise<ValidationIssue[]> {
   const { document } = input;
   const receptorId =
-    input.receptorId ?? (document.receptor === '' ? undefined : document.receptor.identificacion.numero);
+    input.receptorId ?? (document.receptor ? document.receptor.identificacion.numero : undefined);
   const documentDate = parseIsoDateTime(document.fechaEmision) ?? input.now;
   // One lookup per authorization even when many lines use it.
   const lookups = new Map<string, Promise<PublicResult<Exoneration>>>();

@@ -132,6 +132,7 @@ export async function answerReceived(
       ambiente: material.ambiente,
       // The message goes to the supplier: Hacienda's body names it as emisor, us as receptor.
       receptor: { tipo: received.emisor_tipo, numero: received.emisor_numero },
+      folioType: 'RECEIVER_MESSAGE',
       requestHash: hashRequestBody(input.body ?? null),
       xml,
       totals: {

@@ -1,6 +1,6 @@
 // The event a tenant receives: the spec's Events payload with folioId = clave, plus clave and estado.
 import { randomBytes } from 'node:crypto';
-import { ESTADOS_FINALES, type EstadoFinal, type WebhookEventPayload } from '@cr/contracts';
+import { ESTADOS_FINALES, type EstadoFinal, type FolioType, type WebhookEventPayload } from '@cr/contracts';
 
 export const WEBHOOK_QUEUE = 'webhook.deliver';
 
@@ -37,6 +37,8 @@ export function buildEventPayload(doc: {
   respuesta_xml: string | null;
   clave_recibida?: string | null;
   xml?: string;
+  /** The request's folioType (documents stored before it existed read INVOICE). */
+  folio_type?: FolioType;
 }): WebhookEventPayload {
   const answer = doc.respuesta_xml === null ? [] : [xmlFile(doc.respuesta_xml)];
   if (doc.clave_recibida) {
@@ -51,7 +53,7 @@ export function buildEventPayload(doc: {
   }
   return {
     folioId: doc.clave,
-    folioType: 'INVOICE',
+    folioType: doc.folio_type ?? 'INVOICE',
     folioDetails: answer,
     clave: doc.clave,
     estado: doc.estado,

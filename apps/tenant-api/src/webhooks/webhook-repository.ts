@@ -1,6 +1,7 @@
 // SQL of the webhook tables (and the reads of `documents` the webhooks need). Every function runs inside
 // withTenant and still names its tenant: RLS is the second wall, not the first.
 import { randomUUID } from 'node:crypto';
+import type { FolioType } from '@cr/contracts';
 import type { Queryable } from '@cr/service-kit';
 
 export interface WebhookEndpointRow {
@@ -77,6 +78,7 @@ export interface DocumentForEvent {
   respuesta_xml: string | null;
   /** Set on a receiver's answer: the answered document's clave (its xml is the MensajeReceptor). */
   clave_recibida: string | null;
+  folio_type: FolioType;
   xml: string;
 }
 
@@ -86,7 +88,7 @@ export async function findDocumentById(
   documentId: string,
 ): Promise<DocumentForEvent | undefined> {
   const r = await tx.query<DocumentForEvent>(
-    'SELECT id, clave, estado, respuesta_xml, clave_recibida, xml FROM documents WHERE tenant_id = $1 AND id = $2',
+    'SELECT id, clave, estado, respuesta_xml, clave_recibida, xml, folio_type FROM documents WHERE tenant_id = $1 AND id = $2',
     [tenantId, documentId],
   );
   return r.rows[0];

@@ -98,3 +98,96 @@ export function invoice(overrides: Partial<DocumentRequest> = {}): DocumentReque
     ...overrides,
   };
 }
+
+/** A reference to an accepted FE (the clave of the real sample). */
+export const FE_REFERENCE = {
+  tipoDocumento: '01' as const,
+  numero: '50626052600310295087500100001010000000033159073080',
+  fechaEmision: '2026-05-20T12:30:59-06:00',
+  codigo: '04' as const,
+  razon: 'Referencia a la factura original',
+};
+
+/** A debit note (ND) adding a charge to an FE. */
+export function debitNote(overrides: Partial<DocumentRequest> = {}): DocumentRequest {
+  return invoice({
+    tipoDoc: '2',
+    folioType: 'DEBIT_NOTE',
+    informacionReferencia: { ...FE_REFERENCE, codigo: '10', razon: 'Intereses por pago tardio' },
+    ...overrides,
+  });
+}
+
+/** A purchase invoice (FEC) from a supplier who does not invoice; the issuer is the buyer. */
+export function purchaseInvoice(overrides: Partial<DocumentRequest> = {}): DocumentRequest {
+  const { receptor: _receptor, ...base } = invoice({ tipoDoc: '8' });
+  return {
+    ...base,
+    proveedor: {
+      nombre: 'Juan Perez Mora',
+      identificacion: { tipo: '01', numero: '112340567' },
+      ubicacion: {
+        provincia: '2',
+        canton: '01',
+        distrito: '01',
+        otrasSenas: 'Frente a la plaza de deportes',
+      },
+      correoElectronico: 'juan.perez@example.com',
+    },
+    detalleServicio: [line(1, { cabys: '0111100000100', codigoTarifa: '02', tarifa: '1' })],
+    informacionReferencia: {
+      tipoDocumento: '14',
+      numero: 'REG-ESP-2026-001',
+      fechaEmision: '2026-05-26T08:00:00-06:00',
+      codigo: '04',
+      razon: 'Compra a contribuyente de regimen especial agropecuario',
+    },
+    ...overrides,
+  };
+}
+
+/** An export invoice (FEE): foreign receptor, USD, goods with their tariff heading at 0 %. */
+export function exportInvoice(overrides: Partial<DocumentRequest> = {}): DocumentRequest {
+  return invoice({
+    tipoDoc: '9',
+    receptor: {
+      nombre: 'Acme Imports LLC',
+      identificacion: { tipo: '05', numero: 'US123456789' },
+      otrasSenasExtranjero: '100 Main Street, Miami FL 33101, USA',
+      correoElectronico: 'ap@acme-imports.example',
+    },
+    detalleServicio: [
+      {
+        ...line(1, {
+          cabys: '0111100000100',
+          codigoTarifa: '01',
+          tarifa: '0',
+          precio: '2500.00',
+          cantidad: 4,
+        }),
+        partidaArancelaria: '090111000000',
+      },
+      line(2, { codigoTarifa: '01', tarifa: '0' }),
+    ],
+    resumenFactura: {
+      codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '507.12' },
+      mediosPago: [{ tipoMedioPago: '04' }],
+    },
+    ...overrides,
+  });
+}
+
+/** A payment receipt (REP): a payment against an FE sold on credit under art. 27 LIVA (condición 10). */
+export function paymentReceipt(overrides: Partial<DocumentRequest> = {}): DocumentRequest {
+  return invoice({
+    tipoDoc: '10',
+    folioType: 'PAYMENT_RECEIPT',
+    condicionVenta: '11',
+    detalleServicio: [{ ...line(1, { precio: '500.00' }), detalle: 'Pago parcial de la factura 33' }],
+    resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
+    informacionReferencia: [
+      { ...FE_REFERENCE, codigo: '17', tipoDocumento: '01', razon: 'Pago a la factura a credito' },
+    ],
+    ...overrides,
+  });
+}

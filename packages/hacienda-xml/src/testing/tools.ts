@@ -1,9 +1,10 @@
 // Test-only: the official XSDs and the xmllint / xmlsec1 command-line tools. Missing tools or XSDs make
 // the tests that need them skip with a message, except under CI=true where they fail.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { extendXsdText } from '../xsd-extension';
 
 const REPO_ROOT = path.resolve(__dirname, '../../../..');
 export const XSD_DIR = process.env.HACIENDA_XSD_DIR ?? path.resolve(REPO_ROOT, '../shared/hacienda/xsd');
@@ -40,12 +41,18 @@ function withTempFile<T>(content: string, fn: (file: string) => T): T {
   }
 }
 
-/** Validates against the official XSD; returns xmllint's complaint or '' when valid. */
+/**
+ * Validates against the official XSD extended in memory with the 2026-04 reference codes (xsd-extension):
+ * the schema text reaches xmllint through a pipe, never a file. Returns xmllint's complaint or ''.
+ */
 export function xsdErrors(xml: string, xsdFile: string): string {
+  const schema = extendXsdText(readFileSync(path.join(XSD_DIR, xsdFile), 'utf8'), { importDir: XSD_DIR });
   return withTempFile(xml, (file) => {
-    const r = spawnSync('xmllint', ['--noout', '--nonet', '--schema', path.join(XSD_DIR, xsdFile), file], {
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'bash',
+      ['-c', 'exec xmllint --noout --nonet --schema <(exec cat) "$1"', 'xmllint', file],
+      { encoding: 'utf8', input: schema },
+    );
     return r.status === 0 ? '' : `${r.stderr}${r.stdout}`;
   });
 }

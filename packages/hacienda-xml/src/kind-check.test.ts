@@ -1,0 +1,220 @@
+import type { DocumentRequest } from '@cr/contracts';
+import { checkDocument } from './document-check';
+import { KIND_RULES } from './kind-rules';
+import {
+  FE_REFERENCE,
+  ISSUER,
+  debitNote,
+  exportInvoice,
+  invoice,
+  line,
+  paymentReceipt,
+  purchaseInvoice,
+} from './testing/mothers';
+
+function issuesOf(doc: unknown) {
+  const r = checkDocument(doc, { issuer: ISSUER, now: new Date('2026-05-27T00:00:00Z') });
+  return r.ok ? [] : r.issues;
+}
+
+const fec = purchaseInvoice();
+const proveedor = fec.proveedor!;
+
+const BAD: Array<[string, unknown, string, RegExp]> = [
+  [
+    'a debit note has no reference',
+    { ...debitNote(), informacionReferencia: undefined },
+    'informacionReferencia',
+    /required/,
+  ],
+  [
+    'a debit note has eleven references',
+    debitNote({ informacionReferencia: Array.from({ length: 11 }, () => FE_REFERENCE) }),
+    'informacionReferencia',
+    /10|maxItems|more than/,
+  ],
+  [
+    'the second of two references has a bad clave',
+    debitNote({ informacionReferencia: [FE_REFERENCE, { ...FE_REFERENCE, numero: '123' }] }),
+    'informacionReferencia[1].numero',
+    /clave/,
+  ],
+  [
+    'a reference code does not exist',
+    debitNote({ informacionReferencia: { ...FE_REFERENCE, codigo: '18' as never } }),
+    'informacionReferencia.codigo',
+    /allowed values|one of/,
+  ],
+  [
+    'code 17 (pago a comprobante) is used in a debit note',
+    debitNote({ informacionReferencia: { ...FE_REFERENCE, codigo: '17' } }),
+    'informacionReferencia.codigo',
+    /payment receipt/,
+  ],
+  [
+    'folioType is unknown',
+    debitNote({ folioType: 'RECEIPT' as never }),
+    'folioType',
+    /allowed values|one of/,
+  ],
+  ['tipoDoc is unknown', invoice({ tipoDoc: '5' as never }), 'tipoDoc', /allowed values|one of/],
+  ['a purchase invoice has no proveedor', { ...fec, proveedor: undefined }, 'proveedor', /required/],
+  ['a purchase invoice has a receptor', { ...fec, receptor: invoice().receptor }, 'receptor', /not allowed/],
+  ['an invoice has a proveedor', invoice({ proveedor }), 'proveedor', /only allowed in a purchase invoice/],
+  [
+    'a national supplier has no ubicacion',
+    purchaseInvoice({ proveedor: { ...proveedor, ubicacion: undefined } }),
+    'proveedor.ubicacion',
+    /required/,
+  ],
+  [
+    'a foreign supplier has no foreign address',
+    purchaseInvoice({
+      proveedor: { nombre: 'Foreign Ltd', identificacion: { tipo: '05', numero: 'GB1' } },
+      informacionReferencia: { ...FE_REFERENCE, tipoDocumento: '16', numero: 'X-1' },
+    }),
+    'proveedor.otrasSenasExtranjero',
+    /required/,
+  ],
+  [
+    'a foreign supplier has no reference of type 16',
+    purchaseInvoice({
+      proveedor: {
+        nombre: 'Foreign Ltd',
+        identificacion: { tipo: '05', numero: 'GB1' },
+        otrasSenasExtranjero: 'London, UK',
+      },
+    }),
+    'informacionReferencia',
+    /16/,
+  ],
+  [
+    'a non-taxpayer supplier sells on another condition than 13',
+    purchaseInvoice({ proveedor: { nombre: 'Maria Solano', identificacion: { tipo: '06', numero: 'NC1' } } }),
+    'proveedor.identificacion.tipo',
+    /13/,
+  ],
+  [
+    'a supplier cédula física has 8 digits',
+    purchaseInvoice({ proveedor: { ...proveedor, identificacion: { tipo: '01', numero: '12345678' } } }),
+    'proveedor.identificacion.numero',
+    /9 digits/,
+  ],
+  [
+    'a supplier province is 8',
+    purchaseInvoice({ proveedor: { ...proveedor, ubicacion: { ...proveedor.ubicacion!, provincia: '8' } } }),
+    'proveedor.ubicacion.provincia',
+    /pattern|format/,
+  ],
+  [
+    'an export invoice goes to a national receptor',
+    exportInvoice({ receptor: invoice().receptor }),
+    'receptor.identificacion.tipo',
+    /05/,
+  ],
+  [
+    'an export goods line has no tariff heading',
+    exportInvoice({
+      detalleServicio: [line(1, { cabys: '0111100000100', codigoTarifa: '01', tarifa: '0' })],
+    }),
+    'detalleServicio[0].partidaArancelaria',
+    /required/,
+  ],
+  [
+    'a tariff heading has 10 digits',
+    exportInvoice({
+      detalleServicio: [
+        {
+          ...line(1, { cabys: '0111100000100', codigoTarifa: '01', tarifa: '0' }),
+          partidaArancelaria: '0901110000',
+        },
+      ],
+    }),
+    'detalleServicio[0].partidaArancelaria',
+    /pattern|format/,
+  ],
+  [
+    'exported goods carry 13 % IVA',
+    exportInvoice({
+      detalleServicio: [{ ...line(1, { cabys: '0111100000100' }), partidaArancelaria: '090111000000' }],
+    }),
+    'detalleServicio[0].impuesto[0].codigoTarifa',
+    /no IVA/,
+  ],
+  [
+    'an export invoice carries an exoneration',
+    exportInvoice({ detalleServicio: [line(1, { exoneracion: { porcentaje: 13 } })] }),
+    'detalleServicio[0].impuesto[0].exoneracion',
+    /not allowed/,
+  ],
+  [
+    'an invoice line has a tariff heading',
+    invoice({ detalleServicio: [{ ...line(1), partidaArancelaria: '090111000000' }] }),
+    'detalleServicio[0].partidaArancelaria',
+    /not allowed/,
+  ],
+  [
+    'a payment receipt is on condition 01',
+    paymentReceipt({ condicionVenta: '01' }),
+    'condicionVenta',
+    /09, 11/,
+  ],
+  [
+    'a payment receipt has no payment means',
+    paymentReceipt({ resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [] } }),
+    'resumenFactura.mediosPago',
+    /required/,
+  ],
+  [
+    'a payment receipt has a discount',
+    paymentReceipt({ detalleServicio: [line(1, { descuento: '10.00' })] }),
+    'detalleServicio[0].descuento',
+    /not allowed/,
+  ],
+  [
+    'a payment receipt has other charges',
+    paymentReceipt({
+      otrosCargos: [{ tipoDocumento: '06', detalle: 'Servicio', montoCargo: '1.00', porcentaje: '1' }],
+    }),
+    'otrosCargos',
+    /not allowed/,
+  ],
+  [
+    'a payment receipt has no reference',
+    { ...paymentReceipt(), informacionReferencia: undefined },
+    'informacionReferencia',
+    /required/,
+  ],
+  ['a payment receipt has no receptor', paymentReceipt({ receptor: '' }), 'receptor', /required/],
+];
+
+describe('kind rules', () => {
+  it.each(BAD)('when %s, then the issue names the path', (_name, doc, path, reason) => {
+    const issues = issuesOf(doc);
+    // A union (one reference or a list) reports each branch's complaint at the same path.
+    const reasons = issues.filter((i) => i.path === path).map((i) => i.reason);
+    expect({ issues, matched: reasons.some((r) => reason.test(r)) }).toMatchObject({ matched: true });
+  });
+
+  it.each([
+    ['debit note', debitNote()],
+    ['purchase invoice', purchaseInvoice()],
+    ['export invoice', exportInvoice()],
+    ['payment receipt', paymentReceipt()],
+    ['debit note with folioType INVOICE (existing clients)', debitNote({ folioType: 'INVOICE' })],
+  ] as Array<[string, DocumentRequest]>)('when a valid %s is checked, then it has no issue', (_n, doc) => {
+    expect(issuesOf(doc)).toEqual([]);
+  });
+
+  it('when the kinds are listed, then each tipoDoc maps to its consecutivo type and folioType', () => {
+    expect(Object.values(KIND_RULES).map((r) => [r.tipoDoc, r.tipo, r.root, r.folioType])).toEqual([
+      ['1', '01', 'FacturaElectronica', 'INVOICE'],
+      ['2', '02', 'NotaDebitoElectronica', 'DEBIT_NOTE'],
+      ['3', '03', 'NotaCreditoElectronica', 'CREDIT_NOTE'],
+      ['4', '04', 'TiqueteElectronico', 'INVOICE'],
+      ['8', '08', 'FacturaElectronicaCompra', 'INVOICE'],
+      ['9', '09', 'FacturaElectronicaExportacion', 'INVOICE'],
+      ['10', '10', 'ReciboElectronicoPago', 'PAYMENT_RECEIPT'],
+    ]);
+  });
+});

@@ -1,0 +1,232 @@
+// What differs between the seven comprobantes an issuer sends, one row per kind: the request's tipoDoc →
+// the COMPROBANTE_KINDS row (root, namespace, XSD, consecutivo type), the folioType of its events, the
+// cross-field rules its Anexos and XSD impose (receptor, condición de venta, references, rates) and the
+// shape of its XML (which optional header, line and summary elements its XSD has). The checker and the
+// XML builder read only this table, so adding or changing a kind is one row here.
+import type { RequestFolioType, TipoDoc } from '@cr/contracts';
+import { COMPROBANTE_KINDS, type ComprobanteKind } from './comprobante-kinds';
+
+/** The document type code of the consecutivo (REFERENCE §1.1). */
+export type TipoDocumento = '01' | '02' | '03' | '04' | '08' | '09' | '10';
+
+/** Summary totals some XSDs lack (FEE has no exonerated/no-sujeto totals, REP only the few it has). */
+export type ResumenShape = 'full' | 'purchase' | 'export' | 'payment';
+
+/** Line elements: FE/TE/NC/ND (full), FEC (no IVACobradoFabrica/ImpuestoAsumido…), FEE, REP. */
+export type LineShape = 'full' | 'purchase' | 'export' | 'payment';
+
+export interface KindRules {
+  tipoDoc: TipoDoc;
+  tipo: TipoDocumento;
+  /** Root element, key of COMPROBANTE_KINDS. */
+  root: string;
+  kind: ComprobanteKind;
+  /** The kind's own folioType; INVOICE is accepted for every kind too. */
+  folioType: RequestFolioType;
+  /** The Spanish title (PDF, docs). */
+  title: string;
+  /** An English name for error messages ("a debit note"). */
+  name: string;
+  /** CondicionVenta codes the kind's XSD enumerates. */
+  condiciones: readonly string[];
+  /** Default condicionVenta when the request has none. */
+  condicionPorDefecto: string;
+  /**
+   * Who the Receptor is: a client-given receiver (required, or optional for a ticket), or the issuer itself
+   * (FEC, where the client gives the supplier as `proveedor`).
+   */
+  receptor: 'required' | 'ticket' | 'issuer';
+  /** Identification types allowed for the receptor (REFERENCE §7.1). */
+  receptorTipos: readonly string[];
+  /** Whether informacionReferencia is required (REFERENCE §7.10: NC, ND, FEC, REP). */
+  referenciaRequerida: boolean;
+  /** CodigoTarifaIVA 05–07 are transitional rates for NC/ND only. */
+  tarifasTransitorias: boolean;
+  /** Exoneration types 01, 05, 06, 07 are for NC/ND only; FEE and REP carry no Exoneracion at all. */
+  exoneracion: 'all' | 'ordinary' | 'none';
+  /** Whether discounts and other charges have a place in the XML. */
+  descuentos: boolean;
+  otrosCargos: boolean;
+  /** Payment means: required unless on credit (most kinds), or always (REP, whose XSD requires one). */
+  medioPagoSiempre: boolean;
+  /** CodigoActividadEmisor: required (FE/TE/FEE), optional (NC/ND), the supplier's (FEC: omitted), none (REP). */
+  actividadEmisor: 'required' | 'optional' | 'none';
+  /** CodigoActividadReceptor: optional client value, the issuer's own activity (FEC), or absent. */
+  actividadReceptor: 'optional' | 'issuer' | 'none';
+  /** TipoTransaccion has a place in the lines. */
+  tipoTransaccion: boolean;
+  /** PartidaArancelaria has a place in the lines; 'goods' = required on goods lines (FEE). */
+  partidaArancelaria: 'none' | 'optional' | 'goods';
+  lines: LineShape;
+  resumen: ResumenShape;
+}
+
+const FE_CONDICIONES = ['01', '02', '03', '04', '05', '06', '07', '08', '10', '12', '13', '14', '15', '99'];
+const TE_CONDICIONES = ['01', '02', '03', '04', '05', '06', '07', '08', '10', '13', '14', '15', '99'];
+const NOTE_CONDICIONES = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '13',
+  '14',
+  '15',
+  '99',
+];
+/** FEC and FEE: the FE list without 12 (mercancía no nacionalizada), as their XSDs enumerate. */
+const FEC_FEE_CONDICIONES = ['01', '02', '03', '04', '05', '06', '07', '08', '10', '13', '14', '15', '99'];
+const NATIONAL = ['01', '02', '03', '04'];
+
+const base = {
+  condicionPorDefecto: '01',
+  tarifasTransitorias: false,
+  exoneracion: 'ordinary',
+  descuentos: true,
+  otrosCargos: true,
+  medioPagoSiempre: false,
+  tipoTransaccion: true,
+  partidaArancelaria: 'none',
+  lines: 'full',
+  resumen: 'full',
+} as const;
+
+function row(
+  tipoDoc: TipoDoc,
+  root: string,
+  rules: Omit<KindRules, 'tipoDoc' | 'root' | 'kind' | 'tipo'>,
+): KindRules {
+  const kind = COMPROBANTE_KINDS[root]!;
+  return { tipoDoc, root, kind, tipo: kind.tipo as TipoDocumento, ...rules };
+}
+
+export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
+  '1': row('1', 'FacturaElectronica', {
+    ...base,
+    folioType: 'INVOICE',
+    title: 'Factura Electrónica',
+    name: 'invoice',
+    condiciones: FE_CONDICIONES,
+    receptor: 'required',
+    receptorTipos: NATIONAL,
+    referenciaRequerida: false,
+    actividadEmisor: 'required',
+    actividadReceptor: 'optional',
+  }),
+  '2': row('2', 'NotaDebitoElectronica', {
+    ...base,
+    folioType: 'DEBIT_NOTE',
+    title: 'Nota de Débito Electrónica',
+    name: 'debit note',
+    condiciones: NOTE_CONDICIONES,
+    receptor: 'required',
+    receptorTipos: [...NATIONAL, '05'],
+    referenciaRequerida: true,
+    tarifasTransitorias: true,
+    exoneracion: 'all',
+    actividadEmisor: 'optional',
+    actividadReceptor: 'optional',
+    partidaArancelaria: 'optional',
+  }),
+  '3': row('3', 'NotaCreditoElectronica', {
+    ...base,
+    folioType: 'CREDIT_NOTE',
+    title: 'Nota de Crédito Electrónica',
+    name: 'credit note',
+    condiciones: NOTE_CONDICIONES,
+    receptor: 'required',
+    receptorTipos: NATIONAL,
+    referenciaRequerida: true,
+    tarifasTransitorias: true,
+    exoneracion: 'all',
+    actividadEmisor: 'optional',
+    actividadReceptor: 'optional',
+    partidaArancelaria: 'optional',
+  }),
+  '4': row('4', 'TiqueteElectronico', {
+    ...base,
+    folioType: 'INVOICE',
+    title: 'Tiquete Electrónico',
+    name: 'ticket',
+    condiciones: TE_CONDICIONES,
+    receptor: 'ticket',
+    receptorTipos: ['05'],
+    referenciaRequerida: false,
+    actividadEmisor: 'required',
+    actividadReceptor: 'none',
+    tipoTransaccion: false,
+  }),
+  '8': row('8', 'FacturaElectronicaCompra', {
+    ...base,
+    folioType: 'INVOICE',
+    title: 'Factura Electrónica de Compra',
+    name: 'purchase invoice',
+    condiciones: FEC_FEE_CONDICIONES,
+    receptor: 'issuer',
+    receptorTipos: [],
+    referenciaRequerida: true,
+    actividadEmisor: 'none',
+    actividadReceptor: 'issuer',
+    lines: 'purchase',
+    resumen: 'purchase',
+  }),
+  '9': row('9', 'FacturaElectronicaExportacion', {
+    ...base,
+    folioType: 'INVOICE',
+    title: 'Factura Electrónica de Exportación',
+    name: 'export invoice',
+    condiciones: FEC_FEE_CONDICIONES,
+    receptor: 'required',
+    receptorTipos: ['05'],
+    referenciaRequerida: false,
+    exoneracion: 'none',
+    actividadEmisor: 'required',
+    actividadReceptor: 'none',
+    partidaArancelaria: 'goods',
+    lines: 'export',
+    resumen: 'export',
+  }),
+  '10': row('10', 'ReciboElectronicoPago', {
+    ...base,
+    folioType: 'PAYMENT_RECEIPT',
+    title: 'Recibo Electrónico de Pago',
+    name: 'payment receipt',
+    // 09 pays services rendered to the State on credit (08), 11 a sale on credit under art. 27 LIVA (10).
+    condiciones: ['09', '11'],
+    condicionPorDefecto: '11',
+    receptor: 'required',
+    receptorTipos: [...NATIONAL, '05'],
+    referenciaRequerida: true,
+    exoneracion: 'none',
+    descuentos: false,
+    otrosCargos: false,
+    medioPagoSiempre: true,
+    actividadEmisor: 'none',
+    actividadReceptor: 'none',
+    tipoTransaccion: false,
+    lines: 'payment',
+    resumen: 'payment',
+  }),
+};
+
+/** "a ticket", "an invoice": the English name with its article, for messages. */
+export function articled(name: string): string {
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+/** The rules of a request's tipoDoc. */
+export function kindRulesOf(tipoDoc: TipoDoc): KindRules {
+  return KIND_RULES[tipoDoc];
+}
+
+/** The rules by consecutivo type ('01'…'10'), for readers of stored documents. */
+export const KIND_RULES_BY_TIPO: Readonly<Record<string, KindRules>> = Object.fromEntries(
+  Object.values(KIND_RULES).map((r) => [r.tipo, r]),
+);
