@@ -2,7 +2,7 @@ import request from 'supertest';
 import { withTenant } from '../src/db/with-tenant';
 import { hashRequestBody } from '../src/documents/canonical-hash';
 import { post } from './support/client';
-import { documentBody } from './support/document-mother';
+import { type DocumentKind, documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
 
@@ -173,7 +173,7 @@ describe('POST /api/enviar/items: refusals', () => {
     ['emisor is a number', () => ({ ...valid(), emisor: 3101123456 }), 'emisor'],
     ['numeroReferencia is a string', () => ({ ...valid(), numeroReferencia: '400' }), 'numeroReferencia'],
     ['numeroReferencia is zero', () => ({ ...valid(), numeroReferencia: 0 }), 'numeroReferencia'],
-    ['tipoDoc is unknown', () => ({ ...valid(), tipoDoc: '9' }), 'tipoDoc'],
+    ['tipoDoc is unknown', () => ({ ...valid(), tipoDoc: '5' }), 'tipoDoc'],
     ['fechaEmision is missing', () => ({ ...valid(), fechaEmision: undefined }), 'fechaEmision'],
     [
       'fechaEmision is not a date',
@@ -230,14 +230,105 @@ describe('POST /api/enviar/items: refusals', () => {
     ],
   ];
 
-  it.each(cases.map(([n, b, p]) => [n, p, b] as const))(
+  // The other v4.4 kinds (ND, FEC, FEE, REP): each new field, wrong.
+  const kind = (k: DocumentKind) => documentBody(k, 450) as unknown as Record<string, unknown>;
+  const kindLine = (k: DocumentKind, edit: Record<string, unknown>) => ({
+    ...kind(k),
+    detalleServicio: [{ ...(kind(k).detalleServicio as Record<string, unknown>[])[0], ...edit }],
+  });
+  const newKindCases: Array<[string, () => unknown, string]> = [
+    ['folioType is unknown', () => ({ ...kind('debitNote'), folioType: 'RECEIPT' }), 'folioType'],
+    [
+      'a debit note has no informacionReferencia',
+      () => ({ ...kind('debitNote'), informacionReferencia: undefined }),
+      'informacionReferencia',
+    ],
+    [
+      'a debit note has eleven references',
+      () => ({
+        ...kind('debitNote'),
+        informacionReferencia: Array(11).fill((kind('debitNote').informacionReferencia as unknown[])[0]),
+      }),
+      'informacionReferencia',
+    ],
+    [
+      'a reference uses a code of no revision',
+      () => ({
+        ...kind('debitNote'),
+        informacionReferencia: [
+          { ...(kind('debitNote').informacionReferencia as object[])[0], codigo: '18' },
+        ],
+      }),
+      'informacionReferencia[0].codigo',
+    ],
+    [
+      'a purchase invoice has no proveedor',
+      () => ({ ...kind('purchaseInvoice'), proveedor: undefined }),
+      'proveedor',
+    ],
+    [
+      'a purchase invoice names a receptor',
+      () => ({ ...kind('purchaseInvoice'), receptor: kind('invoice').receptor }),
+      'receptor',
+    ],
+    [
+      'a supplier has no ubicacion',
+      () => ({
+        ...kind('purchaseInvoice'),
+        proveedor: { nombre: 'Juan Perez Mora', identificacion: { tipo: '01', numero: '112340567' } },
+      }),
+      'proveedor.ubicacion',
+    ],
+    [
+      'a supplier identification is too long',
+      () => ({
+        ...kind('purchaseInvoice'),
+        proveedor: { nombre: 'Foreign Ltd', identificacion: { tipo: '05', numero: 'X'.repeat(21) } },
+      }),
+      'proveedor.identificacion.numero',
+    ],
+    [
+      'an export goods line has no partidaArancelaria',
+      () => kindLine('exportInvoice', { partidaArancelaria: undefined }),
+      'detalleServicio[0].partidaArancelaria',
+    ],
+    [
+      'a partidaArancelaria has letters',
+      () => kindLine('exportInvoice', { partidaArancelaria: '0901ABC00000' }),
+      'detalleServicio[0].partidaArancelaria',
+    ],
+    [
+      'an export invoice goes to a national receptor',
+      () => ({ ...kind('exportInvoice'), receptor: kind('invoice').receptor }),
+      'receptor.identificacion.tipo',
+    ],
+    [
+      'a payment receipt is on condition 01',
+      () => ({ ...kind('paymentReceipt'), condicionVenta: '01' }),
+      'condicionVenta',
+    ],
+    [
+      'a payment receipt has no payment means',
+      () => ({
+        ...kind('paymentReceipt'),
+        resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [] },
+      }),
+      'resumenFactura.mediosPago',
+    ],
+  ];
+
+  it.each([...cases, ...newKindCases].map(([n, b, p]) => [n, p, b] as const))(
     'when %s, then 400 bad_request naming %s',
     async (_name, path, body) => {
+      const before = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
       const res = await post(ctx, 'acme', '/api/enviar/items', body());
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('bad_request');
       const paths = (res.body.details ?? []).map((d: { path: string }) => d.path);
-      expect(paths.some((p: string) => p.startsWith(path))).toBe(true);
+      expect({ paths, ok: paths.some((p: string) => p.startsWith(path)) }).toMatchObject({ ok: true });
+      // Nothing is stored for a refused document.
+      const after = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
+      expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
     },
   );
 

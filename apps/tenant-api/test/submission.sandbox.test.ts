@@ -1,6 +1,6 @@
-// End to end against the real hacienda-sandbox app (a separate process, zero processing delay): each of the
-// five kinds reaches aceptado with Mensaje 1 and a verified MensajeHacienda; the stored XML passes the
-// official XSD and xmlsec1; a forced rejection ends rechazado with its findings; injected 5xx, timeouts and
+// End to end against the real hacienda-sandbox app (a separate process, zero processing delay): each kind
+// (the spec's five, ND, FEC, FEE, REP) reaches aceptado with Mensaje 1 and a verified MensajeHacienda, and
+// delivers a signed webhook event with its folioType; the stored XML passes the official XSD and xmlsec1; a forced rejection ends rechazado with its findings; injected 5xx, timeouts and
 // an IdP outage, and a callback that never comes, still end accepted.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,10 @@ import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testin
 import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import { post } from './support/client';
 import { haciendaSettingsFor, startFlowSandbox } from './support/hacienda-sandbox';
-import { type DocumentKind, KINDS, documentBody } from './support/document-mother';
+import { type DocumentKind, FOLIO_TYPE_OF, KINDS, documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 jest.setTimeout(180_000);
 
@@ -26,6 +27,8 @@ const tools = run ? checkTools(['xmllint', 'xmlsec1']) : { ok: false };
 let sandbox: AppProcess;
 let ctx: TestApp;
 let dataDir: string;
+let receiver: WebhookReceiver;
+let webhookSecret: string;
 
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${sandbox.url}${path}`, {
@@ -74,8 +77,13 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
       issuerBody({ usuarioHacienda: USER, pinCertificado: PIN, certificadoHacienda: cert.p12 }),
     );
     expect(registered.status).toBe(200);
+    receiver = await new WebhookReceiver().start();
+    const configured = await post(ctx, 'acme', '/api/configurar/webhook', { url: receiver.url });
+    expect(configured.status).toBe(200);
+    webhookSecret = configured.body.data.secret;
   });
   afterAll(async () => {
+    await receiver?.stop();
     await ctx?.close();
     await sandbox?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -96,6 +104,16 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
     }
   }
 
+  async function webhookFor(clave: string) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const hook = receiver.received.find((h) => JSON.parse(h.body).clave === clave);
+      if (hook) return hook;
+      if (Date.now() > deadline) throw new Error(`no webhook for ${clave}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async function eventsOf(clave: string) {
     const r = await ctx.db.query<{ estado: string }>(
       'SELECT e.estado FROM document_events e JOIN documents d ON d.id = e.document_id WHERE d.clave = $1 ORDER BY e.id',
@@ -105,10 +123,19 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
   }
 
   it.each(KINDS)(
-    'when a %s is posted, then it ends aceptado with Mensaje 1 and a valid XML',
+    'when a %s is posted, then it ends aceptado with Mensaje 1, a valid XML and a signed webhook with its folioType',
     async (kind) => {
       const { clave, data } = await submitAndWait(kind);
       expect(data).toMatchObject({ estado: 'aceptado', mensajeHacienda: { mensaje: 1 } });
+      const hook = await webhookFor(clave);
+      expect(receiver.verifies(hook, webhookSecret)).toBe(true);
+      expect(JSON.parse(hook.body)).toMatchObject({
+        folioId: clave,
+        folioType: FOLIO_TYPE_OF[kind],
+        clave,
+        estado: 'aceptado',
+        folioDetails: [{ fileType: 'XML', encodedFile: expect.any(String) }],
+      });
       expect(await eventsOf(clave)).toEqual(['pendiente', 'enviado', 'aceptado']);
       const row = await ctx.db.query<{ xml: string; respuesta_verificacion: { valid: boolean } }>(
         'SELECT xml, respuesta_verificacion FROM documents WHERE clave = $1',

@@ -5,7 +5,7 @@ import { EmisorData } from './emisor.schema';
 import { CLAVE_PATTERN, ESTADOS_DOCUMENTO } from './submission.schema';
 
 /** The `tipo` filter: the request's tipoDoc, and 5/6/7 for the receiver's answers (MensajeReceptor). */
-export const TIPOS_DOCUMENTO = ['1', '3', '4', '5', '6', '7'] as const;
+export const TIPOS_DOCUMENTO = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'] as const;
 
 export const DocumentSummary = Type.Object(
   {
@@ -13,7 +13,8 @@ export const DocumentSummary = Type.Object(
     tipoDoc: Type.Union(
       TIPOS_DOCUMENTO.map((t) => Type.Literal(t)),
       {
-        description: '1 invoice, 3 credit note, 4 ticket; 5/6/7 an answer to a received document',
+        description:
+          '1 invoice, 2 debit note, 3 credit note, 4 ticket, 8 purchase invoice, 9 export invoice, 10 payment receipt; 5/6/7 an answer to a received document',
       },
     ),
     emisor: Type.String({ description: "The issuer's identificacion" }),

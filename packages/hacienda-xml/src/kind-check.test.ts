@@ -1,4 +1,5 @@
 import type { DocumentRequest } from '@cr/contracts';
+import * as examples from '@cr/contracts/src/openapi/examples';
 import { checkDocument } from './document-check';
 import { KIND_RULES } from './kind-rules';
 import {
@@ -216,5 +217,21 @@ describe('kind rules', () => {
       ['9', '09', 'FacturaElectronicaExportacion', 'INVOICE'],
       ['10', '10', 'ReciboElectronicoPago', 'PAYMENT_RECEIPT'],
     ]);
+  });
+});
+
+describe('the OpenAPI examples of each kind', () => {
+  it.each(
+    Object.entries({
+      invoice: examples.documentRequestExample,
+      debitNote: examples.debitNoteRequestExample,
+      purchaseInvoice: examples.purchaseInvoiceRequestExample,
+      exportInvoice: examples.exportInvoiceRequestExample,
+      paymentReceipt: examples.paymentReceiptRequestExample,
+    }),
+  )('when the %s example is checked by the engine, then it has no issue', (_name, doc) => {
+    const issuer = { ...ISSUER, numeroIdentificacion: doc.emisor };
+    const r = checkDocument(doc, { issuer, now: new Date('2026-06-03T00:00:00Z') });
+    expect(r.ok ? [] : r.issues).toEqual([]);
   });
 });

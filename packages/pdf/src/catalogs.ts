@@ -126,6 +126,9 @@ export const TIPOS_DOC_REFERENCIA: Record<string, string> = {
   '16': 'Comprobante de proveedor no domiciliado',
   '17': 'Nota de crédito a factura electrónica de compra',
   '18': 'Nota de débito a factura electrónica de compra',
+  // 2026-04 revision of the Anexos (docs/decisions/0010).
+  '19': 'Factura electrónica de exportación',
+  '20': 'Recibo electrónico de pago',
   '99': 'Otros',
 };
 
@@ -141,6 +144,12 @@ export const CODIGOS_REFERENCIA: Record<string, string> = {
   '10': 'Nota de débito financiera',
   '11': 'Proveedor no domiciliado',
   '12': 'Crédito por exoneración posterior a la facturación',
+  // 2026-04 revision of the Anexos (docs/decisions/0010).
+  '13': 'Anula por error material',
+  '14': 'Corrige monto por error material',
+  '15': 'Sustituye por error material',
+  '16': 'Sustituye comprobante rechazado',
+  '17': 'Pago a comprobante',
   '99': 'Otros',
 };
 

@@ -153,7 +153,7 @@ function parties(w: LetterWriter, v: ComprobanteView): void {
   const right = w.block(
     r
       ? [
-          { text: 'Receptor', font: BOLD, size: 7, color: GRAY },
+          { text: v.kind === 'FEC' ? 'Receptor (comprador)' : 'Receptor', font: BOLD, size: 7, color: GRAY },
           { text: r.nombre, font: BOLD, size: 10 },
           ...partyLines(r).map((text) => ({ text })),
           ...(v.codigoActividadReceptor

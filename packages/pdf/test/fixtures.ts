@@ -1,6 +1,5 @@
-// Signed comprobantes of every kind for the PDF tests. FE, NC and TE come from the document engine as the
-// service builds them; ND, FEC, FEE and REP reuse an engine-built body under their own root and
-// namespace (the reader is schema-agnostic; their own builders belong to the engine).
+// Signed comprobantes of every kind for the PDF tests, built by the document engine as the service builds
+// them.
 import type { DocumentRequest } from '@cr/contracts';
 import type { KindCode } from '../src';
 import { buildSignedDocument, openP12 } from '@cr/hacienda-xml';
@@ -58,39 +57,76 @@ export interface KindFixture {
   receptor?: string;
 }
 
-const ROOTS: Record<KindCode, { root: string; ns: string }> = {
-  FE: { root: 'FacturaElectronica', ns: 'facturaElectronica' },
-  ND: { root: 'NotaDebitoElectronica', ns: 'notaDebitoElectronica' },
-  NC: { root: 'NotaCreditoElectronica', ns: 'notaCreditoElectronica' },
-  TE: { root: 'TiqueteElectronico', ns: 'tiqueteElectronico' },
-  FEC: { root: 'FacturaElectronicaCompra', ns: 'facturaElectronicaCompra' },
-  FEE: { root: 'FacturaElectronicaExportacion', ns: 'facturaElectronicaExportacion' },
-  REP: { root: 'ReciboElectronicoPago', ns: 'reciboElectronicoPago' },
-};
-
-/** The engine-built credit note body under another kind's root (ND, FEC, FEE, REP). */
-function asKind(xml: string, kind: KindCode): string {
-  const { root, ns } = ROOTS[kind];
-  return xml
-    .replace(
-      /<NotaCreditoElectronica xmlns="[^"]+">/,
-      `<${root} xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/${ns}">`,
-    )
-    .replace('</NotaCreditoElectronica>', `</${root}>`);
+/** The five-line invoice's lines an export invoice or a payment receipt can carry (no exoneration, discount). */
+function plainLines(): DocumentRequest['detalleServicio'] {
+  const lines = fiveLineInvoice().detalleServicio.map((l, i) => line(i + 1, { precio: l.precioUnitario }));
+  lines[0]!.detalle = 'Diseño de logotipo y señalización';
+  return lines;
 }
 
 export function kindFixtures(): KindFixture[] {
   const fe = sign(fiveLineInvoice());
   const nc = sign(fiveLineInvoice({ tipoDoc: '3', numeroReferencia: 7, informacionReferencia: referencia }));
   const te = sign(fiveLineInvoice({ tipoDoc: '4', numeroReferencia: 8, receptor: '' }));
+  const nd = sign(
+    fiveLineInvoice({
+      tipoDoc: '2',
+      folioType: 'DEBIT_NOTE',
+      numeroReferencia: 9,
+      informacionReferencia: [{ ...referencia!, codigo: '10', razon: 'Intereses moratorios' } as never],
+    }),
+  );
+  const { receptor: _buyer, ...purchase } = fiveLineInvoice({ tipoDoc: '8', numeroReferencia: 10 });
+  const fec = sign({
+    ...purchase,
+    proveedor: {
+      nombre: 'Agricultor Ñandú Mora',
+      identificacion: { tipo: '01', numero: '112340567' },
+      ubicacion: {
+        provincia: '2',
+        canton: '01',
+        distrito: '01',
+        otrasSenas: 'Frente a la plaza de deportes',
+      },
+    },
+    informacionReferencia: {
+      tipoDocumento: '14',
+      numero: 'REG-ESP-2026-001',
+      fechaEmision: '2026-05-20T10:00:00-06:00',
+      codigo: '04',
+      razon: 'Compra a contribuyente de régimen especial',
+    },
+  });
+  const fee = sign(
+    fiveLineInvoice({
+      tipoDoc: '9',
+      numeroReferencia: 11,
+      receptor: {
+        nombre: 'Ñandú Imports LLC',
+        identificacion: { tipo: '05', numero: 'US123456789' },
+        otrasSenasExtranjero: '100 Main Street, Miami FL 33101, USA',
+      },
+      detalleServicio: plainLines(),
+    }),
+  );
+  const rep = sign(
+    fiveLineInvoice({
+      tipoDoc: '10',
+      folioType: 'PAYMENT_RECEIPT',
+      numeroReferencia: 12,
+      condicionVenta: '11',
+      detalleServicio: plainLines(),
+      informacionReferencia: { ...referencia!, codigo: '17', razon: 'Pago de la factura a crédito' } as never,
+    }),
+  );
   return [
     { kind: 'FE', xml: fe, receptor: 'Compañía Ñandú Internacional S.A.' },
     { kind: 'NC', xml: nc, receptor: 'Compañía Ñandú Internacional S.A.' },
     { kind: 'TE', xml: te },
-    { kind: 'ND', xml: asKind(nc, 'ND'), receptor: 'Compañía Ñandú Internacional S.A.' },
-    { kind: 'FEC', xml: asKind(nc, 'FEC'), receptor: 'Compañía Ñandú Internacional S.A.' },
-    { kind: 'FEE', xml: asKind(nc, 'FEE'), receptor: 'Compañía Ñandú Internacional S.A.' },
-    { kind: 'REP', xml: asKind(nc, 'REP'), receptor: 'Compañía Ñandú Internacional S.A.' },
+    { kind: 'ND', xml: nd, receptor: 'Compañía Ñandú Internacional S.A.' },
+    { kind: 'FEC', xml: fec, receptor: ISSUER.nombre },
+    { kind: 'FEE', xml: fee, receptor: 'Ñandú Imports LLC' },
+    { kind: 'REP', xml: rep, receptor: 'Compañía Ñandú Internacional S.A.' },
   ];
 }
 

@@ -47,7 +47,8 @@ describe.each(fixtures.map((f) => [f.kind, f] as const))('the %s PDF', (_kind, f
       if (fixture.receptor) expect(text).toContain(fixture.receptor);
       else expect(view.receptor).toBeUndefined();
       expect(text).toContain('Diseño de logotipo y señalización');
-      expect(text).toContain('8314300000000');
+      // A REP line carries no CABYS (ReciboElectronicoPago LineaDetalle).
+      if (fixture.kind !== 'REP') expect(text).toContain('8314300000000');
       expect(text).toContain('SINPE Móvil');
       expect(squash(text)).toContain(squash(LEYENDA_HACIENDA).slice(0, 60));
       expect(decodeQr(png)).toBe(view.clave);
@@ -81,6 +82,27 @@ describe('what the PDF shows', () => {
     const text = squash(pdfText(await renderComprobanteXmlPdf(nc.xml)));
     expect(text).toContain(REFERENCED_CLAVE);
     expect(text).toContain('Anula documento de referencia: Anulación por devolución del cliente');
+  });
+
+  itTools('a purchase invoice shows the supplier as emisor and the buyer as receptor', async () => {
+    const fec = fixtures.find((f) => f.kind === 'FEC')!;
+    const text = squash(pdfText(await renderComprobanteXmlPdf(fec.xml, { layout: 'carta' })));
+    expect(text).toContain('Emisor (proveedor)');
+    expect(text).toContain('Agricultor Ñandú Mora');
+    expect(text).toContain('Receptor (comprador)');
+    expect(text).toContain('Comprobante de contribuyente de régimen especial');
+  });
+
+  itTools('a debit note and a payment receipt name the document they refer to and why', async () => {
+    for (const [kind, reason] of [
+      ['ND', 'Nota de débito financiera: Intereses moratorios'],
+      ['REP', 'Pago a comprobante: Pago de la factura a crédito'],
+    ] as const) {
+      const xml = fixtures.find((f) => f.kind === kind)!.xml;
+      const text = squash(pdfText(await renderComprobanteXmlPdf(xml, { layout: 'carta' })));
+      expect(text).toContain(REFERENCED_CLAVE);
+      expect(text).toContain(reason);
+    }
   });
 
   itTools('the tenant logo and footer appear on the letter and the ticket', async () => {

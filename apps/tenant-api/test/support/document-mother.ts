@@ -1,5 +1,6 @@
-// Request bodies of POST /api/enviar/items for the five kinds the spec names, for the issuer the
-// issuer-mother registers (3101123456, activity 6201.0), dated now in Costa Rica time.
+// Request bodies of POST /api/enviar/items for the five kinds the spec names and the other v4.4 kinds (ND,
+// FEC, FEE, REP), for the issuer the issuer-mother registers (3101123456, activity 6201.0), dated now in
+// Costa Rica time.
 import type { DocumentRequest } from '@cr/contracts';
 import { line } from '@cr/hacienda-xml/src/testing/mothers';
 
@@ -11,9 +12,43 @@ export function crNow(offsetMs = -5_000): string {
   return `${t.toISOString().slice(0, 19)}-06:00`;
 }
 
-export type DocumentKind = 'invoice' | 'exoneration' | 'creditNote' | 'ticket' | 'foreignTicket';
+export type DocumentKind =
+  | 'invoice'
+  | 'exoneration'
+  | 'creditNote'
+  | 'ticket'
+  | 'foreignTicket'
+  | 'debitNote'
+  | 'purchaseInvoice'
+  | 'exportInvoice'
+  | 'paymentReceipt';
 
-export const KINDS: DocumentKind[] = ['invoice', 'exoneration', 'creditNote', 'ticket', 'foreignTicket'];
+export const KINDS: DocumentKind[] = [
+  'invoice',
+  'exoneration',
+  'creditNote',
+  'ticket',
+  'foreignTicket',
+  'debitNote',
+  'purchaseInvoice',
+  'exportInvoice',
+  'paymentReceipt',
+];
+
+/** The folioType each kind's request carries (and its webhook event echoes). */
+export const FOLIO_TYPE_OF: Record<DocumentKind, DocumentRequest['folioType']> = {
+  invoice: 'INVOICE',
+  exoneration: 'INVOICE',
+  creditNote: 'CREDIT_NOTE',
+  ticket: 'INVOICE',
+  foreignTicket: 'INVOICE',
+  debitNote: 'DEBIT_NOTE',
+  purchaseInvoice: 'INVOICE',
+  exportInvoice: 'INVOICE',
+  paymentReceipt: 'PAYMENT_RECEIPT',
+};
+
+const REFERENCED_FE = '50601012600310112345600100001010000000001100000001';
 
 export function documentBody(
   kind: DocumentKind,
@@ -44,9 +79,10 @@ export function documentBody(
       return {
         ...base,
         tipoDoc: '3',
+        folioType: 'CREDIT_NOTE',
         informacionReferencia: {
           tipoDocumento: '01',
-          numero: `50601012600310112345600100001010000000001100000001`,
+          numero: REFERENCED_FE,
           fechaEmision: crNow(-86_400_000),
           codigo: '01',
           razon: 'Anula la factura por error en el precio',
@@ -63,6 +99,94 @@ export function documentBody(
           nombre: 'John Smith',
           identificacion: { tipo: '05', numero: 'P12345678' },
           otrasSenasExtranjero: '42 Main Street, Springfield, USA',
+        },
+        ...overrides,
+      };
+    case 'debitNote':
+      return {
+        ...base,
+        tipoDoc: '2',
+        folioType: 'DEBIT_NOTE',
+        detalleServicio: [line(1, { precio: '150.00' })],
+        informacionReferencia: [
+          {
+            tipoDocumento: '01',
+            numero: REFERENCED_FE,
+            fechaEmision: crNow(-86_400_000),
+            codigo: '10',
+            razon: 'Intereses moratorios de la factura',
+          },
+        ],
+        ...overrides,
+      };
+    case 'purchaseInvoice': {
+      const { receptor: _ours, ...purchase } = base;
+      return {
+        ...purchase,
+        tipoDoc: '8',
+        proveedor: {
+          nombre: 'Juan Perez Mora',
+          identificacion: { tipo: '01', numero: '112340567' },
+          ubicacion: {
+            provincia: '2',
+            canton: '01',
+            distrito: '01',
+            otrasSenas: 'Frente a la plaza de deportes',
+          },
+          correoElectronico: 'juan.perez@example.com',
+        },
+        detalleServicio: [line(1, { cabys: '0111100000100', codigoTarifa: '02', tarifa: '1' })],
+        informacionReferencia: {
+          tipoDocumento: '14',
+          numero: 'REG-ESP-2026-001',
+          fechaEmision: crNow(-3_600_000),
+          codigo: '04',
+          razon: 'Compra a contribuyente de regimen especial agropecuario',
+        },
+        ...overrides,
+      };
+    }
+    case 'exportInvoice':
+      return {
+        ...base,
+        tipoDoc: '9',
+        receptor: {
+          nombre: 'Acme Imports LLC',
+          identificacion: { tipo: '05', numero: 'US123456789' },
+          otrasSenasExtranjero: '100 Main Street, Miami FL 33101, USA',
+        },
+        detalleServicio: [
+          {
+            ...line(1, {
+              cabys: '0111100000100',
+              codigoTarifa: '01',
+              tarifa: '0',
+              cantidad: 4,
+              precio: '2500.00',
+            }),
+            partidaArancelaria: '090111000000',
+          },
+        ],
+        resumenFactura: {
+          codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '507.12' },
+          mediosPago: [{ tipoMedioPago: '04' }],
+        },
+        ...overrides,
+      };
+    case 'paymentReceipt':
+      return {
+        ...base,
+        tipoDoc: '10',
+        folioType: 'PAYMENT_RECEIPT',
+        condicionVenta: '11',
+        detalleServicio: [{ ...line(1, { precio: '500.00' }), detalle: 'Pago parcial de la factura 1' }],
+        resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
+        informacionReferencia: {
+          tipoDocumento: '01',
+          numero: REFERENCED_FE,
+          fechaEmision: crNow(-86_400_000),
+          codigo: '17',
+          razon: 'Pago a la factura vendida a credito',
         },
         ...overrides,
       };

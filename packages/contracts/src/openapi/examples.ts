@@ -248,6 +248,143 @@ export const documentRequestExample: DocumentRequest = {
   },
 };
 
+const REFERENCED_FE = {
+  tipoDocumento: '01' as const,
+  numero: '50626052600310112345600100001010000000033159073080',
+  fechaEmision: '2026-05-26T12:30:59-06:00',
+};
+
+/** A debit note (tipoDoc 2): late-payment interest on an invoice, with a 2026-04 reference code. */
+export const debitNoteRequestExample: DocumentRequest = {
+  emisor: '3101123456',
+  numeroReferencia: 7,
+  codigoActividad: '6201.0',
+  tipoDoc: '2',
+  folioType: 'DEBIT_NOTE',
+  fechaEmision: '2026-06-02T09:00:00-06:00',
+  receptor: { nombre: 'Pixdea SA', identificacion: { tipo: '02', numero: '3101779527' } },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '8314300000000',
+      detalle: 'Intereses moratorios de la factura 33',
+      cantidad: 1,
+      unidadMedida: 'Os',
+      precioUnitario: '100.00',
+      subTotal: '100.00',
+      montoTotal: '100.00',
+      impuestoNeto: 13,
+      montoTotalLinea: 113,
+      impuesto: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '13.00' }],
+    },
+  ],
+  resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
+  informacionReferencia: [{ ...REFERENCED_FE, codigo: '10', razon: 'Intereses por pago tardio' }],
+};
+
+/** A purchase invoice (tipoDoc 8): coffee bought from a farmer who does not invoice. */
+export const purchaseInvoiceRequestExample: DocumentRequest = {
+  emisor: '3101123456',
+  numeroReferencia: 1,
+  codigoActividad: '6201.0',
+  tipoDoc: '8',
+  folioType: 'INVOICE',
+  fechaEmision: '2026-06-02T09:00:00-06:00',
+  proveedor: {
+    nombre: 'Juan Perez Mora',
+    identificacion: { tipo: '01', numero: '112340567' },
+    ubicacion: { provincia: '2', canton: '01', distrito: '01', otrasSenas: 'Frente a la plaza de deportes' },
+    correoElectronico: 'juan.perez@example.com',
+  },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '0111100000100',
+      detalle: 'Cafe en fruta',
+      cantidad: 50,
+      unidadMedida: 'Kg',
+      precioUnitario: '2000.00',
+      subTotal: '100000.00',
+      montoTotal: '100000.00',
+      impuestoNeto: 1000,
+      montoTotalLinea: 101000,
+      impuesto: [{ codigo: '01', codigoTarifa: '02', tarifa: '1', monto: '1000.00' }],
+    },
+  ],
+  resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
+  informacionReferencia: {
+    tipoDocumento: '14',
+    numero: 'REG-ESP-2026-001',
+    fechaEmision: '2026-06-02T08:00:00-06:00',
+    codigo: '04',
+    razon: 'Compra a contribuyente de regimen especial agropecuario',
+  },
+};
+
+/** An export invoice (tipoDoc 9): goods with their tariff heading, no IVA, in USD. */
+export const exportInvoiceRequestExample: DocumentRequest = {
+  emisor: '3101123456',
+  numeroReferencia: 1,
+  codigoActividad: '6201.0',
+  tipoDoc: '9',
+  folioType: 'INVOICE',
+  fechaEmision: '2026-06-02T09:00:00-06:00',
+  receptor: {
+    nombre: 'Acme Imports LLC',
+    identificacion: { tipo: '05', numero: 'US123456789' },
+    otrasSenasExtranjero: '100 Main Street, Miami FL 33101, USA',
+  },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      partidaArancelaria: '090111000000',
+      codigo: '0111100000100',
+      detalle: 'Cafe verde sin tostar',
+      cantidad: 10,
+      unidadMedida: 'Kg',
+      precioUnitario: '250.00',
+      subTotal: '2500.00',
+      montoTotal: '2500.00',
+      impuestoNeto: 0,
+      montoTotalLinea: 2500,
+      impuesto: [{ codigo: '01', codigoTarifa: '01', tarifa: '0', monto: '0.00' }],
+    },
+  ],
+  resumenFactura: {
+    codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '507.12' },
+    mediosPago: [{ tipoMedioPago: '04' }],
+  },
+};
+
+/** A payment receipt (tipoDoc 10): part payment of an invoice sold on credit under art. 27 LIVA. */
+export const paymentReceiptRequestExample: DocumentRequest = {
+  emisor: '3101123456',
+  numeroReferencia: 1,
+  codigoActividad: '6201.0',
+  tipoDoc: '10',
+  folioType: 'PAYMENT_RECEIPT',
+  fechaEmision: '2026-06-02T09:00:00-06:00',
+  condicionVenta: '11',
+  receptor: { nombre: 'Pixdea SA', identificacion: { tipo: '02', numero: '3101779527' } },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '8314300000000',
+      detalle: 'Pago parcial de la factura 33',
+      cantidad: 1,
+      unidadMedida: 'Sp',
+      precioUnitario: '500.00',
+      subTotal: '500.00',
+      montoTotal: '500.00',
+      impuestoNeto: 65,
+      montoTotalLinea: 565,
+      impuesto: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '65.00' }],
+    },
+  ],
+  resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
+  informacionReferencia: { ...REFERENCED_FE, codigo: '17', razon: 'Pago a la factura vendida a credito' },
+};
+
 export const enviarItemsResponseExample: EnviarItemsResponse = {
   status: 'success',
   message: `document ${CLAVE} received; Hacienda's answer will follow`,

@@ -23,7 +23,7 @@ import {
   RecepcionSincronizarRequest,
   RecepcionSincronizarResponse,
 } from '../recepcion.schema';
-import { DocumentListResponse, EmisorListResponse } from '../listings.schema';
+import { DocumentListResponse, EmisorListResponse, TIPOS_DOCUMENTO } from '../listings.schema';
 import { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
 import {
   WebhookConfigRequest,
@@ -41,6 +41,7 @@ import {
   type RouteDoc,
   buildDocument,
 } from './build-document';
+import type { BodyDoc } from './build-document';
 import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
 import * as ex from './examples';
 
@@ -140,7 +141,13 @@ interface ApiRoute {
   summary: string;
   description?: string;
   parameters?: ParameterDoc[];
-  body?: { schema: TSchema; example: unknown; badExample: string };
+  body?: {
+    schema: TSchema;
+    example: unknown;
+    badExample: string;
+    /** Further named examples (e.g. one per document kind), each validated like the first. */
+    moreExamples?: Record<string, { summary: string; value: unknown }>;
+  };
   ok: ResponseDoc;
   errors: ErrorDoc[];
 }
@@ -156,7 +163,9 @@ function apiRoute(r: ApiRoute): RouteDoc {
     ...(r.description ? { description: r.description } : {}),
     security: [BEARER],
     ...(r.parameters ? { parameters: r.parameters } : {}),
-    ...(r.body ? { requestBody: json(r.body.schema, r.body.example) } : {}),
+    ...(r.body
+      ? { requestBody: withMoreExamples(json(r.body.schema, r.body.example), r.body.moreExamples) }
+      : {}),
     responses: [r.ok],
     errors: [...(r.body ? [badBody(r.body.badExample)] : []), ...TENANT_ROUTE_ERRORS, ...r.errors],
   };
@@ -297,6 +306,14 @@ function downloadPdf(): RouteDoc {
   });
 }
 
+/** A body's examples plus further named ones. */
+function withMoreExamples(
+  body: BodyDoc,
+  more: Record<string, { summary: string; value: unknown }> | undefined,
+): BodyDoc {
+  return more ? { ...body, examples: { ...body.examples, ...more } } : body;
+}
+
 /** Every route of the tenant API, as the document describes it (exported for the example tests). */
 export function tenantApiRoutes(): RouteDoc[] {
   return [
@@ -391,8 +408,9 @@ export function tenantApiRoutes(): RouteDoc[] {
         {
           name: 'tipo',
           in: 'query',
-          description: '1 invoice, 3 credit note, 4 ticket; 5, 6, 7 answers to received documents',
-          schema: { type: 'string', enum: ['1', '3', '4', '5', '6', '7'] },
+          description:
+            '1 invoice, 2 debit note, 3 credit note, 4 ticket, 8 purchase invoice, 9 export invoice, 10 payment receipt; 5, 6, 7 answers to received documents',
+          schema: { type: 'string', enum: [...TIPOS_DOCUMENTO] },
         },
         {
           name: 'estado',
@@ -506,7 +524,8 @@ export function tenantApiRoutes(): RouteDoc[] {
       path: '/api/enviar/items',
       operationId: 'submitDocument',
       tag: 'documentos',
-      summary: 'Submit a document (invoice, credit note or ticket) to Hacienda',
+      summary:
+        'Submit a document (invoice, debit or credit note, ticket, purchase or export invoice, payment receipt) to Hacienda',
       description:
         "Validates the body (the contract, then Hacienda's rules: amounts, receptor, references), confirms any exoneration of type 04 or 11 with Hacienda, then numbers, builds and signs the v4.4 XML and queues it. Hacienda's answer follows asynchronously (see `consultar/documento` and the webhook). The same body with the same numeroReferencia answers the same clave again; an `Idempotency-Key` header makes any retry safe for 24 h.",
       parameters: [
@@ -523,6 +542,21 @@ export function tenantApiRoutes(): RouteDoc[] {
         schema: DocumentRequest,
         example: ex.documentRequestExample,
         badExample: 'detalleServicio[0].precioUnitario: must match pattern ^\\d{1,13}(\\.\\d{1,5})?$',
+        moreExamples: {
+          debitNote: { summary: 'Nota de débito (tipoDoc 2)', value: ex.debitNoteRequestExample },
+          purchaseInvoice: {
+            summary: 'Factura de compra (tipoDoc 8): the supplier as proveedor',
+            value: ex.purchaseInvoiceRequestExample,
+          },
+          exportInvoice: {
+            summary: 'Factura de exportación (tipoDoc 9): foreign receptor, USD, tariff heading',
+            value: ex.exportInvoiceRequestExample,
+          },
+          paymentReceipt: {
+            summary: 'Recibo electrónico de pago (tipoDoc 10) for a sale on credit',
+            value: ex.paymentReceiptRequestExample,
+          },
+        },
       },
       ok: {
         status: 200,
