@@ -3,7 +3,7 @@
 // cross-field rules its Anexos and XSD impose (receptor, condición de venta, references, rates) and the
 // shape of its XML (which optional header, line and summary elements its XSD has). The checker and the
 // XML builder read only this table, so adding or changing a kind is one row here.
-import type { RequestFolioType, TipoDoc } from '@cr/contracts';
+import { CONDICIONES_VENTA, type RequestFolioType, type TipoDoc } from '@cr/contracts';
 import { COMPROBANTE_KINDS, type ComprobanteKind } from './comprobante-kinds';
 
 /** The document type code of the consecutivo (REFERENCE §1.1). */
@@ -61,28 +61,12 @@ export interface KindRules {
   resumen: ResumenShape;
 }
 
-const FE_CONDICIONES = ['01', '02', '03', '04', '05', '06', '07', '08', '10', '12', '13', '14', '15', '99'];
-const TE_CONDICIONES = ['01', '02', '03', '04', '05', '06', '07', '08', '10', '13', '14', '15', '99'];
-const NOTE_CONDICIONES = [
-  '01',
-  '02',
-  '03',
-  '04',
-  '05',
-  '06',
-  '07',
-  '08',
-  '09',
-  '10',
-  '11',
-  '12',
-  '13',
-  '14',
-  '15',
-  '99',
-];
-/** FEC and FEE: the FE list without 12 (mercancía no nacionalizada), as their XSDs enumerate. */
-const FEC_FEE_CONDICIONES = ['01', '02', '03', '04', '05', '06', '07', '08', '10', '13', '14', '15', '99'];
+/** The CondicionVenta codes of Nota 5 except the given ones (each XSD enumerates its own subset). */
+const condicionesExcept = (...codes: string[]) => CONDICIONES_VENTA.filter((c) => !codes.includes(c));
+/** 09 and 11 pay a sale on credit: only a REP (or a note adjusting one) carries them. */
+const FE_CONDICIONES = condicionesExcept('09', '11');
+/** TE, FEC and FEE: also without 12 (mercancía no nacionalizada, FE only). */
+const TE_FEC_FEE_CONDICIONES = condicionesExcept('09', '11', '12');
 const NATIONAL = ['01', '02', '03', '04'];
 
 const base = {
@@ -125,7 +109,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'DEBIT_NOTE',
     title: 'Nota de Débito Electrónica',
     name: 'debit note',
-    condiciones: NOTE_CONDICIONES,
+    condiciones: CONDICIONES_VENTA,
     receptor: 'required',
     receptorTipos: [...NATIONAL, '05'],
     referenciaRequerida: true,
@@ -140,7 +124,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'CREDIT_NOTE',
     title: 'Nota de Crédito Electrónica',
     name: 'credit note',
-    condiciones: NOTE_CONDICIONES,
+    condiciones: CONDICIONES_VENTA,
     receptor: 'required',
     receptorTipos: NATIONAL,
     referenciaRequerida: true,
@@ -155,7 +139,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'INVOICE',
     title: 'Tiquete Electrónico',
     name: 'ticket',
-    condiciones: TE_CONDICIONES,
+    condiciones: TE_FEC_FEE_CONDICIONES,
     receptor: 'ticket',
     receptorTipos: ['05'],
     referenciaRequerida: false,
@@ -168,7 +152,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'INVOICE',
     title: 'Factura Electrónica de Compra',
     name: 'purchase invoice',
-    condiciones: FEC_FEE_CONDICIONES,
+    condiciones: TE_FEC_FEE_CONDICIONES,
     receptor: 'issuer',
     receptorTipos: [],
     referenciaRequerida: true,
@@ -182,7 +166,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'INVOICE',
     title: 'Factura Electrónica de Exportación',
     name: 'export invoice',
-    condiciones: FEC_FEE_CONDICIONES,
+    condiciones: TE_FEC_FEE_CONDICIONES,
     receptor: 'required',
     receptorTipos: ['05'],
     referenciaRequerida: false,

@@ -27,28 +27,16 @@ function describeOutcome(out: SubmitOutcome): string {
 export function submissionOf(doc: DocumentRow): Omit<SubmitRequest, 'token' | 'callbackUrl'> {
   const comprobanteXml = Buffer.from(doc.xml, 'utf8').toString('base64');
   const us = { tipoIdentificacion: doc.emisor_tipo, numeroIdentificacion: doc.emisor };
-  if (doc.clave_recibida) {
+  if (doc.clave_recibida || doc.tipo_doc === KIND_RULES['8'].tipoDoc) {
     return {
-      clave: doc.clave_recibida,
+      clave: doc.clave_recibida ?? doc.clave,
       fecha: doc.fecha_emision_text,
       emisor: {
         tipoIdentificacion: doc.receptor_tipo ?? '',
         numeroIdentificacion: doc.receptor_numero ?? '',
       },
       receptor: us,
-      consecutivoReceptor: doc.consecutivo,
-      comprobanteXml,
-    };
-  }
-  if (doc.tipo_doc === KIND_RULES['8'].tipoDoc) {
-    return {
-      clave: doc.clave,
-      fecha: doc.fecha_emision_text,
-      emisor: {
-        tipoIdentificacion: doc.receptor_tipo ?? '',
-        numeroIdentificacion: doc.receptor_numero ?? '',
-      },
-      receptor: us,
+      ...(doc.clave_recibida ? { consecutivoReceptor: doc.consecutivo } : {}),
       comprobanteXml,
     };
   }

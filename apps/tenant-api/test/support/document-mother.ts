@@ -2,7 +2,13 @@
 // FEC, FEE, REP), for the issuer the issuer-mother registers (3101123456, activity 6201.0), dated now in
 // Costa Rica time.
 import type { DocumentRequest } from '@cr/contracts';
-import { line } from '@cr/hacienda-xml/src/testing/mothers';
+import {
+  debitNote,
+  exportInvoice,
+  line,
+  paymentReceipt,
+  purchaseInvoice,
+} from '@cr/hacienda-xml/src/testing/mothers';
 
 export const EMISOR = '3101123456';
 
@@ -102,94 +108,15 @@ export function documentBody(
         },
         ...overrides,
       };
+    // The other kinds are the engine's mothers (same issuer, 3101123456), dated now.
     case 'debitNote':
-      return {
-        ...base,
-        tipoDoc: '2',
-        folioType: 'DEBIT_NOTE',
-        detalleServicio: [line(1, { precio: '150.00' })],
-        informacionReferencia: [
-          {
-            tipoDocumento: '01',
-            numero: REFERENCED_FE,
-            fechaEmision: crNow(-86_400_000),
-            codigo: '10',
-            razon: 'Intereses moratorios de la factura',
-          },
-        ],
-        ...overrides,
-      };
-    case 'purchaseInvoice': {
-      const { receptor: _ours, ...purchase } = base;
-      return {
-        ...purchase,
-        tipoDoc: '8',
-        proveedor: {
-          nombre: 'Juan Perez Mora',
-          identificacion: { tipo: '01', numero: '112340567' },
-          ubicacion: {
-            provincia: '2',
-            canton: '01',
-            distrito: '01',
-            otrasSenas: 'Frente a la plaza de deportes',
-          },
-          correoElectronico: 'juan.perez@example.com',
-        },
-        detalleServicio: [line(1, { cabys: '0111100000100', codigoTarifa: '02', tarifa: '1' })],
-        informacionReferencia: {
-          tipoDocumento: '14',
-          numero: 'REG-ESP-2026-001',
-          fechaEmision: crNow(-3_600_000),
-          codigo: '04',
-          razon: 'Compra a contribuyente de regimen especial agropecuario',
-        },
-        ...overrides,
-      };
-    }
+      return debitNote({ fechaEmision: base.fechaEmision, numeroReferencia, ...overrides });
+    case 'purchaseInvoice':
+      return purchaseInvoice({ fechaEmision: base.fechaEmision, numeroReferencia, ...overrides });
     case 'exportInvoice':
-      return {
-        ...base,
-        tipoDoc: '9',
-        receptor: {
-          nombre: 'Acme Imports LLC',
-          identificacion: { tipo: '05', numero: 'US123456789' },
-          otrasSenasExtranjero: '100 Main Street, Miami FL 33101, USA',
-        },
-        detalleServicio: [
-          {
-            ...line(1, {
-              cabys: '0111100000100',
-              codigoTarifa: '01',
-              tarifa: '0',
-              cantidad: 4,
-              precio: '2500.00',
-            }),
-            partidaArancelaria: '090111000000',
-          },
-        ],
-        resumenFactura: {
-          codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '507.12' },
-          mediosPago: [{ tipoMedioPago: '04' }],
-        },
-        ...overrides,
-      };
+      return exportInvoice({ fechaEmision: base.fechaEmision, numeroReferencia, ...overrides });
     case 'paymentReceipt':
-      return {
-        ...base,
-        tipoDoc: '10',
-        folioType: 'PAYMENT_RECEIPT',
-        condicionVenta: '11',
-        detalleServicio: [{ ...line(1, { precio: '500.00' }), detalle: 'Pago parcial de la factura 1' }],
-        resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
-        informacionReferencia: {
-          tipoDocumento: '01',
-          numero: REFERENCED_FE,
-          fechaEmision: crNow(-86_400_000),
-          codigo: '17',
-          razon: 'Pago a la factura vendida a credito',
-        },
-        ...overrides,
-      };
+      return paymentReceipt({ fechaEmision: base.fechaEmision, numeroReferencia, ...overrides });
   }
 }
 
