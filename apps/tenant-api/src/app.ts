@@ -1,7 +1,8 @@
 // The tenant API's HTTP app: health and API docs → Hacienda's callback (no tenant, no JWT, body unread) → tenant
 // from the host (refused before the body is read) → JSON body
 // (256 KB: a .p12 in base64 fits, nothing much larger does) → Bearer auth on /api/* → routes → 404 →
-// error handler. createApp never listens; main.ts and the tests do.
+// error handler; the dashboard's session (/app/session) and files (/app). createApp never listens; main.ts
+// and the tests do.
 import { buildTenantApiOpenApi } from '@cr/contracts';
 import { type HealthCheck, type Logger, type TrustProxySetting, createHttpApp } from '@cr/service-kit';
 import express, { type Express, type RequestHandler, Router } from 'express';
@@ -17,6 +18,9 @@ import { mountHaciendaRoutes } from './routes/hacienda';
 import type { RecepcionDeps } from './recepcion/recepcion-deps';
 import { mountRecepcionRoutes } from './routes/recepcion';
 import { mountWebhookRoutes } from './routes/webhook';
+import { dashboardRouter, findDashboardDir } from './dashboard/serve-dashboard';
+import { mountSessionRoutes } from './routes/session';
+import type { AuthServerClient } from './session/auth-server-client';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import type { WebhookDeps } from './webhooks/webhook-deps';
 
@@ -38,6 +42,10 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   recepcion: RecepcionDeps;
   recepcionBodyLimit?: string | number;
   readiness?: Record<string, HealthCheck>;
+  /** The auth-server the dashboard's sign-in and sign-out call (AUTH_SERVER_URL). */
+  authServer: AuthServerClient;
+  /** The built dashboard; default: found beside the bundle or in the workspace. */
+  dashboardDir?: string | undefined;
 }
 
 function recepcionUploadBody(limit: string | number): RequestHandler {
@@ -80,6 +88,8 @@ export function createApp(deps: AppDeps): Express {
       mountRecepcionRoutes(api, deps.recepcion);
       mountWebhookRoutes(api, deps.webhooks);
       app.use('/api', api);
+      mountSessionRoutes(app, { authServer: deps.authServer, verifier: deps.verifier, now: deps.now });
+      app.use('/app', dashboardRouter('dashboardDir' in deps ? deps.dashboardDir : findDashboardDir()));
     },
   });
 }

@@ -7,13 +7,21 @@ import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { BusinessCalendar, type TrustedSigner, extendXsdText } from '@cr/hacienda-xml';
 import { Worker, WorkerGroup, type WorkerOptions } from '@cr/jobs';
-import { type Db, type HealthCheck, type Logger, type SecretBox, parseTrustProxy } from '@cr/service-kit';
+import {
+  AppError,
+  type Db,
+  type HealthCheck,
+  type Logger,
+  type SecretBox,
+  parseTrustProxy,
+} from '@cr/service-kit';
 import { createXsdValidator } from '@cr/xsd';
 import type { Express } from 'express';
 import { createApp } from './app';
 import type { RevocationList } from './auth/revocation-list';
 import type { TokenVerifier } from './auth/token-verifier';
-import { type TenantConfig, loadTenantConfig } from './config';
+import { type TenantConfig, authServerUrlFor, loadTenantConfig } from './config';
+import { type AuthServerClient, createAuthServerClient } from './session/auth-server-client';
 import type { SubmissionDeps, SubmissionSchedules } from './documents/submission-deps';
 import type { IssuerDeps } from './emisor/issuer-deps';
 import { createIssuerWriteLimiter } from './emisor/issuer-write-limit';
@@ -67,6 +75,10 @@ export interface TenantApiSettings {
   lookupLimiter?: LookupDeps['lookupLimiter'];
   issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
+  /** The dashboard's sign-in and sign-out; default: the auth-server of AUTH_SERVER_URL. */
+  authServer?: AuthServerClient;
+  /** The built dashboard's directory (tests); default: found beside the bundle or in the workspace. */
+  dashboardDir?: string | undefined;
   /** How long a claimed job is leased before another worker may take it over. */
   jobLeaseMs?: number;
 }
@@ -92,6 +104,19 @@ export interface TenantApi {
 /** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
 export function tenantConfig(overrides: Partial<TenantConfig> = {}): TenantConfig {
   return { ...loadTenantConfig({}), ...overrides };
+}
+
+/** Without an auth-server (a local PEM only) the dashboard cannot sign anyone in: 503, said plainly. */
+function authServerFor(config: TenantConfig): AuthServerClient {
+  const url = authServerUrlFor(config);
+  if (url) return createAuthServerClient({ url });
+  const refuse = async (): Promise<never> => {
+    throw new AppError(
+      'service_unavailable',
+      'the dashboard needs AUTH_SERVER_URL (no auth-server is configured)',
+    );
+  };
+  return { login: refuse, logout: refuse };
 }
 
 export function composeTenantApi(settings: TenantApiSettings): TenantApi {
@@ -201,6 +226,8 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,
     webhooks: webhookDeps,
     verifier: settings.verifier,
+    authServer: settings.authServer ?? authServerFor(config),
+    ...('dashboardDir' in settings ? { dashboardDir: settings.dashboardDir } : {}),
     baseDomain: config.TENANT_BASE_DOMAIN,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     healthToken: config.HEALTH_TOKEN,

@@ -23,6 +23,8 @@ export const TenantConfigSchema = Type.Object({
   AUTH_PUBLIC_KEY_PATH: Type.Optional(Type.String({ minLength: 1 })),
   /** Revoked jtis; default `<origin of AUTH_JWKS_URL>/revocations`. */
   AUTH_REVOCATIONS_URL: Type.Optional(Type.String({ format: 'uri' })),
+  /** The auth-server the dashboard signs in and out at; default the origin of AUTH_JWKS_URL. */
+  AUTH_SERVER_URL: Type.Optional(Type.String({ format: 'uri' })),
   AUTH_REVOCATIONS_INTERVAL_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
   /** Not ready until the revocation list is loaded, and while its last refresh is older than this. */
   AUTH_REVOCATIONS_MAX_STALENESS_SECONDS: Type.Integer({ default: 120, minimum: 10 }),
@@ -133,6 +135,12 @@ export function loadTenantConfig(env: NodeJS.ProcessEnv = process.env): TenantCo
     HACIENDA_XSD_DIR: config.HACIENDA_XSD_DIR ?? resolve(PACKAGE_ROOT, '../../../shared/hacienda/xsd'),
     ...(jwksUrl ? { AUTH_JWKS_URL: jwksUrl } : {}),
   };
+}
+
+/** AUTH_SERVER_URL, else the origin of the JWKS URL; undefined with only a local PEM. */
+export function authServerUrlFor(config: TenantConfig): string | undefined {
+  if (config.AUTH_SERVER_URL) return config.AUTH_SERVER_URL;
+  return config.AUTH_JWKS_URL ? new URL(config.AUTH_JWKS_URL).origin : undefined;
 }
 
 /** `<origin of the JWKS URL>/revocations` unless set explicitly. */

@@ -15,3 +15,4 @@ export * from './submission.schema';
 export * from './recepcion.schema';
 export * from './delivery.schema';
 export * from './listings.schema';
+export * from './session.schema';

@@ -3,11 +3,12 @@
 //   2. `pnpm deploy --prod` of the app exactly as its Dockerfile does, then an image-like directory holding
 //      only what the Dockerfile's runtime stage copies from /out (package.json, node_modules, dist, …);
 //   3. `node dist/main.js` there, as the image's CMD, with NODE_ENV=production, the embedded database in a
-//      temporary DATA_DIR and a free port, until /health/live answers 200; then SIGTERM, which must end it
-//      cleanly (exit code 0).
+//      temporary DATA_DIR and a free port, until /health/live answers 200 (and, for the tenant-api, the
+//      dashboard's page and assets at /app); then SIGTERM, which must end it cleanly (exit code 0).
 // No Docker needed: this catches what breaks only once bundled (a file read relative to a source file, a
 // dependency missing from the production install, a native addon or WASM file not found).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,38 @@ interface AppBundle {
   portVar: string;
   /** Settings beyond port, DATA_DIR and NODE_ENV=production that the app needs to start. */
   env: () => Record<string, string>;
+  /** What else the running image must serve; a problem's description, or undefined. */
+  probe?: (port: number) => Promise<string | undefined>;
+}
+
+/** A GET on 127.0.0.1 with a Host header of our choosing (fetch will not send one). */
+function getWithHost(port: number, host: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((done, fail) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      res.on('end', () => done({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+/** The dashboard's page and every asset it names, from the image's dist/dashboard, on a tenant's host. */
+async function probeDashboard(port: number): Promise<string | undefined> {
+  const host = `acme.localhost:${port}`;
+  const page = await getWithHost(port, host, '/app/');
+  if (page.status !== 200) return `GET /app/ answered ${page.status}: ${page.body.slice(0, 200)}`;
+  const assets = [...page.body.matchAll(/(?:src|href)="(\/app\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
+  if (assets.length < 2)
+    return `GET /app/ names ${assets.length} assets under /app/assets (a script and a stylesheet expected)`;
+  for (const asset of assets) {
+    const r = await getWithHost(port, host, asset);
+    if (r.status !== 200) return `GET ${asset} answered ${r.status}`;
+  }
+  return undefined;
 }
 
 const secretsKey = () => `k1:${randomBytes(32).toString('base64')}`;
@@ -70,6 +103,7 @@ export const APP_BUNDLES: AppBundle[] = [
       HACIENDA_DATA_DIR: haciendaDataDir(),
       HACIENDA_CA_BUNDLE: throwawayCaBundle(),
     }),
+    probe: probeDashboard,
   },
   {
     app: 'hacienda-sandbox',
@@ -199,7 +233,7 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
   child.stderr?.on('data', (d: Buffer) => {
     output += d.toString();
   });
-  const problem = await waitLive(`http://127.0.0.1:${port}`, child, 60_000);
+  const problem = (await waitLive(`http://127.0.0.1:${port}`, child, 60_000)) ?? (await bundle.probe?.(port));
   const liveAfter = Date.now() - started - deployedAfter;
   const exit = await stop(child, 10_000);
   if (problem) return fail(`node dist/main.js ${problem}:\n${output}`);
@@ -212,6 +246,10 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
 
 /** Builds the three apps, then checks the bundles side by side (deploying is mostly waiting on the disk). */
 export async function checkBundles(): Promise<Outcome> {
+  // The dashboard first: the tenant-api's build copies it into its dist/ (turbo orders the same way).
+  const dashboard = await run('pnpm', ['--filter', '@cr/dashboard', 'build'], REPO);
+  if (dashboard.code !== 0)
+    return { ok: false, lines: [`bundles: FAIL dashboard build:\n${dashboard.output}`] };
   const filters = APP_BUNDLES.flatMap((b) => ['--filter', `@cr/${b.app}`]);
   const built = await run('pnpm', [...filters, 'build'], REPO);
   if (built.code !== 0) return { ok: false, lines: [`bundles: FAIL pnpm build:\n${built.output}`] };

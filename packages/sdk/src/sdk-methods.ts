@@ -36,6 +36,8 @@ export type SdkMethodPath = keyof typeof SDK_METHODS;
 
 const PROBE = 'a probe for orchestrators and load balancers, not a client operation';
 const VERIFIER = 'read by the tenant-api to verify tokens; clients never need it';
+const DASHBOARD =
+  "the web dashboard's browser session (an httpOnly cookie and a CSRF header); API clients use Bearer tokens";
 const OPERATOR =
   'the operator API (AUTH_ADMIN_TOKEN), wrapped by `pnpm admin`; a client credential cannot call it';
 
@@ -60,6 +62,9 @@ export const EXCLUDED_OPERATIONS: Readonly<Record<string, string>> = {
   'auth.rotateSigningKeys': OPERATOR,
   'auth.retireSigningKey': OPERATOR,
   'auth.revokeToken': OPERATOR,
+  'tenant.signIn': DASHBOARD,
+  'tenant.getSession': DASHBOARD,
+  'tenant.signOut': DASHBOARD,
   'tenant.haciendaCallback':
     "called by Hacienda with a per-document token; it is Hacienda's, not the client's",
 };

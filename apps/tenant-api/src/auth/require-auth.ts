@@ -1,14 +1,19 @@
-// Guards every /api/* route: a Bearer token verified for the tenant of the host, or 401 `unauthorized`
-// with `WWW-Authenticate: Bearer`. The verified claims are left in res.locals for the route.
-import type { TokenClaims } from '@cr/contracts';
+// Guards every /api/* route: a Bearer token verified for the tenant of the host, or, without an
+// Authorization header, the dashboard's session cookie (docs/decisions/0021), whose state-changing requests
+// must also carry the session's X-CSRF-Token (403 otherwise). Else 401 `unauthorized` with
+// `WWW-Authenticate: Bearer`. The verified claims are left in res.locals for the route.
+import { CSRF_HEADER, type TokenClaims } from '@cr/contracts';
 import { AppError, metrics } from '@cr/service-kit';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { csrfMatches, readSessionToken } from '../session/session-cookie';
 import { TokenError, type TokenVerifier } from './token-verifier';
 
 declare global {
   namespace Express {
     interface Locals {
       claims: TokenClaims;
+      /** The token of a request authenticated by the session cookie (sign-out revokes it). */
+      sessionToken?: string;
     }
   }
 }
@@ -41,9 +46,68 @@ function tokenOutcome(reason: string): string {
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 
+// Methods that change nothing: a cross-site page that makes the browser send them learns nothing either,
+// since it cannot read the answer.
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+async function verifyToken(
+  verifier: Pick<TokenVerifier, 'verify'>,
+  token: string,
+  res: Response,
+): Promise<AppError | undefined> {
+  try {
+    res.locals.claims = await verifier.verify(token, res.locals.tenantId);
+    metrics.auth.tokenVerifications.inc({ outcome: 'valid' });
+    return undefined;
+  } catch (err) {
+    if (err instanceof TokenError) {
+      metrics.auth.tokenVerifications.inc({ outcome: tokenOutcome(err.message) });
+      return unauthorized(err.message);
+    }
+    throw err;
+  }
+}
+
+/** The session cookie's token verified, and the CSRF header checked unless the method is safe. */
+async function verifySession(
+  verifier: Pick<TokenVerifier, 'verify'>,
+  token: string,
+  req: Request,
+  res: Response,
+): Promise<AppError | undefined> {
+  const refused = await verifyToken(verifier, token, res);
+  if (refused) return refused;
+  if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.get(CSRF_HEADER), token)) {
+    return new AppError('forbidden', 'X-CSRF-Token: missing or not this session’s');
+  }
+  res.locals.sessionToken = token;
+  return undefined;
+}
+
+/** The dashboard's own session routes: the cookie only (a Bearer token is not a browser session). */
+export function requireSession(verifier: Pick<TokenVerifier, 'verify'>): RequestHandler {
+  return async (req, res, next) => {
+    const token = readSessionToken(req);
+    if (!token) return next(unauthorized('no dashboard session', ''));
+    try {
+      next(await verifySession(verifier, token, req, res));
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
 export function requireAuth(verifier: Pick<TokenVerifier, 'verify'>): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('authorization');
+    const cookieToken = header ? undefined : readSessionToken(req);
+    if (cookieToken) {
+      try {
+        return next(await verifySession(verifier, cookieToken, req, res));
+      } catch (err) {
+        return next(err);
+      }
+    }
     if (!header) {
       metrics.auth.tokenVerifications.inc({ outcome: 'missing' });
       return next(unauthorized('missing Authorization: Bearer token', ''));
@@ -54,14 +118,8 @@ export function requireAuth(verifier: Pick<TokenVerifier, 'verify'>): RequestHan
       return next(unauthorized('Authorization header is not a Bearer token'));
     }
     try {
-      res.locals.claims = await verifier.verify(match[1]!, res.locals.tenantId);
-      metrics.auth.tokenVerifications.inc({ outcome: 'valid' });
-      next();
+      next(await verifyToken(verifier, match[1]!, res));
     } catch (err) {
-      if (err instanceof TokenError) {
-        metrics.auth.tokenVerifications.inc({ outcome: tokenOutcome(err.message) });
-        return next(unauthorized(err.message));
-      }
       next(err);
     }
   };

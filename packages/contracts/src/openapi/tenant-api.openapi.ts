@@ -44,6 +44,7 @@ import {
 import type { BodyDoc } from './build-document';
 import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
 import * as ex from './examples';
+import { sessionCookieSecurityScheme, sessionRoutes } from './session-routes';
 
 const BEARER = 'bearerAuth';
 
@@ -1014,6 +1015,7 @@ function recepcionRoutes(): RouteDoc[] {
         },
       ],
     }),
+    ...sessionRoutes(),
   ];
 }
 
@@ -1063,9 +1065,15 @@ export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): Js
         description: 'Delivery to the receptor: the PDF and its branding',
       },
       { name: 'health', description: 'Probes for the orchestrator; served on any host, without a token' },
+      {
+        name: 'panel',
+        description:
+          'The web dashboard at /app: its browser session (cookie + CSRF, docs/dashboard.md); API clients use Bearer tokens',
+      },
     ],
     securitySchemes: {
       ...healthSecurityScheme,
+      ...sessionCookieSecurityScheme,
       [BEARER]: {
         type: 'http',
         scheme: 'bearer',

@@ -1,0 +1,64 @@
+// The two auth-server calls the dashboard's session makes on the browser's behalf: POST /login with the
+// tenant's base and password, and POST /logout with the token (which revokes it). The password passes
+// through and is never logged or kept.
+import { AppError } from '@cr/service-kit';
+
+export interface AuthServerClient {
+  /** The token, or undefined when the auth-server refused the credentials (401). */
+  login(base: string, password: string): Promise<string | undefined>;
+  /** Revokes the token at the auth-server. */
+  logout(token: string): Promise<void>;
+}
+
+export function createAuthServerClient(options: {
+  url: string;
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}): AuthServerClient {
+  const base = options.url.replace(/\/$/, '');
+  const doFetch = options.fetchImpl ?? fetch;
+  const timeout = () => AbortSignal.timeout(options.timeoutMs ?? 10_000);
+  async function send(path: string, init: RequestInit, what: string): Promise<Response> {
+    try {
+      return await doFetch(`${base}${path}`, { ...init, signal: timeout() });
+    } catch {
+      throw new AppError('upstream_error', `the auth-server did not answer the ${what}`);
+    }
+  }
+  return {
+    async login(login, password) {
+      const res = await send(
+        '/login',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ base: login, password }),
+        },
+        'sign-in',
+      );
+      if (res.status === 401) return undefined;
+      if (res.status === 429) {
+        const retry = res.headers.get('retry-after');
+        throw new AppError('too_many_requests', 'too many failed logins; retry later', {
+          ...(retry ? { headers: { 'Retry-After': retry } } : {}),
+        });
+      }
+      const body = (await res.json().catch(() => undefined)) as { token?: unknown } | undefined;
+      if (res.status !== 200 || typeof body?.token !== 'string') {
+        throw new AppError('upstream_error', `the auth-server answered the sign-in with ${res.status}`);
+      }
+      return body.token;
+    },
+    async logout(token) {
+      const res = await send(
+        '/logout',
+        { method: 'POST', headers: { authorization: `Bearer ${token}` } },
+        'sign-out',
+      );
+      // 401: the token was already revoked or expired, which is what signing out wants.
+      if (res.status !== 200 && res.status !== 401) {
+        throw new AppError('upstream_error', `the auth-server answered the sign-out with ${res.status}`);
+      }
+    },
+  };
+}

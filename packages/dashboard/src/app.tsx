@@ -1,0 +1,130 @@
+// The shell: session (GET /app/session on load), language, navigation and the page for the path.
+import type { SessionResponse } from '@cr/contracts';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, call, setCsrf } from './api';
+import { I18n, type Lang, WORDS, initialLang } from './i18n';
+import { CabysPage } from './pages/cabys';
+import { DocumentPage } from './pages/document';
+import { DocumentsPage } from './pages/documents';
+import { IssuersPage } from './pages/issuers';
+import { ReceivedPage } from './pages/received';
+import { SignInPage } from './pages/sign-in';
+import { WebhookPage } from './pages/webhook';
+import { onLink, usePath } from './router';
+
+type Session = SessionResponse['data'];
+
+function page(path: string) {
+  const doc = /^\/app\/documentos\/(\d{50})$/.exec(path);
+  if (doc) return <DocumentPage clave={doc[1]!} />;
+  switch (path.replace(/\/$/, '')) {
+    case '/app':
+    case '/app/documentos':
+      return <DocumentsPage />;
+    case '/app/emisores':
+      return <IssuersPage />;
+    case '/app/recibidos':
+      return <ReceivedPage />;
+    case '/app/webhook':
+      return <WebhookPage />;
+    case '/app/cabys':
+      return <CabysPage />;
+    default:
+      return null;
+  }
+}
+
+export function App() {
+  const [lang, setLang] = useState<Lang>(initialLang);
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const path = usePath();
+  const t = WORDS[lang];
+
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    localStorage.setItem('lang', lang);
+  }, [lang]);
+
+  useEffect(() => {
+    call<SessionResponse>('GET', '/app/session')
+      .then((s) => {
+        setCsrf(s.data.csrf);
+        setSession(s.data);
+      })
+      .catch(() => setSession(null));
+  }, []);
+
+  const signedIn = (s: Session) => {
+    setCsrf(s.csrf);
+    setSession(s);
+  };
+  const signOut = async () => {
+    try {
+      await call('DELETE', '/app/session');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+    setCsrf(undefined);
+    setSession(null);
+  };
+
+  const nav: [string, string][] = [
+    ['/app/documentos', t.navDocuments],
+    ['/app/emisores', t.navIssuers],
+    ['/app/recibidos', t.navReceived],
+    ['/app/webhook', t.navWebhooks],
+    ['/app/cabys', t.navCabys],
+  ];
+  const current = path === '/app' || path === '/app/' ? '/app/documentos' : path;
+
+  return (
+    <I18n.Provider value={{ t, lang }}>
+      <a class="skip" href="#main">
+        {t.skip}
+      </a>
+      <header class="top">
+        <strong class="brand">{t.appTitle}</strong>
+        <label class="lang">
+          <span class="sr-only">{t.language}</span>
+          <select
+            value={lang}
+            onChange={(e) => setLang((e.currentTarget as HTMLSelectElement).value as Lang)}
+          >
+            <option value="es">Español</option>
+            <option value="en">English</option>
+          </select>
+        </label>
+        {session && (
+          <span class="who">
+            {t.signedInAs} <strong>{session.base}</strong>{' '}
+            <button type="button" onClick={signOut}>
+              {t.signOut}
+            </button>
+          </span>
+        )}
+      </header>
+      {session && (
+        <nav aria-label={t.appTitle}>
+          <ul>
+            {nav.map(([href, label]) => (
+              <li key={href}>
+                <a href={href} onClick={onLink} aria-current={current.startsWith(href) ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <main id="main" tabIndex={-1}>
+        {session === undefined ? (
+          <p role="status">{t.loading}</p>
+        ) : session === null ? (
+          <SignInPage onSignedIn={signedIn} />
+        ) : (
+          (page(path) ?? <p>{t.notFound}</p>)
+        )}
+      </main>
+    </I18n.Provider>
+  );
+}

@@ -1,0 +1,40 @@
+// Small pieces every page uses: a state badge, dates in Costa Rica time, an error line, a load hook.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useWords } from './i18n';
+
+export function StateBadge({ estado }: { estado: string }) {
+  const t = useWords();
+  return <span class={`badge badge-${estado}`}>{t.states[estado] ?? estado}</span>;
+}
+
+/** An instant shown in Costa Rica time (UTC−06:00, no daylight saving). */
+export function crDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat('es-CR', {
+    timeZone: 'America/Costa_Rica',
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }).format(d);
+}
+
+export function ErrorLine({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+/** Runs `load` now and whenever `key` changes; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, key: string) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = useCallback(() => {
+    setError(undefined);
+    load().then(setData, setError);
+  }, [key]);
+  useEffect(run, [run]);
+  return { data, error, reload: run };
+}

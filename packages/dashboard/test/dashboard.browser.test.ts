@@ -1,0 +1,230 @@
+// The dashboard in a real headless Chromium against the real services in this process (@cr/stack:
+// auth-server, tenant-api with the built dashboard, hacienda-sandbox): sign in, find an accepted invoice and
+// download its PDF, read a rejected one's reason, replay a webhook, every page in Spanish and English and
+// on a phone; the session cookie's flags, a state-changing call without the CSRF header refused, another
+// tenant's documents never shown, and sign-out revoking the token. Screenshots go to test-artifacts/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Stack, invoice, startStack } from '@cr/stack';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from './support/chromium';
+import { type Receiver, TenantClient, startReceiver, tenantFetch } from './support/tenant-setup';
+
+jest.setTimeout(180_000);
+
+const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
+const PASSWORD = 'acme-dashboard-password-1';
+const run = chromiumAvailable() ? describe : describe.skip;
+
+let stack: Stack;
+let receiver: Receiver;
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let context: BrowserContext;
+let page: Page;
+let accepted: string;
+let rejected: string;
+let globexClave: string;
+
+const appUrl = (tenant: string, path = '/app/') => `http://${tenant}.localhost:${stack.tenantPort}${path}`;
+const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+run('the dashboard in Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    stack = await startStack();
+    receiver = await startReceiver();
+    await stack.createTenant('acme', PASSWORD);
+    await stack.createTenant('globex', 'globex-dashboard-password-1');
+    const acme = new TenantClient(stack, 'acme', PASSWORD);
+    const globex = new TenantClient(stack, 'globex', 'globex-dashboard-password-1');
+    for (const t of [acme, globex]) {
+      await t.login();
+      const registered = await t.api('POST', '/api/enviar/emisor', stack.demoEmisor());
+      if (registered.status !== 200) throw new Error(`emisor: ${JSON.stringify(registered.body)}`);
+    }
+    await acme.api('POST', '/api/configurar/webhook', { url: receiver.url });
+    const ok = await acme.submitAndWait(invoice(1));
+    // An activity the sandbox's registry does not list for the demo taxpayer: Hacienda rejects it.
+    const bad = await acme.submitAndWait({ ...invoice(2), codigoActividad: '4711.0' });
+    expect([ok.estado, bad.estado]).toEqual(['aceptado', 'rechazado']);
+    accepted = ok.clave;
+    rejected = bad.clave;
+    globexClave = (await globex.submitAndWait(invoice(7))).clave;
+    chromium = await launchChromium();
+    context = chromium.context;
+    page = context.pages()[0] ?? (await context.newPage());
+  }, 300_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await receiver?.close();
+    await stack?.stop();
+  });
+
+  it('when the tenant signs in with its base and password, then the token is only in an httpOnly, Secure, SameSite=Strict cookie', async () => {
+    await page.goto(appUrl('acme'));
+    await page.getByLabel('Contraseña').waitFor();
+    expect(await page.getByLabel('Base (cliente)').inputValue()).toBe('acme');
+    await shot('01-ingreso');
+    await page.getByLabel('Contraseña').fill('wrong-password');
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await page.getByRole('alert').filter({ hasText: 'base or password is incorrect' }).waitFor();
+    await page.getByLabel('Contraseña').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Documentos' }).waitFor();
+
+    const cookies = await context.cookies(appUrl('acme'));
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({
+      name: '__Host-cr_session',
+      httpOnly: true,
+      secure: true,
+      sameSite: 'Strict',
+      path: '/',
+      domain: 'acme.localhost',
+    });
+    const token = cookies[0]!.value;
+    const seen = await page.evaluate(() => ({
+      cookie: document.cookie,
+      local: JSON.stringify({ ...localStorage }),
+      session: JSON.stringify({ ...sessionStorage }),
+    }));
+    expect(seen.cookie).toBe('');
+    expect(seen.local).not.toContain(token);
+    expect(seen.session).not.toContain(token);
+  });
+
+  it('when the accepted invoice is found with the filters, then its page explains it and its PDF downloads', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Documentos' }).click();
+    await page.locator(`tr[data-clave="${accepted}"]`).waitFor();
+    await shot('02-documentos');
+    await page.getByLabel('Estado').selectOption('aceptado');
+    await page.getByRole('button', { name: 'Aplicar' }).click();
+    await page.locator(`tr[data-clave="${rejected}"]`).waitFor({ state: 'detached' });
+    await page.locator(`tr[data-clave="${accepted}"] a`).click();
+    await page.getByText('Hacienda aceptó el comprobante').waitFor();
+    expect(page.url()).toBe(appUrl('acme', `/app/documentos/${accepted}`));
+    await shot('03-documento-aceptado');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'PDF' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${accepted}.pdf`);
+    const pdf = readFileSync((await download.path())!);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it("when the rejected invoice is opened, then Hacienda's reason is shown in plain Spanish", async () => {
+    await page.goto(appUrl('acme', `/app/documentos/${rejected}`));
+    await page.getByRole('heading', { name: 'Motivos del rechazo' }).waitFor();
+    await page.getByText('Hacienda rechazó el comprobante').waitFor();
+    await page.getByText(/actividad económica 4711\.0 no está registrada/).waitFor();
+    await shot('04-documento-rechazado');
+  });
+
+  it('when the webhook is replayed from the document page, then the receiver gets the event again and the delivery is listed', async () => {
+    await page.goto(appUrl('acme', `/app/documentos/${accepted}`));
+    await page.getByRole('button', { name: 'Reenviar webhook' }).waitFor();
+    const before = receiver.received.filter((r) => r.body.includes(accepted)).length;
+    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
+    await page.getByRole('status').filter({ hasText: 'Webhook reenviado.' }).waitFor();
+    const deadline = Date.now() + 15_000;
+    while (receiver.received.filter((r) => r.body.includes(accepted)).length <= before) {
+      if (Date.now() > deadline) throw new Error('the replayed webhook never arrived');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.reload();
+    await page.getByRole('heading', { name: 'Entregas del webhook' }).waitFor();
+    await shot('05-webhook-reenviado');
+  });
+
+  it('when a state-changing call carries the cookie but not the CSRF header, then it is refused with 403', async () => {
+    const attempt = (withCsrf: boolean) =>
+      page.evaluate(
+        async ({ clave, withCsrf }) => {
+          const session = (await (await fetch('/app/session')).json()) as { data: { csrf: string } };
+          const headers: Record<string, string> = { 'content-type': 'application/json' };
+          if (withCsrf) headers['x-csrf-token'] = session.data.csrf;
+          const r = await fetch('/api/reenviar/webhook', {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ clave }),
+          });
+          return { status: r.status, body: await r.json() };
+        },
+        { clave: accepted, withCsrf },
+      );
+    const refused = await attempt(false);
+    expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect((await attempt(true)).status).toBe(200);
+  });
+
+  it("when acme looks for globex's documents, then they are never shown", async () => {
+    const listed = await page.evaluate(async () => (await fetch('/api/documentos?limite=200')).text());
+    expect(listed).toContain(accepted);
+    expect(listed).not.toContain(globexClave);
+    await page.goto(appUrl('acme', `/app/documentos/${globexClave}`));
+    await page.getByRole('alert').filter({ hasText: 'not found' }).waitFor();
+    await page.goto(appUrl('acme', '/app/documentos'));
+    await page.getByLabel('Texto (clave, consecutivo, referencia)').fill(globexClave);
+    await page.getByRole('button', { name: 'Aplicar' }).click();
+    await page.getByText('No hay documentos con esos filtros.').waitFor();
+  });
+
+  it.each([
+    ['emisores', 'Emisores', '06-emisores'],
+    ['recibidos', 'Documentos recibidos', '07-recibidos'],
+    ['webhook', 'Webhook', '08-webhook'],
+  ])('when the %s page opens, then its heading and content are shown', async (path, heading, file) => {
+    await page.goto(appUrl('acme', `/app/${path}`));
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    if (path === 'emisores') await page.getByText(stack.demoEmisor().nombreComercial).first().waitFor();
+    if (path === 'webhook') expect(await page.getByLabel('URL').inputValue()).toBe(receiver.url);
+    await page.waitForLoadState('networkidle');
+    await shot(file);
+  });
+
+  it('when CABYS is searched, then codes with their VAT are listed', async () => {
+    await page.goto(appUrl('acme', '/app/cabys'));
+    await page.getByLabel('Producto o servicio').fill('café');
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await page.locator('td.mono').first().waitFor();
+    expect(await page.locator('td.mono').first().textContent()).toMatch(/^\d{13}$/);
+    await shot('09-cabys');
+  });
+
+  it('when English is chosen, then the dashboard speaks English, and on a phone the table becomes cards', async () => {
+    await page.goto(appUrl('acme', '/app/documentos'));
+    await page.getByLabel('Idioma').selectOption('en');
+    await page.getByRole('navigation').getByRole('link', { name: 'Documents' }).waitFor();
+    await shot('10-documents-en');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByLabel('Language').selectOption('es');
+    await page.locator(`tr[data-clave="${accepted}"]`).waitFor();
+    const header = await page.locator('table.list thead').boundingBox();
+    expect(header?.height ?? 0).toBeLessThanOrEqual(1);
+    await shot('11-documentos-telefono');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('when the tenant signs out, then the cookie is gone and its token is revoked at the auth-server', async () => {
+    const token = (await context.cookies(appUrl('acme')))[0]!.value;
+    await page.goto(appUrl('acme', '/app/documentos'));
+    await page.getByRole('button', { name: 'Salir' }).click();
+    await page.getByRole('button', { name: 'Ingresar' }).waitFor();
+    expect(await context.cookies(appUrl('acme'))).toEqual([]);
+    // The tenant-api learns of the revocation from its next poll of the auth-server's list.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = await tenantFetch(`${stack.tenantUrl('acme')}/api/documentos`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (r.status === 401) {
+        expect(((await r.json()) as { message: string }).message).toBe('token has been revoked');
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`the signed-out token still answers ${r.status}`);
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  });
+});
