@@ -184,6 +184,30 @@ run('the dashboard in Chromium', () => {
     await shot(file);
   });
 
+  it('when a renewed .p12 is uploaded on the issuers page, then the issuer is updated with it', async () => {
+    const emisor = stack.demoEmisor();
+    await page.goto(appUrl('acme', '/app/emisores'));
+    await page.getByText('Actualizar certificado (.p12)').first().click();
+    const values: Record<string, string> = {
+      tipoIdentificacion: String(emisor.tipoIdentificacion),
+      codigoActividad: String(emisor.codigoActividad),
+      sucursal: String(emisor.sucursal),
+      nombreComercial: 'Demo renovado',
+      telefono: emisor.telefono,
+      correoElectronico: emisor.correoElectronico,
+      ...emisor.ubicacion,
+      ambiente: String(emisor.ambiente),
+      usuarioHacienda: emisor.usuarioHacienda,
+      claveHacienda: Buffer.from(emisor.claveHacienda, 'base64').toString('utf8'),
+      pinCertificado: emisor.pinCertificado,
+    };
+    for (const [name, value] of Object.entries(values)) await page.locator(`input[name="${name}"]`).fill(value);
+    await page.locator('input[name="certificado"]').setInputFiles(stack.demo.p12Path);
+    await page.getByRole('button', { name: 'Actualizar certificado (.p12)' }).click();
+    await page.getByRole('heading', { name: /Demo renovado/ }).waitFor();
+    await shot('06b-emisor-actualizado');
+  });
+
   it('when CABYS is searched, then codes with their VAT are listed', async () => {
     await page.goto(appUrl('acme', '/app/cabys'));
     await page.getByLabel('Producto o servicio').fill('café');
