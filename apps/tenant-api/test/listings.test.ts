@@ -120,7 +120,7 @@ describe('GET /api/documentos', () => {
   });
 
   it.each([
-    [{ tipo: '2' }, 'tipo: must be one of 1, 3, 4, 5, 6, 7'],
+    [{ tipo: '11' }, 'tipo: must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10'],
     [{ estado: 'anulado' }, 'estado: must be one of pendiente, enviado, aceptado, rechazado, error'],
     [{ desde: '2026-13-45' }, 'desde: must be a date YYYY-MM-DD'],
     [{ hasta: 'ayer' }, 'hasta: must be a date YYYY-MM-DD'],

@@ -91,6 +91,10 @@ const es = {
   notFound: 'Página no encontrada.',
   kinds: {
     '1': 'Factura',
+    '2': 'Nota de débito',
+    '8': 'Factura de compra',
+    '9': 'Factura de exportación',
+    '10': 'Recibo de pago',
     '3': 'Nota de crédito',
     '4': 'Tiquete',
     '5': 'Aceptación',
@@ -203,6 +207,10 @@ const en: Words = {
   notFound: 'Page not found.',
   kinds: {
     '1': 'Invoice',
+    '2': 'Debit note',
+    '8': 'Purchase invoice',
+    '9': 'Export invoice',
+    '10': 'Payment receipt',
     '3': 'Credit note',
     '4': 'Ticket',
     '5': 'Acceptance',

@@ -201,7 +201,8 @@ run('the dashboard in Chromium', () => {
       claveHacienda: Buffer.from(emisor.claveHacienda, 'base64').toString('utf8'),
       pinCertificado: emisor.pinCertificado,
     };
-    for (const [name, value] of Object.entries(values)) await page.locator(`input[name="${name}"]`).fill(value);
+    for (const [name, value] of Object.entries(values))
+      await page.locator(`input[name="${name}"]`).fill(value);
     await page.locator('input[name="certificado"]').setInputFiles(stack.demo.p12Path);
     await page.getByRole('button', { name: 'Actualizar certificado (.p12)' }).click();
     await page.getByRole('heading', { name: /Demo renovado/ }).waitFor();

@@ -30,8 +30,8 @@ export interface WaitOptions {
 }
 
 export interface ListarDocumentosFiltro {
-  /** 1 invoice, 3 credit note, 4 ticket; 5, 6, 7 answers to received documents. */
-  tipo?: '1' | '3' | '4' | '5' | '6' | '7';
+  /** 1 invoice, 2 debit note, 3 credit note, 4 ticket, 8 purchase, 9 export, 10 payment receipt; 5, 6, 7 answers to received documents. */
+  tipo?: '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | '10';
   estado?: Estado;
   /** YYYY-MM-DD, emission date in Costa Rica. */
   desde?: string;
