@@ -42,6 +42,8 @@ interface LineFacts {
   asumido: Dec;
   /** Σ (Monto − MontoExoneracion) per TotalDesgloseImpuesto key. */
   grossByKey: Map<string, Dec>;
+  /** ImpuestoNeto as written, or as computed where the kind's line has none (FEE). */
+  neto: Dec;
 }
 
 export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMismatch[] {
@@ -67,6 +69,10 @@ export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMi
   };
   if (Object.keys(a.resumen).length === 0) return out;
 
+  // An FEE's summary has no no-sujeto (nor exonerated) totals: its 0 % lines count as exentas (ADR 0010).
+  const exportDoc = a.rootName === 'FacturaElectronicaExportacion';
+  const categoryOf = (f: LineFacts): TaxCategory =>
+    exportDoc && f.category === 'noSujeto' ? 'exento' : f.category;
   if (a.rootName !== 'ReciboElectronicoPago' && a.lines.length > 0) {
     // The eight buckets, each from the lines of its kind and IVA class (REFERENCE §9.2).
     const buckets: Array<[string, boolean, TaxCategory | 'exonerado']> = [
@@ -83,7 +89,7 @@ export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMi
       const lines = facts.filter((f) => f.isService === service);
       const expected = total(
         lines.map((f) =>
-          cat === 'exonerado' ? f.exonerado : f.category === cat ? f.montoTotal.minus(f.exonerado) : ZERO,
+          cat === 'exonerado' ? f.exonerado : categoryOf(f) === cat ? f.montoTotal.minus(f.exonerado) : ZERO,
         ),
       );
       summary(name, expected, service ? 'servicios' : 'mercancias', sumTol(lines.length));
@@ -112,7 +118,7 @@ export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMi
       total(a.lines.map((l) => dec(l.subTotal))),
       sumTol(n),
     );
-    summary('TotalImpuesto', total(a.lines.map((l) => dec(l.impuestoNeto))), 'resumen', sumTol(n));
+    summary('TotalImpuesto', total(facts.map((f) => f.neto)), 'resumen', sumTol(n));
     summary('TotalImpAsumEmisorFabrica', total(facts.map((f) => f.asumido)), 'resumen', sumTol(n));
   }
   summary('TotalVentaNeta', r('TotalVenta').minus(r('TotalDescuentos')));
@@ -226,7 +232,8 @@ function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
   const montos = taxes.map((t) => dec(t.monto) ?? ZERO);
   const baseEditable = line.ivaCobradoFabrica === '01' || taxes.some((t) => t.codigo === '07');
   const inBase = total(taxes.map((t, j) => (IN_IVA_BASE_CODES.has(t.codigo ?? '') ? montos[j] : ZERO)));
-  if (taxes.length > 0 && !baseEditable)
+  // FEE and REP lines have no BaseImponible element (their XSDs): nothing to compare then.
+  if (taxes.length > 0 && !baseEditable && line.baseImponible !== undefined)
     compare('linea', `${at}/BaseImponible`, dec(line.baseImponible), subTotal.plus(inBase));
   const base = dec(line.baseImponible) ?? subTotal.plus(inBase);
 
@@ -273,13 +280,11 @@ function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
     compare('linea', `${at}/ImpuestoAsumidoEmisorFabrica`, asumido, gross);
   else if (line.ivaCobradoFabrica === undefined)
     compare('linea', `${at}/ImpuestoAsumidoEmisorFabrica`, asumido, Dec.min(regaliaAsumido, gross));
-  if (taxes.length > 0) compare('linea', `${at}/ImpuestoNeto`, dec(line.impuestoNeto), gross.minus(asumido));
-  compare(
-    'linea',
-    `${at}/MontoTotalLinea`,
-    dec(line.montoTotalLinea),
-    subTotal.plus(dec(line.impuestoNeto) ?? ZERO),
-  );
+  // An FEE line has no ImpuestoNeto element: its net tax is then the computed one.
+  const neto = dec(line.impuestoNeto) ?? (line.impuestoNeto === undefined ? gross.minus(asumido) : ZERO);
+  if (taxes.length > 0 && line.impuestoNeto !== undefined)
+    compare('linea', `${at}/ImpuestoNeto`, dec(line.impuestoNeto), gross.minus(asumido));
+  compare('linea', `${at}/MontoTotalLinea`, dec(line.montoTotalLinea), subTotal.plus(neto));
 
   const category = lineCategory(
     taxes.map((t) => ({
@@ -300,6 +305,7 @@ function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
     exonerado,
     asumido,
     grossByKey,
+    neto,
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from './testing/mothers';
 import { makeTestP12 } from './testing/test-certificate';
 import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
+import { checkReceivedArithmetic } from './received-arithmetic';
 import { verifySignedXml } from './xades-verify';
 
 const tools = checkTools(['xmllint', 'xmlsec1']);
@@ -228,4 +229,14 @@ describe('golden documents', () => {
     expect(xsdErrors(signed.xml, XSD[signed.tipo]!)).toBe('');
     expect(xmlsecErrors(signed.xml)).toBe('');
   });
+});
+
+describe('the §9 arithmetic of the other kinds', () => {
+  it.each(CASES.filter(([name]) => /\((ND|FEC|FEE|REP)\)|FEC|FEE|REP/.test(name)))(
+    'when %s is read back, then its own values satisfy every identity (as the sandbox and the inbox judge)',
+    (_name, doc) => {
+      const signed = buildSignedDocument({ document: doc, issuer: ISSUER, key, now: NOW });
+      expect(checkReceivedArithmetic(signed.xml)).toEqual([]);
+    },
+  );
 });
