@@ -202,6 +202,19 @@ describeIf('receiving end to end with the hacienda-sandbox', () => {
         expect(xsdErrors(mr, 'MensajeReceptor_V4.4.xsd')).toBe('');
         expect(xmlsecErrors(mr)).toBe('');
       }
+      // The event's clave is the received document's: replaying by it sends the same answer's event again.
+      const replay = await post(ctx, 'acme', '/api/reenviar/webhook', { clave });
+      expect(replay.status).toBe(200);
+      const replayed = await until('the replayed RECEIVER_MESSAGE webhook', async () =>
+        receiver.received.find((h) => h.id === replay.body.data.eventId),
+      );
+      expect(receiver.verifies(replayed, secret)).toBe(true);
+      expect(JSON.parse(replayed.body)).toMatchObject({
+        folioType: 'RECEIVER_MESSAGE',
+        folioId: `${clave}-${consecutivo}`,
+        clave,
+        estado: 'aceptado',
+      });
       const detail = await get('acme', `/api/recepcion/documentos/${clave}`);
       expect(detail.body.data).toMatchObject({
         estado: 'respondido',

@@ -1,15 +1,16 @@
 // Use case of POST /api/reenviar/webhook: a new event (new webhook-id) for the document's current final
 // state, delivered by the same job as the original ones. A tenant may replay a limited number of times per
 // window (429 with Retry-After), and a document has at most one replay waiting: asking again while it waits
-// answers that replay instead of queueing another (issue 11, item 2).
+// answers that replay instead of queueing another (issue 11, item 2). A received document's clave replays the
+// RECEIVER_MESSAGE event of the latest answer to it: that clave is the one the event carries.
 import { WebhookReplayRequest } from '@cr/contracts';
 import { enqueue, getJob } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { findDocumentOrAnswerByClave } from '../documents/document-repository';
 import { takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import type { WebhookDeps } from './webhook-deps';
 import { WEBHOOK_QUEUE, type WebhookJobPayload, isFinalState, newEventId } from './webhook-event';
-import { findDocumentByClave } from './webhook-repository';
 
 export async function replayWebhook(
   deps: WebhookDeps,
@@ -18,7 +19,7 @@ export async function replayWebhook(
   const { clave } = parseBody(WebhookReplayRequest, input.body);
   const { tenantId } = input;
   takeTenantSlot(deps.replayLimiter, tenantId, 'webhook replays');
-  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentByClave(tx, tenantId, clave));
+  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave));
   if (!doc) throw new AppError('not_found', `clave: document ${clave} not found`);
   if (!isFinalState(doc.estado)) {
     throw new AppError('conflict', `clave: document ${clave} has no final state yet (estado ${doc.estado})`);

@@ -94,18 +94,6 @@ export async function findDocumentById(
   return r.rows[0];
 }
 
-export async function findDocumentByClave(
-  tx: Queryable,
-  tenantId: string,
-  clave: string,
-): Promise<Pick<DocumentForEvent, 'id' | 'clave' | 'estado'> | undefined> {
-  const r = await tx.query<Pick<DocumentForEvent, 'id' | 'clave' | 'estado'>>(
-    'SELECT id, clave, estado FROM documents WHERE tenant_id = $1 AND clave = $2',
-    [tenantId, clave],
-  );
-  return r.rows[0];
-}
-
 export interface WebhookEventRow {
   id: string;
   tenant_id: string;
