@@ -50,7 +50,10 @@ export type WebhookEntrega = Static<typeof WebhookEntrega>;
 export const DocumentData = Type.Object(
   {
     clave: Type.String({ pattern: CLAVE_PATTERN }),
-    tipoDoc: Type.String({ description: "The request's tipoDoc: 1 invoice, 3 credit note, 4 ticket" }),
+    tipoDoc: Type.String({
+      description:
+        "The request's tipoDoc: 1 invoice, 2 debit note, 3 credit note, 4 ticket, 8 purchase invoice, 9 export invoice, 10 payment receipt (5/6/7: an answer to a received document)",
+    }),
     emisor: Type.String({ description: "The issuer's identificacion" }),
     numeroReferencia: Type.Integer(),
     consecutivo: Type.String({ pattern: '^\\d{20}$' }),

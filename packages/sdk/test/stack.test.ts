@@ -5,7 +5,11 @@ import {
   DEMO_EMISOR,
   type Stack,
   creditNote as creditNoteJson,
+  debitNote as debitNoteJson,
+  exportInvoice as exportInvoiceJson,
   invoice as invoiceJson,
+  paymentReceipt as paymentReceiptJson,
+  purchaseInvoice as purchaseInvoiceJson,
   startStack,
   ticket as ticketJson,
 } from '@cr/stack';
@@ -102,15 +106,25 @@ describe('SDK against the live stack', () => {
   });
 
   it.each([
-    ['credit note', () => creditNote(2, invoiceClave)],
-    ['ticket', () => ticket(3)],
-  ])('when a %s is sent, then Hacienda accepts it and the webhook arrives verified', async (_kind, make) => {
-    const { clave } = await cr.documentos.enviar(make());
-    const final = await cr.documentos.esperarVeredicto(clave, { intervalMs: 200 });
-    expect(final.data.estado).toBe('aceptado');
-    const delivery = await receiver.waitFor((d) => d.body.includes(clave));
-    await expect(verifyWebhook(delivery.body, delivery.headers, secret)).resolves.toMatchObject({ clave });
-  });
+    ['credit note', () => creditNote(2, invoiceClave), 'INVOICE'],
+    ['ticket', () => ticket(3), 'INVOICE'],
+    ['debit note', () => debitNoteJson(4, invoiceClave) as DocumentRequest, 'DEBIT_NOTE'],
+    ['purchase invoice', () => purchaseInvoiceJson(5) as DocumentRequest, 'INVOICE'],
+    ['export invoice', () => exportInvoiceJson(6) as DocumentRequest, 'INVOICE'],
+    ['payment receipt', () => paymentReceiptJson(7, invoiceClave) as DocumentRequest, 'PAYMENT_RECEIPT'],
+  ])(
+    'when a %s is sent, then Hacienda accepts it and the webhook arrives verified',
+    async (_kind, make, folioType) => {
+      const { clave } = await cr.documentos.enviar(make());
+      const final = await cr.documentos.esperarVeredicto(clave, { intervalMs: 200 });
+      expect(final.data.estado).toBe('aceptado');
+      const delivery = await receiver.waitFor((d) => d.body.includes(clave));
+      await expect(verifyWebhook(delivery.body, delivery.headers, secret)).resolves.toMatchObject({
+        clave,
+        folioType,
+      });
+    },
+  );
 
   it('when the files are downloaded, then they are the signed comprobante and Hacienda’s answer', async () => {
     const xml = await cr.documentos.descargarXml(invoiceClave);
