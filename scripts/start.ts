@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SERVICE_DATABASES, type ServiceName, ensureDerivedDatabases, serviceDatabases } from '@cr/devstack';
+import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 
 const root = join(__dirname, '..');
 const dataRoot = process.env.DATA_ROOT ?? join(root, '.data');
@@ -27,6 +28,10 @@ const host = env('HOST', '127.0.0.1');
 const probeHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 
 const authPort = env('AUTH_PORT', '4000');
+// The mail catcher (@cr/mail-catcher) takes the tenant-api's e-mail unless SMTP_URL points elsewhere.
+const mailSmtpPort = env('MAIL_CATCHER_SMTP_PORT', '1025');
+const mailWebPort = env('MAIL_CATCHER_WEB_PORT', '8025');
+const useMailCatcher = process.env.SMTP_URL === undefined;
 const tenantPort = env('TENANT_PORT', '4001');
 const sandboxPort = env('SANDBOX_PORT', '4002');
 const authUrl = `http://localhost:${authPort}`;
@@ -101,6 +106,9 @@ const apps: AppSpec[] = [
       HACIENDA_PUBLIC_API_URL: env('HACIENDA_PUBLIC_API_URL', sandboxUrl),
       HACIENDA_DATA_DIR: env('HACIENDA_DATA_DIR', join(root, '..', 'shared', 'hacienda', 'cabys')),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: env('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'true'),
+      // A tenant may point its e-mail at a local SMTP server (the catcher, or one of its own) in development.
+      MAIL_ALLOW_PRIVATE_HOSTS: env('MAIL_ALLOW_PRIVATE_HOSTS', 'true'),
+      ...(useMailCatcher ? { SMTP_URL: `smtp://${probeHost}:${mailSmtpPort}` } : {}),
       ...sandboxCa,
       DATA_DIR: env('TENANT_DATA_DIR', join(dataRoot, 'tenant-api')),
     },
@@ -151,10 +159,12 @@ async function waitReady(app: AppSpec, timeoutMs = 60_000): Promise<boolean> {
   return false;
 }
 
+let mailCatcher: RunningMailCatcher | undefined;
 let stopping = false;
 function shutdown(code: number): void {
   if (stopping) return;
   stopping = true;
+  void mailCatcher?.stop();
   for (const c of children) c.kill('SIGTERM');
   setTimeout(() => process.exit(code), 3000).unref();
   let alive = children.length;
@@ -188,6 +198,24 @@ async function main(): Promise<void> {
     if (app) app.env.DATABASE_URL = d.url;
   }
   const listening: string[] = [];
+  if (useMailCatcher) {
+    try {
+      mailCatcher = await startMailCatcher({
+        host: probeHost,
+        smtpPort: Number(mailSmtpPort),
+        webPort: Number(mailWebPort),
+      });
+    } catch (err) {
+      process.stderr.write(
+        `mail catcher did not start (${err instanceof Error ? err.message : String(err)}); set MAIL_CATCHER_SMTP_PORT/_WEB_PORT, or SMTP_URL to use another server\n`,
+      );
+      shutdown(1);
+      return;
+    }
+    listening.push(
+      `  ${'mail catcher'.padEnd(17)} ${mailCatcher.web.url}  (SMTP ${mailCatcher.smtpUrl}: the receptors' e-mails)`,
+    );
+  }
   for (const app of present) {
     startApp(app);
     if (!(await waitReady(app))) {

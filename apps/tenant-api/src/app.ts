@@ -23,10 +23,13 @@ import { mountSessionRoutes } from './routes/session';
 import type { AuthServerClient } from './session/auth-server-client';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import type { WebhookDeps } from './webhooks/webhook-deps';
+import type { MailSettings } from './delivery/mail-deps';
 
 export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   /** The webhook use cases: target policy, timeout and the per-tenant replay limit. */
   webhooks: WebhookDeps;
+  /** The platform's SMTP server, the SSRF policy of tenants' hosts, timeouts and retries. */
+  mail: MailSettings;
   logger: Logger;
   /** `createHaciendaClients(...)`: submissions use its IdP and recepción, the lookups its public API. */
   hacienda: SubmissionDeps['hacienda'];

@@ -6,7 +6,7 @@ import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { BusinessCalendar, type TrustedSigner, extendXsdText } from '@cr/hacienda-xml';
-import { Worker, WorkerGroup, type WorkerOptions } from '@cr/jobs';
+import { Worker, WorkerGroup, type WorkerOptions, backoffSchedules } from '@cr/jobs';
 import {
   AppError,
   type Db,
@@ -18,6 +18,8 @@ import {
 import { createXsdValidator } from '@cr/xsd';
 import type { Express } from 'express';
 import { createApp } from './app';
+import { mailQueues } from './delivery/deliver-mail-job';
+import type { MailDeps } from './delivery/mail-deps';
 import type { RevocationList } from './auth/revocation-list';
 import type { TokenVerifier } from './auth/token-verifier';
 import { type TenantConfig, authServerUrlFor, loadTenantConfig } from './config';
@@ -81,6 +83,8 @@ export interface TenantApiSettings {
   dashboardDir?: string | undefined;
   /** How long a claimed job is leased before another worker may take it over. */
   jobLeaseMs?: number;
+  /** Delays before each e-mail retry (default: backoffSchedules.mail); tests shorten them. */
+  mailRetryDelaysMs?: readonly number[];
 }
 
 export interface TenantApi {
@@ -94,6 +98,7 @@ export interface TenantApi {
   issuerDeps: IssuerDeps;
   submission: SubmissionDeps & LookupDeps;
   webhookDeps: WebhookDeps;
+  mailDeps: MailDeps;
   recepcion: RecepcionDeps;
   /** Stops the scrape-time collectors of /metrics (documents, jobs, certificates, pool) reading this db. */
   stopMetrics: () => void;
@@ -202,8 +207,23 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       }),
     ...(settings.random ? { random: settings.random } : {}),
   };
+  const mailDeps: MailDeps = {
+    db,
+    secrets,
+    logger,
+    now,
+    mail: {
+      smtpUrl: config.SMTP_URL,
+      from: config.MAIL_FROM,
+      timeoutMs: config.MAIL_TIMEOUT_MS,
+      allowPrivateHosts: config.MAIL_ALLOW_PRIVATE_HOSTS,
+      retryDelaysMs: settings.mailRetryDelaysMs ?? backoffSchedules.mail,
+    },
+    ...(settings.random ? { random: settings.random } : {}),
+  };
   // Two pools (issue 11, item 2): a webhook receiver may hold a delivery for WEBHOOK_TIMEOUT_MS on each of its
-  // attempts, so deliveries get their own slots and never the ones Hacienda submissions need. Both pools
+  // attempts (an SMTP server for MAIL_TIMEOUT_MS), so deliveries get their own slots and never the ones
+  // Hacienda submissions need. Both pools
   // claim fairly across tenants (@cr/jobs).
   const pool = (concurrency: number, queues: WorkerOptions['queues']) =>
     new Worker({
@@ -218,13 +238,14 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     });
   worker = new WorkerGroup([
     pool(config.JOBS_CONCURRENCY, { ...submissionQueues(submission), ...deadlineQueues(recepcion) }),
-    pool(config.WEBHOOK_CONCURRENCY, webhookQueues(webhookDeps)),
+    pool(config.WEBHOOK_CONCURRENCY, { ...webhookQueues(webhookDeps), ...mailQueues(mailDeps) }),
   ]);
   const app = createApp({
     ...submission,
     recepcion,
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,
     webhooks: webhookDeps,
+    mail: mailDeps.mail,
     verifier: settings.verifier,
     authServer: settings.authServer ?? authServerFor(config),
     ...('dashboardDir' in settings ? { dashboardDir: settings.dashboardDir } : {}),
@@ -244,5 +265,16 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     now,
     certificateWarningDays: config.CERT_EXPIRY_WARNING_DAYS,
   });
-  return { app, worker, hacienda, issuerDeps, submission, webhookDeps, recepcion, stopMetrics, certificates };
+  return {
+    app,
+    worker,
+    hacienda,
+    issuerDeps,
+    submission,
+    webhookDeps,
+    mailDeps,
+    recepcion,
+    stopMetrics,
+    certificates,
+  };
 }

@@ -63,6 +63,17 @@ export const TenantConfigSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
   /** A delivery succeeds only with a 2xx within this time. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 15000, minimum: 100, maximum: 60000 }),
+  /**
+   * The platform's SMTP server (`smtp://user:pass@host:587`, `smtps://…:465`): it sends the e-mail of every
+   * tenant without settings of its own (POST /api/configurar/correo). Unset: those tenants send none.
+   */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  /** The From of e-mails sent through SMTP_URL (`Name <address>` or an address). */
+  MAIL_FROM: Type.String({ default: 'Facturación electrónica <facturacion@localhost>', minLength: 3 }),
+  /** An SMTP conversation (connect, greeting, each reply) longer than this fails the attempt (retried). */
+  MAIL_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100, maximum: 300000 }),
+  /** A tenant's SMTP host may resolve to a private, loopback or reserved address; development only. */
+  MAIL_ALLOW_PRIVATE_HOSTS: Type.Boolean({ default: false }),
   ...haciendaSettingsProperties,
   /** Base URL where Hacienda's callback reaches this service (`<PUBLIC_URL>/hacienda/callback/<token>`). */
   PUBLIC_URL: Type.String({ default: 'http://localhost:4001', format: 'uri' }),

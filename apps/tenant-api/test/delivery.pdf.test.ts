@@ -2,7 +2,6 @@
 // renders (text has the clave and the receptor, the QR decodes to the clave), both layouts, the tenant's
 // logo and footer, and the refusals (bad clave or formato, unknown or foreign document, rejected document,
 // a logo that is not an image or is too big).
-import request from 'supertest';
 import {
   decodeQr,
   firstPage,
@@ -12,7 +11,7 @@ import {
   pdfText,
   popplerAvailable,
 } from '../../../packages/pdf/test/pdf-tools';
-import { post } from './support/client';
+import { getBytes, post } from './support/client';
 import { type DocumentKind, documentBody } from './support/document-mother';
 import { setDocumentState } from './support/documents';
 import { issuerBody } from './support/issuer-mother';
@@ -42,16 +41,7 @@ async function submit(kind: DocumentKind, tenant = 'acme'): Promise<string> {
 }
 
 function getPdf(clave: string, query = '', tenant = 'acme') {
-  return request(ctx.app)
-    .get(`/api/descargar/${clave}/pdf${query}`)
-    .set('Host', ctx.host(tenant))
-    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`)
-    .buffer(true)
-    .parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+  return getBytes(ctx, tenant, `/api/descargar/${clave}/pdf${query}`);
 }
 
 describe('GET /api/descargar/{clave}/pdf', () => {

@@ -1,5 +1,6 @@
 import { WebhookEventPayload, validate } from '@cr/contracts';
 import { getJob } from '@cr/jobs';
+import { renderDocumentPdf } from '../src/delivery/render-document-pdf';
 import { runWebhookDelivery } from '../src/webhooks/deliver-webhook-job';
 import type { WebhookJobPayload } from '../src/webhooks/webhook-event';
 import { post } from './support/client';
@@ -106,10 +107,14 @@ describe('webhooks: delivery', () => {
 
     const payload = JSON.parse(hook.body);
     expect(validate(WebhookEventPayload, payload).ok).toBe(true);
+    const pdf = await renderDocumentPdf(ctx.submission, { tenantId: 'acme', clave: doc.clave });
     expect(payload).toEqual({
       folioId: doc.clave,
       folioType: 'INVOICE',
-      folioDetails: [{ fileType: 'XML', encodedFile: Buffer.from(doc.respuestaXml!).toString('base64') }],
+      folioDetails: [
+        { fileType: 'XML', encodedFile: Buffer.from(doc.respuestaXml!).toString('base64') },
+        { fileType: 'PDF', encodedFile: pdf.toString('base64') },
+      ],
       clave: doc.clave,
       estado: 'aceptado',
     });

@@ -2,6 +2,7 @@
 // v4.4 fields the spec does not carry. Only structural rules live here; cross-field rules (receptor per
 // tipoDoc, tarifa vs codigoTarifa, totals, exoneration fields per type) are checked by @cr/hacienda-xml.
 import { type Static, type TOptional, type TString, Type } from '@sinclair/typebox';
+import { EmailAddress } from './delivery.schema';
 
 /** The request's tipoDoc: 1 FE, 2 ND, 3 NC, 4 TE, 8 FEC, 9 FEE, 10 REP (the consecutivo's type without the 0). */
 export const TIPOS_DOC = ['1', '2', '3', '4', '8', '9', '10'] as const;
@@ -786,6 +787,15 @@ export const DocumentRequest = Type.Object(
         ],
         { description: 'One reference or up to 10; required for tipoDoc 2, 3, 8 and 10' },
       ),
+    ),
+    copias: Type.Optional(
+      Type.Array(EmailAddress, {
+        minItems: 1,
+        maxItems: 10,
+        uniqueItems: true,
+        description:
+          "More addresses for the e-mail sent to the receptor's correoElectronico once Hacienda accepts (none is sent without it)",
+      }),
     ),
   },
   {

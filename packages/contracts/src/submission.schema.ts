@@ -1,6 +1,7 @@
 // Shapes of the submission routes: POST /api/enviar/items' answer, POST /api/consultar/documento and its
-// answer (the document's state, Hacienda's message and the webhook deliveries).
+// answer (the document's state, Hacienda's message, the webhook deliveries and the e-mails).
 import { type Static, Type } from '@sinclair/typebox';
+import { CorreoEnvio } from './delivery.schema';
 
 export const CLAVE_PATTERN = '^\\d{50}$';
 
@@ -84,6 +85,15 @@ export const DocumentData = Type.Object(
       { description: 'Every state the document entered, oldest first' },
     ),
     webhook: Type.Object({ entregas: Type.Array(WebhookEntrega) }, { additionalProperties: false }),
+    correo: Type.Object(
+      {
+        envios: Type.Array(CorreoEnvio, {
+          description:
+            'the e-mails to the receptor (after acceptance, and each resend), oldest first, with every attempt',
+        }),
+      },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );

@@ -115,10 +115,10 @@ export const WebhookEventPayload = Type.Object(
     folioDetails: Type.Array(
       Type.Object(
         {
-          fileType: Type.Literal('XML'),
+          fileType: Type.Union([Type.Literal('XML'), Type.Literal('PDF')]),
           encodedFile: Type.String({
             description:
-              "Hacienda's MensajeHacienda XML, base64; a RECEIVER_MESSAGE carries the signed MensajeReceptor first, then Hacienda's answer",
+              "base64: Hacienda's MensajeHacienda XML; a RECEIVER_MESSAGE carries the signed MensajeReceptor first, then Hacienda's answer; an accepted document's PDF (fileType PDF, the bytes of GET /api/descargar/{clave}/pdf) comes last",
           }),
         },
         { additionalProperties: false },

@@ -63,6 +63,7 @@ describePg('pnpm start with DATABASE_URL', () => {
       TENANT_PORT: await freePort(),
       SANDBOX_PORT: await freePort(),
     };
+    const mail = { MAIL_CATCHER_SMTP_PORT: await freePort(), MAIL_CATCHER_WEB_PORT: await freePort() };
     const child: ChildProcess = spawn(
       process.execPath,
       ['--import', 'tsx', join(REPO_ROOT, 'scripts', 'start.ts')],
@@ -78,7 +79,8 @@ describePg('pnpm start with DATABASE_URL', () => {
           AUTH_METRICS_PORT: '0',
           TENANT_METRICS_PORT: '0',
           SANDBOX_METRICS_PORT: '0',
-          ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+          ...Object.fromEntries(Object.entries({ ...ports, ...mail }).map(([k, v]) => [k, String(v)])),
+          SMTP_URL: undefined,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -103,6 +105,10 @@ describePg('pnpm start with DATABASE_URL', () => {
         const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
         expect(ready.status).toBe(200);
       }
+      // The mail catcher takes the tenant-api's e-mail: it says where, and its page answers.
+      expect(out).toContain(`(SMTP smtp://127.0.0.1:${mail.MAIL_CATCHER_SMTP_PORT}: the receptors' e-mails)`);
+      const page = await fetch(`http://127.0.0.1:${mail.MAIL_CATCHER_WEB_PORT}/`);
+      expect(await page.text()).toContain('Correo capturado (0)');
       const migrationsOf = async (name: string) => {
         const db = openPostgres({ connectionString: urlOf(name), max: 1 });
         try {

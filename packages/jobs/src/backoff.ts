@@ -24,6 +24,8 @@ export const backoffSchedules = {
   haciendaStatus: [2 * SECOND, 5 * SECOND, 15 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR],
   /** Webhook deliveries (Standard Webhooks): immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
   webhook: [0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
+  /** E-mail to the receptor: an SMTP server that is down or answers 4xx usually recovers within hours. */
+  mail: [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 2 * HOUR, 4 * HOUR, 8 * HOUR, 8 * HOUR],
 } as const;
 
 /** Delay in ms before retry number `retry` (1-based: the first retry after the first failure is 1). */

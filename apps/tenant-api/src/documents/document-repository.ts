@@ -29,6 +29,8 @@ export interface NewDocument extends DocumentNumber {
   totals: Record<string, string>;
   callbackTokenHash: string;
   callbackTokenSealed: string;
+  /** The request's copias: more addresses for the receptor's e-mail. */
+  copias?: string[];
 }
 
 export interface DocumentRow {
@@ -60,6 +62,8 @@ export interface DocumentRow {
   /** Set on a receiver's answer (MensajeReceptor): the answered document's clave. */
   clave_recibida: string | null;
   folio_type: string;
+  /** The request's copias (JSON array), or null. */
+  correo_copias: string[] | null;
 }
 
 /**
@@ -76,8 +80,10 @@ export async function insertPendingDocument(
     `WITH inserted AS (
        INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
          consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
-         request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20, $21)
+         request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type,
+         correo_copias)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20, $21,
+         $22::jsonb)
        ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
        RETURNING tenant_id, id
      )
@@ -105,6 +111,7 @@ export async function insertPendingDocument(
       d.callbackTokenSealed,
       d.emisorTipo,
       d.folioType,
+      d.copias?.length ? JSON.stringify(d.copias) : null,
     ],
   );
   return r.rowCount === 1;

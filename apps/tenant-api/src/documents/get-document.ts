@@ -5,6 +5,7 @@
 import type { DocumentData, WebhookEntrega } from '@cr/contracts';
 import { AppError, type Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { listMailOfDocument } from '../delivery/mail-repository';
 import type { IssuerDeps } from '../emisor/issuer-deps';
 import { type DocumentRow, findDocumentOrAnswerByClave, listEvents } from './document-repository';
 
@@ -59,6 +60,7 @@ export async function getDocument(
     if (!row) throw notFound(clave);
     const entregas = await listDeliveries(tx, tenantId, row.id);
     const events = await listEvents(tx, tenantId, row.id);
+    const envios = await listMailOfDocument(tx, tenantId, row.id);
     const detalle = Array.isArray(row.detalle)
       ? (row.detalle as DocumentData['mensajeHacienda']['detalle'])
       : [];
@@ -82,6 +84,7 @@ export async function getDocument(
         detalle: e.detalle,
       })),
       webhook: { entregas },
+      correo: { envios },
     };
   });
 }

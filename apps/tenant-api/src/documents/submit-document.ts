@@ -121,6 +121,7 @@ export async function submitDocument(
       totals: signed.totals,
       callbackTokenHash: callbackTokenHash(token),
       callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
+      ...(document.copias ? { copias: document.copias } : {}),
     });
     if (!inserted) {
       // A concurrent twin committed first: the constraint made us wait for it, and now we see it.

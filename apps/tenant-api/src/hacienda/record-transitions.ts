@@ -1,5 +1,6 @@
 // State transitions of a document, each in one transaction with what follows from it: enviado enqueues the
-// status follow-up; a final state stores Hacienda's answer, logs the event and enqueues the webhook event.
+// status follow-up; a final state stores Hacienda's answer, logs the event and enqueues the webhook event
+// (and, once accepted, the receptor's e-mail).
 // The conditional UPDATE and the unique (document, estado) event make a replayed job change nothing.
 import {
   HaciendaXmlError,
@@ -10,6 +11,7 @@ import {
 import { enqueue, reschedule } from '@cr/jobs';
 import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { MAIL_QUEUE, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from '../delivery/mail-deps';
 import {
   type FinalEstado,
   type FinalValues,
@@ -69,6 +71,11 @@ export async function recordFinal(
       key: `webhook:${documentId}:${values.estado}`,
       payload: { tenantId, documentId },
     });
+    // The receptor's e-mail; the job decides whether there is anyone to write to.
+    if (values.estado === 'aceptado' && !RECEIVER_MESSAGES.includes(changed)) {
+      const mail: MailJobPayload = { tenantId, documentId, messageId: newMessageId(), reason: 'aceptado' };
+      await enqueue(tx, { queue: MAIL_QUEUE, key: `mail:${documentId}:aceptado`, payload: mail });
+    }
     return changed;
   });
   const changed = tipoDoc !== undefined;

@@ -1,12 +1,13 @@
 // The `webhook.deliver` queue: one job per event. The first run freezes the event (id and body) in
-// webhook_events, so every retry, and every re-claim after a crash, sends identical bytes under the same
-// webhook-id; each attempt signs with the secrets active at that moment and is recorded. Retries follow the
-// Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, with jitter); 410
-// disables the endpoint. No transaction is held while the receiver is called.
+// webhook_events (an accepted document's PDF included), so every retry, and every re-claim after a crash,
+// sends identical bytes under the same webhook-id; each attempt signs with the secrets active at that moment
+// and is recorded. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h,
+// 10 h, 10 h, with jitter); 410 disables the endpoint. No transaction is held while the receiver is called.
 import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult } from '@cr/jobs';
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
 import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { renderDocumentPdfIn } from '../delivery/render-document-pdf';
 import { type WebhookDeps, targetPolicy } from './webhook-deps';
 import {
   WEBHOOK_QUEUE,
@@ -63,7 +64,12 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
       if (!isFinalState(doc.estado)) {
         return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
       }
-      const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado }));
+      // An accepted document's event carries its PDF, rendered once here and frozen with the event.
+      const pdf =
+        doc.estado === 'aceptado' && !doc.clave_recibida
+          ? await renderDocumentPdfIn(tx, tenantId, doc)
+          : undefined;
+      const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
       event = {
         id: job.payload.eventId ?? newEventId(),
         tenant_id: tenantId,

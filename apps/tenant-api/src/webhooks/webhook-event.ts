@@ -39,6 +39,8 @@ export function buildEventPayload(doc: {
   xml?: string;
   /** The request's folioType (documents stored before it existed read INVOICE). */
   folio_type?: FolioType;
+  /** An accepted document's PDF (the bytes of GET /api/descargar/{clave}/pdf): the last entry. */
+  pdf?: Buffer;
 }): WebhookEventPayload {
   const answer = doc.respuesta_xml === null ? [] : [xmlFile(doc.respuesta_xml)];
   if (doc.clave_recibida) {
@@ -51,10 +53,11 @@ export function buildEventPayload(doc: {
       estado: doc.estado,
     };
   }
+  const pdf = doc.pdf ? [{ fileType: 'PDF' as const, encodedFile: doc.pdf.toString('base64') }] : [];
   return {
     folioId: doc.clave,
     folioType: doc.folio_type ?? 'INVOICE',
-    folioDetails: answer,
+    folioDetails: [...answer, ...pdf],
     clave: doc.clave,
     estado: doc.estado,
   };

@@ -15,3 +15,17 @@ export function post(
     .set('Authorization', `Bearer ${token}`)
     .send(body as object);
 }
+
+/** GET as the tenant, the body kept as raw bytes (downloads: XML and PDF byte for byte). */
+export function getBytes(ctx: TestApp, tenant: string, path: string) {
+  return request(ctx.app)
+    .get(path)
+    .set('Host', ctx.host(tenant))
+    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`)
+    .buffer(true)
+    .parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+}

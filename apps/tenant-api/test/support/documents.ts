@@ -1,8 +1,28 @@
 // Puts a document in a given state straight into the database (through withTenant), for the webhook tests:
 // what the submission pipeline stores, without running it.
 import { randomInt, randomUUID } from 'node:crypto';
+import { buildSignedDocument, openP12 } from '@cr/hacienda-xml';
+import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
+import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import type { Db } from '@cr/service-kit';
 import { withTenant } from '../../src/db/with-tenant';
+
+let signedInvoice: string | undefined;
+
+/** A signed one-line invoice as the engine builds it (what an accepted document's PDF is rendered from). */
+export function signedInvoiceXml(): string {
+  if (!signedInvoice) {
+    const { p12, pin } = makeTestP12();
+    signedInvoice = buildSignedDocument({
+      document: invoice(),
+      issuer: ISSUER,
+      key: openP12(p12, pin),
+      now: new Date('2026-05-26T18:31:00Z'),
+      codigoSeguridad: '12345678',
+    }).xml;
+  }
+  return signedInvoice;
+}
 
 export interface TestDocument {
   id: string;
@@ -52,7 +72,7 @@ export async function insertTestDocument(
                               request_hash, xml, totals, callback_token_hash, callback_token_sealed, respuesta_xml,
                               receptor_tipo, receptor_numero)
        VALUES ($1, $2, $3, $10, '3101123456', '02', 1, 1, $4, $5, COALESCE($11::timestamptz, now()),
-               COALESCE($12, '2026-11-21T10:00:00-06:00'), 2, $6, $7, '<FacturaElectronica/>', $13::jsonb, $8,
+               COALESCE($12, '2026-11-21T10:00:00-06:00'), 2, $6, $7, $16, $13::jsonb, $8,
                'unused', $9, $14, $15)`,
       [
         id,
@@ -70,6 +90,7 @@ export async function insertTestDocument(
         JSON.stringify(options.totals ?? {}),
         options.receptor?.tipo ?? null,
         options.receptor?.numero ?? null,
+        signedInvoiceXml(),
       ],
     ),
   );

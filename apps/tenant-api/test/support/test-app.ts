@@ -33,6 +33,7 @@ import { createTenantLimiter } from '../../src/tenancy/tenant-rate-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
 import type { WorkerGroup } from '@cr/jobs';
+import type { MailDeps } from '../../src/delivery/mail-deps';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -47,6 +48,7 @@ export interface TestApp {
   submission: SubmissionDeps & LookupDeps;
   hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
+  mailDeps: MailDeps;
   recepcion: RecepcionDeps;
   /** The jobs workers (both pools) with the app's queues; started only when asked (`startWorker`). */
   worker: WorkerGroup;
@@ -128,6 +130,8 @@ export async function startTestApp(
     startWorker?: boolean;
     leaseMs?: number;
     webhooks?: Partial<WebhookSettings>;
+    /** SMTP_URL (default: none) and the e-mail's retry delays (default: the production schedule). */
+    mail?: { smtpUrl?: string; retryDelaysMs?: number[]; timeoutMs?: number; allowPrivateHosts?: boolean };
     /** A database opened by the caller (e.g. as a non-superuser owner), already migrated; closed by close(). */
     database?: TestDatabase;
     /** Add the revocation list's readiness (not ready until loaded, nor when stale), as main.ts does. */
@@ -164,49 +168,56 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps, recepcion, stopMetrics, certificates } = composeTenantApi({
-    config: tenantConfig({
-      ...settings,
-      PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
-      ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
-      ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
-      TENANT_BASE_DOMAIN: 'localhost',
-      // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
-      HACIENDA_XSD_DIR: xsdDir(),
-      TRUST_PROXY: options.trustProxy ?? 'false',
-      // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
-      WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
-      JOBS_CONCURRENCY: options.concurrency?.jobs ?? 8,
-      WEBHOOK_CONCURRENCY: options.concurrency?.webhooks ?? 4,
-      JOBS_POLL_INTERVAL_MS: 50,
-      ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
-    }),
-    db,
-    logger,
-    secrets,
-    verifier,
-    territory: testTerritory(),
-    cabys: options.cabys ?? createCabysSearch({}),
-    readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
-    ...(options.revocationReadiness ? { revocations } : {}),
-    hacienda,
-    now: options.now ?? (() => new Date()),
-    // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
-    random: () => 0.5,
-    schedules: { ...FAST_SCHEDULES, ...options.schedules },
-    // As main.ts, exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
-    checkExonerations: options.checkExonerations !== false,
-    checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
-    taxpayerCheckTimeoutMs: 3_000,
-    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
-    issuerWriteLimiter:
-      options.issuerWriteLimiter ?? createIssuerWriteLimiter({ limit: 1_000, windowSeconds: 60 }),
-    webhookReplayLimiter:
-      options.webhookReplayLimiter ??
-      createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
-    jobLeaseMs: options.leaseMs ?? 5_000,
-  });
+  const { app, worker, submission, webhookDeps, mailDeps, recepcion, stopMetrics, certificates } =
+    composeTenantApi({
+      config: tenantConfig({
+        ...settings,
+        PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
+        ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
+        ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
+        TENANT_BASE_DOMAIN: 'localhost',
+        // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
+        HACIENDA_XSD_DIR: xsdDir(),
+        TRUST_PROXY: options.trustProxy ?? 'false',
+        // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
+        WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
+        // The tests' SMTP servers listen on 127.0.0.1, which only this switch allows for a tenant's server.
+        MAIL_ALLOW_PRIVATE_HOSTS: options.mail?.allowPrivateHosts ?? true,
+        // Generous: a reply timed out under load makes the e-mail go twice (SMTP has no idempotency).
+        MAIL_TIMEOUT_MS: options.mail?.timeoutMs ?? 15_000,
+        ...(options.mail?.smtpUrl ? { SMTP_URL: options.mail.smtpUrl } : {}),
+        JOBS_CONCURRENCY: options.concurrency?.jobs ?? 8,
+        WEBHOOK_CONCURRENCY: options.concurrency?.webhooks ?? 4,
+        JOBS_POLL_INTERVAL_MS: 50,
+        ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
+      }),
+      db,
+      logger,
+      secrets,
+      verifier,
+      territory: testTerritory(),
+      cabys: options.cabys ?? createCabysSearch({}),
+      readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
+      ...(options.revocationReadiness ? { revocations } : {}),
+      hacienda,
+      now: options.now ?? (() => new Date()),
+      // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
+      random: () => 0.5,
+      schedules: { ...FAST_SCHEDULES, ...options.schedules },
+      // As main.ts, exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
+      checkExonerations: options.checkExonerations !== false,
+      checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
+      taxpayerCheckTimeoutMs: 3_000,
+      lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
+      issuerWriteLimiter:
+        options.issuerWriteLimiter ?? createIssuerWriteLimiter({ limit: 1_000, windowSeconds: 60 }),
+      webhookReplayLimiter:
+        options.webhookReplayLimiter ??
+        createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
+      jobLeaseMs: options.leaseMs ?? 5_000,
+      ...(options.mail?.retryDelaysMs ? { mailRetryDelaysMs: options.mail.retryDelaysMs } : {}),
+    });
   if (options.startWorker) worker.start();
   const deps = submission;
   return {
@@ -221,6 +232,7 @@ export async function startTestApp(
     submission,
     hacienda,
     webhookDeps,
+    mailDeps,
     recepcion,
     worker,
     host: (tenant) => `${tenant}.localhost`,

@@ -8,7 +8,14 @@ import type {
   UpdateClientRequest,
 } from '../auth-admin.schema';
 import type { SuccessMessage } from '../common.schema';
-import type { MarcaConfigRequest, MarcaConfigResponse } from '../delivery.schema';
+import type {
+  CorreoConfigRequest,
+  CorreoConfigResponse,
+  CorreoResendRequest,
+  CorreoResendResponse,
+  MarcaConfigRequest,
+  MarcaConfigResponse,
+} from '../delivery.schema';
 import type { DocumentRequest } from '../document.schema';
 import type { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
 import type {
@@ -422,6 +429,33 @@ export const documentQueryResponseExample: DocumentQueryResponse = {
         },
       ],
     },
+    correo: {
+      envios: [
+        {
+          envioId: 'env_6b1f0e3c9d2a4b8e',
+          motivo: 'aceptado',
+          destinatarios: ['cuentas@pixdea.cr'],
+          estado: 'enviado',
+          intentos: [
+            {
+              intento: 1,
+              ok: false,
+              codigo: 421,
+              respuesta: '421 4.3.2 Service not available, try again later',
+              fecha: '2025-01-01T14:20:12.000Z',
+            },
+            {
+              intento: 2,
+              ok: true,
+              codigo: 250,
+              respuesta: '250 2.0.0 OK queued',
+              fecha: '2025-01-01T14:21:12.000Z',
+            },
+          ],
+          fecha: '2025-01-01T14:20:12.000Z',
+        },
+      ],
+    },
   },
 };
 /** A rejected one: Hacienda's detail lines, and a delivery that failed once. */
@@ -566,4 +600,35 @@ export const documentListExample: DocumentListResponse = {
 export const emisorListExample: EmisorListResponse = {
   status: 'success',
   data: [{ ...emisorQueryResponseExample.data, diasParaVencer: 20, porVencer: true }],
+};
+
+export const correoConfigRequestExample: CorreoConfigRequest = {
+  host: 'smtp.acme.cr',
+  port: 587,
+  secure: false,
+  usuario: 'facturas@acme.cr',
+  password: 'app-password-del-buzon',
+  remitente: 'facturas@acme.cr',
+  nombreRemitente: 'ACME Facturación',
+};
+export const correoConfigResponseExample: CorreoConfigResponse = {
+  status: 'success',
+  data: {
+    origen: 'tenant',
+    host: 'smtp.acme.cr',
+    port: 587,
+    secure: false,
+    usuario: 'facturas@acme.cr',
+    tienePassword: true,
+    remitente: 'facturas@acme.cr',
+  },
+};
+export const correoResendRequestExample: CorreoResendRequest = {
+  clave: CLAVE,
+  destinatarios: ['contabilidad@pixdea.cr'],
+};
+export const correoResendResponseExample: CorreoResendResponse = {
+  status: 'success',
+  message: `the e-mail of ${CLAVE} is queued`,
+  data: { envioId: 'env_0c4d2e9a7b3f1e6d' },
 };

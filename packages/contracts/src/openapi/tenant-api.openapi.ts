@@ -2,7 +2,14 @@
 // (`https://{tenant}.api.example.com`); every /api route needs a Bearer token issued to that tenant.
 import { type TSchema, Type } from '@sinclair/typebox';
 import { SuccessMessage } from '../common.schema';
-import { MarcaConfigRequest, MarcaConfigResponse } from '../delivery.schema';
+import {
+  CorreoConfigRequest,
+  CorreoConfigResponse,
+  CorreoResendRequest,
+  CorreoResendResponse,
+  MarcaConfigRequest,
+  MarcaConfigResponse,
+} from '../delivery.schema';
 import { DocumentRequest } from '../document.schema';
 import { EmisorQuery, EmisorQueryResponse, EmisorRegistration } from '../emisor.schema';
 import {
@@ -662,6 +669,67 @@ export function tenantApiRoutes(): RouteDoc[] {
         body: json(MarcaConfigResponse, ex.marcaConfigResponseExample),
       },
       errors: [],
+    }),
+    apiRoute({
+      path: '/api/configurar/correo',
+      operationId: 'configureMail',
+      tag: 'entrega',
+      summary: "Set the SMTP server that sends the tenant's e-mails to its receptors",
+      description:
+        "Once Hacienda accepts a document, its receptor's correoElectronico (and the request's `copias`) get the signed XML, Hacienda's answer and the PDF. Without settings of its own the tenant uses the platform's server; `{predeterminado: true}` returns to it. The password is stored sealed and never shown again. A host that resolves to a private or loopback address is refused (unless the operator allows it).",
+      body: {
+        schema: CorreoConfigRequest,
+        example: ex.correoConfigRequestExample,
+        badExample: 'host: must not resolve to a private, loopback or reserved address',
+      },
+      ok: {
+        status: 200,
+        description: 'the settings now in use (never the password)',
+        body: json(CorreoConfigResponse, ex.correoConfigResponseExample),
+      },
+      errors: [],
+    }),
+    apiRoute({
+      path: '/api/consultar/correo',
+      operationId: 'getMail',
+      tag: 'entrega',
+      summary: "Which SMTP server sends the tenant's e-mails",
+      ok: {
+        status: 200,
+        description: 'the settings in use (never the password)',
+        body: json(CorreoConfigResponse, ex.correoConfigResponseExample),
+      },
+      errors: [],
+    }),
+    apiRoute({
+      path: '/api/reenviar/correo',
+      operationId: 'resendMail',
+      tag: 'entrega',
+      summary: "Send an accepted document's e-mail again",
+      description:
+        'A new e-mail (shown in `consultar/documento` under `correo.envios`) to `destinatarios`, or by default to the receptor and the copias of the request.',
+      body: {
+        schema: CorreoResendRequest,
+        example: ex.correoResendRequestExample,
+        badExample: 'clave: must match pattern ^\\d{50}$',
+      },
+      ok: {
+        status: 200,
+        description: 'the e-mail is queued',
+        body: json(CorreoResendResponse, ex.correoResendResponseExample),
+      },
+      errors: [
+        {
+          code: 'not_found',
+          when: 'no document of the tenant has this clave',
+          message: `clave: document ${ex.EXAMPLE_CLAVE} not found`,
+        },
+        {
+          code: 'conflict',
+          when: 'the document is not accepted, or it has no recipient',
+          message: `clave: document ${ex.EXAMPLE_CLAVE} is not accepted (estado enviado); only accepted documents are e-mailed`,
+        },
+      ],
     }),
     {
       method: 'post',

@@ -1,0 +1,65 @@
+// Use case of POST /api/configurar/correo: the tenant's own SMTP server (its host checked against the SSRF
+// policy now, and again at every connection), or `{predeterminado: true}` to return to the platform's. The
+// body replaces the settings; the password is sealed before it is stored and never shown again.
+import { CorreoConfigRequest, type CorreoConfigResponse } from '@cr/contracts';
+import { AppError, parseBody } from '@cr/service-kit';
+import { TargetRefusedError } from '@cr/webhooks';
+import { withTenant } from '../db/with-tenant';
+import { describeMail } from './get-mail';
+import type { MailDeps } from './mail-deps';
+import {
+  type MailSettingsRow,
+  deleteMailSettings,
+  saveMailSettings,
+  sealMailPassword,
+} from './mail-settings-repository';
+import { resolveSmtpHost } from './smtp-server';
+
+function refuse(reason: string): never {
+  throw new AppError('bad_request', `host: ${reason}`, { details: [{ path: 'host', reason }] });
+}
+
+async function checkHost(deps: MailDeps, host: string): Promise<void> {
+  try {
+    await resolveSmtpHost(host, deps.mail.allowPrivateHosts);
+  } catch (err) {
+    if (err instanceof TargetRefusedError)
+      refuse('must not resolve to a private, loopback or reserved address');
+    const code = (err as NodeJS.ErrnoException).code;
+    refuse(`${host} could not be resolved${code ? ` (${code})` : ''}`);
+  }
+}
+
+export async function configureMail(
+  deps: MailDeps,
+  input: { tenantId: string; body: unknown },
+): Promise<CorreoConfigResponse['data']> {
+  const body = parseBody(CorreoConfigRequest, input.body);
+  const { tenantId } = input;
+  if ('predeterminado' in body) {
+    await withTenant(deps.db, tenantId, (tx) => deleteMailSettings(tx, tenantId));
+    deps.logger.info('e-mail settings removed; the platform server sends', { tenantId });
+    return describeMail(deps.mail, undefined);
+  }
+  if (body.password !== undefined && body.usuario === undefined) {
+    throw new AppError('bad_request', 'usuario: is required with a password', {
+      details: [{ path: 'usuario', reason: 'is required with a password' }],
+    });
+  }
+  const host = body.host.toLowerCase();
+  await checkHost(deps, host);
+  const row: MailSettingsRow = {
+    host,
+    port: body.port,
+    secure: body.secure ?? body.port === 465,
+    username: body.usuario ?? null,
+    password_sealed:
+      body.password === undefined ? null : sealMailPassword(deps.secrets, tenantId, body.password),
+    secrets_key_id: body.password === undefined ? null : deps.secrets.currentKeyId,
+    from_address: body.remitente,
+    from_name: body.nombreRemitente ?? null,
+  };
+  await withTenant(deps.db, tenantId, (tx) => saveMailSettings(tx, tenantId, row, deps.now()));
+  deps.logger.info('e-mail settings configured', { tenantId, host, port: row.port });
+  return describeMail(deps.mail, row);
+}

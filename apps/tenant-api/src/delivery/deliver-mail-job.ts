@@ -1,0 +1,164 @@
+// The `mail.deliver` queue: one job per e-mail. The first run of the job raised on acceptance decides the
+// recipients (the receptor's CorreoElectronico in the signed XML, then the request's copias; none → nothing
+// is sent or recorded) and records the e-mail; a resend records its own before queueing. Each run renders
+// the PDF, hands the message to the tenant's SMTP server (or the platform's) and records the attempt; a
+// refusal, a 4xx/5xx reply or a timeout is retried on the mail schedule, and after the last retry the
+// e-mail is given up (fallido; a resend starts a new one). No transaction is held while SMTP talks.
+import {
+  type Job,
+  type JobContext,
+  type JobResult,
+  type QueueOptions,
+  computeBackoff,
+  jobResult,
+} from '@cr/jobs';
+import { readComprobanteView } from '@cr/pdf';
+import { withTenant } from '../db/with-tenant';
+import { type BrandingRow, findBranding } from './branding-repository';
+import { composeMail, defaultRecipients } from './mail-message';
+import { MAIL_QUEUE, type MailDeps, type MailJobPayload } from './mail-deps';
+import {
+  type DocumentForMail,
+  type MailMessageRow,
+  countMailAttempts,
+  findDocumentForMail,
+  findMailMessage,
+  finishMailMessage,
+  insertMailAttempt,
+  insertMailMessage,
+} from './mail-repository';
+import { type MailSettingsRow, findMailSettings } from './mail-settings-repository';
+import { renderPdf } from './render-document-pdf';
+import { type SendOutcome, sendMail } from './send-mail';
+import { type SmtpServer, platformServer, tenantServer } from './smtp-server';
+
+type Prepared =
+  | { kind: 'stop'; result: JobResult }
+  | {
+      kind: 'send';
+      message: MailMessageRow;
+      doc: DocumentForMail & { respuesta_xml: string };
+      attempt: number;
+      settings: MailSettingsRow | undefined;
+      branding: BrandingRow | undefined;
+    };
+
+async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Promise<Prepared> {
+  const { tenantId, documentId, messageId } = job.payload;
+  return withTenant(deps.db, tenantId, async (tx) => {
+    const doc = await findDocumentForMail(tx, tenantId, { id: documentId });
+    if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+    if (doc.estado !== 'aceptado' || doc.respuesta_xml === null) {
+      return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not aceptado`) };
+    }
+    let message = await findMailMessage(tx, tenantId, messageId);
+    if (!message) {
+      const recipients = defaultRecipients(readComprobanteView(doc.xml), doc.correo_copias);
+      if (recipients.length === 0) {
+        deps.logger.info('no e-mail to send: the receptor has no correoElectronico', {
+          tenantId,
+          clave: doc.clave,
+        });
+        return { kind: 'stop', result: jobResult.done() };
+      }
+      const row = { id: messageId, documentId, reason: job.payload.reason, recipients };
+      await insertMailMessage(tx, tenantId, row, now);
+      message = { ...row, document_id: documentId, state: 'pendiente', created_at: now };
+    }
+    // Claimed again after the e-mail was finished (crash between the two writes): nothing left to do.
+    if (message.state !== 'pendiente') return { kind: 'stop', result: jobResult.done() };
+    return {
+      kind: 'send',
+      message,
+      doc: { ...doc, respuesta_xml: doc.respuesta_xml },
+      attempt: (await countMailAttempts(tx, tenantId, messageId)) + 1,
+      settings: await findMailSettings(tx, tenantId),
+      branding: await findBranding(tx, tenantId),
+    };
+  });
+}
+
+const NO_SERVER =
+  'no SMTP server is configured (the platform has no SMTP_URL and the tenant none of its own: POST /api/configurar/correo)';
+
+/** The server for this attempt, or why there is none (a tenant host now refused by the SSRF policy). */
+async function serverFor(
+  deps: MailDeps,
+  tenantId: string,
+  settings: MailSettingsRow | undefined,
+): Promise<SmtpServer | SendOutcome> {
+  if (!settings) return platformServer(deps.mail) ?? { ok: false, code: null, reply: NO_SERVER };
+  try {
+    return await tenantServer(deps.secrets, deps.mail, tenantId, settings);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { ok: false, code: null, reply: `${settings.host}: ${e.code ? `${e.code} ` : ''}${e.message}` };
+  }
+}
+
+export async function runMailDelivery(
+  deps: MailDeps,
+  job: Job<MailJobPayload>,
+  context: Pick<JobContext, 'now'>,
+): Promise<JobResult> {
+  const prepared = await prepare(deps, job, context.now());
+  if (prepared.kind === 'stop') return prepared.result;
+  const { message, doc, attempt, settings, branding } = prepared;
+  const { tenantId } = job.payload;
+  const server = await serverFor(deps, tenantId, settings);
+  let outcome: SendOutcome;
+  if ('ok' in server) outcome = server;
+  else {
+    const pdf = await renderPdf(doc.xml, branding);
+    const mail = composeMail(
+      {
+        clave: doc.clave,
+        view: readComprobanteView(doc.xml),
+        xml: doc.xml,
+        respuestaXml: doc.respuesta_xml,
+        pdf,
+      },
+      message.recipients,
+    );
+    outcome = await sendMail(server, mail, deps.mail.timeoutMs);
+  }
+  const at = context.now();
+  // Without any server there is nothing to wait for: given up at once, a resend after configuring sends it.
+  const retries = 'ok' in server ? 0 : deps.mail.retryDelaysMs.length;
+  const retryIn =
+    outcome.ok || attempt > retries
+      ? undefined
+      : computeBackoff(attempt, {
+          schedule: deps.mail.retryDelaysMs,
+          ...(deps.random ? { random: deps.random } : {}),
+        });
+  await withTenant(deps.db, tenantId, async (tx) => {
+    await insertMailAttempt(tx, tenantId, { messageId: message.id, attempt, ...outcome, at });
+    if (outcome.ok) await finishMailMessage(tx, tenantId, message.id, 'enviado', at);
+    else if (retryIn === undefined) await finishMailMessage(tx, tenantId, message.id, 'fallido', at);
+  });
+  const log = {
+    tenantId,
+    clave: doc.clave,
+    envioId: message.id,
+    attempt,
+    recipients: message.recipients.length,
+    server: 'ok' in server ? null : `${server.origin}:${server.host}`,
+    code: outcome.code,
+  };
+  if (outcome.ok) {
+    deps.logger.info('e-mail sent', log);
+    return jobResult.done();
+  }
+  if (retryIn === undefined) {
+    deps.logger.warn('e-mail given up', { ...log, reply: outcome.reply });
+    return jobResult.fail(`gave up after ${attempt} attempts: ${outcome.reply}`);
+  }
+  deps.logger.info('e-mail not sent; will retry', { ...log, reply: outcome.reply, retryInMs: retryIn });
+  return jobResult.retryAt(new Date(at.getTime() + retryIn), outcome.reply);
+}
+
+/** The queue this module runs, for the app's one Worker: `queues: { ...mailQueues(deps), … }`. */
+export function mailQueues(deps: MailDeps): Record<string, QueueOptions<MailJobPayload>> {
+  return { [MAIL_QUEUE]: { handler: (job, context) => runMailDelivery(deps, job, context) } };
+}

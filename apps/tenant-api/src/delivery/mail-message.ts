@@ -1,0 +1,66 @@
+// The e-mail to the receptor (pure): the signed XML, Hacienda's answer and the PDF under the names the
+// law's practice expects (`<clave>.xml`, `<clave>_respuesta.xml`, `<clave>.pdf`) and a short Spanish body
+// read from the signed XML. The XML attachments are the stored text's UTF-8 bytes, as the downloads serve them.
+import { type ComprobanteView, KIND_TITLES, formatDateTime, formatMoney } from '@cr/pdf';
+import type { OutgoingMail } from './send-mail';
+
+export interface MailSource {
+  /** The document's clave, as its downloads are named. */
+  clave: string;
+  view: ComprobanteView;
+  xml: string;
+  respuestaXml: string;
+  pdf: Buffer;
+}
+
+/** The receptor's addresses in the signed XML, then the copias, without repeats (case-insensitive). */
+export function defaultRecipients(view: ComprobanteView, copias: readonly string[] | null): string[] {
+  const receptor = view.receptor?.correos ?? [];
+  if (receptor.length === 0) return [];
+  const seen = new Set<string>();
+  return [...receptor, ...(copias ?? [])].filter((a) => {
+    const key = a.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function composeMail(source: MailSource, to: string[]): OutgoingMail {
+  const { view, clave } = source;
+  const kind = KIND_TITLES[view.kind];
+  const total = formatMoney(view.resumen.totalComprobante, view.resumen.codigoMoneda);
+  const greeting = view.receptor?.nombre ? `Estimado(a) ${view.receptor.nombre}:` : 'Estimado(a) cliente:';
+  const text = [
+    greeting,
+    '',
+    `${view.emisor.nombre} le envía su ${kind.toLowerCase()} ${view.consecutivo}.`,
+    'El Ministerio de Hacienda aceptó el comprobante.',
+    '',
+    `Clave: ${clave}`,
+    `Fecha de emisión: ${formatDateTime(view.fechaEmision)}`,
+    `Total: ${total}`,
+    '',
+    'Adjuntos:',
+    `- ${clave}.xml: el comprobante electrónico firmado`,
+    `- ${clave}_respuesta.xml: la respuesta de Hacienda`,
+    `- ${clave}.pdf: la representación impresa`,
+    '',
+    'Este correo se generó automáticamente; por favor no lo responda.',
+    '',
+  ].join('\n');
+  return {
+    to,
+    subject: `${kind} ${view.consecutivo} de ${view.emisor.nombre}`,
+    text,
+    attachments: [
+      { filename: `${clave}.xml`, content: Buffer.from(source.xml, 'utf8'), contentType: 'application/xml' },
+      {
+        filename: `${clave}_respuesta.xml`,
+        content: Buffer.from(source.respuestaXml, 'utf8'),
+        contentType: 'application/xml',
+      },
+      { filename: `${clave}.pdf`, content: source.pdf, contentType: 'application/pdf' },
+    ],
+  };
+}

@@ -1,0 +1,148 @@
+// SQL of the e-mail log: each e-mail of a document (mail_messages) and every attempt to hand it to an SMTP
+// server (mail_attempts). Every function runs inside withTenant and still names its tenant.
+import { randomUUID } from 'node:crypto';
+import type { CorreoEnvio } from '@cr/contracts';
+import type { Queryable } from '@cr/service-kit';
+
+export interface MailMessageRow {
+  id: string;
+  document_id: string;
+  reason: 'aceptado' | 'reenvio';
+  recipients: string[];
+  state: 'pendiente' | 'enviado' | 'fallido';
+  created_at: Date | string;
+}
+
+const parseJson = (v: unknown): string[] => (typeof v === 'string' ? JSON.parse(v) : (v as string[]));
+
+export async function findMailMessage(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+): Promise<MailMessageRow | undefined> {
+  const r = await tx.query<MailMessageRow>(
+    `SELECT id, document_id, reason, recipients, state, created_at FROM mail_messages
+     WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, id],
+  );
+  const row = r.rows[0];
+  return row ? { ...row, recipients: parseJson(row.recipients) } : undefined;
+}
+
+export async function insertMailMessage(
+  tx: Queryable,
+  tenantId: string,
+  m: { id: string; documentId: string; reason: MailMessageRow['reason']; recipients: string[] },
+  at: Date,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO mail_messages (id, tenant_id, document_id, reason, recipients, created_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
+    [m.id, tenantId, m.documentId, m.reason, JSON.stringify(m.recipients), at],
+  );
+}
+
+export async function finishMailMessage(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  state: 'enviado' | 'fallido',
+  at: Date,
+): Promise<void> {
+  await tx.query('UPDATE mail_messages SET state = $3, finished_at = $4 WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    id,
+    state,
+    at,
+  ]);
+}
+
+export async function countMailAttempts(tx: Queryable, tenantId: string, messageId: string): Promise<number> {
+  const r = await tx.query<{ n: number | string }>(
+    'SELECT count(*) AS n FROM mail_attempts WHERE tenant_id = $1 AND message_id = $2',
+    [tenantId, messageId],
+  );
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+export async function insertMailAttempt(
+  tx: Queryable,
+  tenantId: string,
+  a: { messageId: string; attempt: number; ok: boolean; code: number | null; reply: string; at: Date },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO mail_attempts (id, tenant_id, message_id, attempt, ok, code, reply, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [randomUUID(), tenantId, a.messageId, a.attempt, a.ok, a.code, a.reply.slice(0, 1000), a.at],
+  );
+}
+
+/** The e-mails of a document with their attempts, oldest first (consultar/documento's `correo.envios`). */
+export async function listMailOfDocument(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+): Promise<CorreoEnvio[]> {
+  const messages = await tx.query<MailMessageRow>(
+    `SELECT id, document_id, reason, recipients, state, created_at FROM mail_messages
+     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at, id`,
+    [tenantId, documentId],
+  );
+  if (messages.rows.length === 0) return [];
+  const attempts = await tx.query<{
+    message_id: string;
+    attempt: number;
+    ok: boolean;
+    code: number | null;
+    reply: string | null;
+    created_at: Date | string;
+  }>(
+    `SELECT a.message_id, a.attempt, a.ok, a.code, a.reply, a.created_at
+     FROM mail_attempts a JOIN mail_messages m ON m.id = a.message_id AND m.tenant_id = a.tenant_id
+     WHERE a.tenant_id = $1 AND m.document_id = $2 ORDER BY a.attempt`,
+    [tenantId, documentId],
+  );
+  return messages.rows.map((m) => ({
+    envioId: m.id,
+    motivo: m.reason,
+    destinatarios: parseJson(m.recipients),
+    estado: m.state,
+    intentos: attempts.rows
+      .filter((a) => a.message_id === m.id)
+      .map((a) => ({
+        intento: Number(a.attempt),
+        ok: a.ok,
+        codigo: a.code === null ? null : Number(a.code),
+        respuesta: a.reply,
+        fecha: new Date(a.created_at).toISOString(),
+      })),
+    fecha: new Date(m.created_at).toISOString(),
+  }));
+}
+
+export interface DocumentForMail {
+  id: string;
+  clave: string;
+  estado: string;
+  tipo_doc: string;
+  xml: string;
+  respuesta_xml: string | null;
+  correo_copias: string[] | null;
+}
+
+export async function findDocumentForMail(
+  tx: Queryable,
+  tenantId: string,
+  where: { id: string } | { clave: string },
+): Promise<DocumentForMail | undefined> {
+  const [column, value] = 'id' in where ? ['id', where.id] : ['clave', where.clave];
+  const r = await tx.query<DocumentForMail>(
+    `SELECT id, clave, estado, tipo_doc, xml, respuesta_xml, correo_copias FROM documents
+     WHERE tenant_id = $1 AND ${column} = $2`,
+    [tenantId, value],
+  );
+  const row = r.rows[0];
+  return row
+    ? { ...row, correo_copias: row.correo_copias === null ? null : parseJson(row.correo_copias) }
+    : undefined;
+}

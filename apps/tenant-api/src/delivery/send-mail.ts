@@ -1,0 +1,63 @@
+// One attempt to hand an e-mail to an SMTP server through nodemailer, reduced to what is recorded: whether
+// the server took it, its reply code and reply (or the error when no server answered). Never throws.
+import nodemailer from 'nodemailer';
+import type { Attachment } from 'nodemailer/lib/mailer';
+import type { SmtpServer } from './smtp-server';
+
+export interface OutgoingMail {
+  to: string[];
+  subject: string;
+  text: string;
+  attachments: { filename: string; content: Buffer; contentType: string }[];
+}
+
+export interface SendOutcome {
+  ok: boolean;
+  /** The SMTP reply code (250, 421, 550…); null when no server answered (refused, timed out). */
+  code: number | null;
+  reply: string;
+}
+
+const REPLY_CODE = /^(\d{3})[ -]/;
+
+export async function sendMail(
+  server: SmtpServer,
+  mail: OutgoingMail,
+  timeoutMs: number,
+): Promise<SendOutcome> {
+  const transport = nodemailer.createTransport({
+    host: server.connectTo,
+    port: server.port,
+    secure: server.secure,
+    ...(server.auth ? { auth: server.auth } : {}),
+    // The certificate is checked against the name the tenant gave, not the address connected to.
+    tls: { servername: server.host },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    // Attachments are buffers built here; nothing in a message may make nodemailer read a file or a URL.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  try {
+    const info = await transport.sendMail({
+      from: server.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      attachments: mail.attachments as Attachment[],
+    });
+    const reply = String(info.response ?? '');
+    const code = REPLY_CODE.exec(reply)?.[1];
+    return { ok: true, code: code ? Number(code) : 250, reply };
+  } catch (err) {
+    const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
+    return {
+      ok: false,
+      code: typeof e.responseCode === 'number' ? e.responseCode : null,
+      reply: e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`,
+    };
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,75 @@
+// Which SMTP server sends a tenant's e-mail, and where the connection really goes. A tenant's host is
+// tenant input: an SSRF vector like a webhook URL. It is resolved here with the webhooks' guarded lookup
+// (private, loopback and reserved addresses refused unless MAIL_ALLOW_PRIVATE_HOSTS) and the connection is
+// made to the address checked, never to the name again, so a DNS answer that changes in between (rebinding)
+// cannot steer it inside; TLS still verifies the certificate against the name. SMTP_URL is the operator's
+// own setting and is used as given.
+import { guardedLookup } from '@cr/webhooks';
+import type { MailSettings } from './mail-deps';
+import { type MailSettingsRow, openMailPassword } from './mail-settings-repository';
+import type { SecretBox } from '@cr/service-kit';
+
+export interface SmtpServer {
+  /** The name the tenant or the operator gave (TLS servername, logs). */
+  host: string;
+  /** The address to connect to: the checked address of a tenant's host, the platform's host as given. */
+  connectTo: string;
+  port: number;
+  secure: boolean;
+  auth?: { user: string; pass: string };
+  from: string;
+  origin: 'tenant' | 'plataforma';
+}
+
+/** The address `host` resolves to, if the policy allows it; rejects with TargetRefusedError or a DNS error. */
+export function resolveSmtpHost(host: string, allowPrivateHosts: boolean): Promise<string> {
+  const lookup = guardedLookup({ allowPrivateTargets: allowPrivateHosts, allowHttpLoopback: false });
+  return new Promise((resolve, reject) => {
+    lookup(host, {}, (err: NodeJS.ErrnoException | null, address: string | unknown) =>
+      err ? reject(err) : resolve(String(address)),
+    );
+  });
+}
+
+/** SMTP_URL as a server (smtps: → TLS from the first byte; user and password from the URL). */
+export function platformServer(settings: MailSettings): SmtpServer | undefined {
+  if (!settings.smtpUrl) return undefined;
+  const url = new URL(settings.smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return {
+    host,
+    connectTo: host,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    ...(url.username
+      ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }
+      : {}),
+    from: settings.from,
+    origin: 'plataforma',
+  };
+}
+
+function fromHeader(row: MailSettingsRow): string {
+  return row.from_name ? `"${row.from_name}" <${row.from_address}>` : row.from_address;
+}
+
+/** The tenant's own server, its host resolved and checked now (at every attempt). */
+export async function tenantServer(
+  box: SecretBox,
+  settings: MailSettings,
+  tenantId: string,
+  row: MailSettingsRow,
+): Promise<SmtpServer> {
+  return {
+    host: row.host,
+    connectTo: await resolveSmtpHost(row.host, settings.allowPrivateHosts),
+    port: row.port,
+    secure: row.secure,
+    ...(row.username && row.password_sealed
+      ? { auth: { user: row.username, pass: openMailPassword(box, tenantId, row.password_sealed) } }
+      : {}),
+    from: fromHeader(row),
+    origin: 'tenant',
+  };
+}

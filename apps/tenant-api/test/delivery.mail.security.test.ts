@@ -1,0 +1,154 @@
+// The tenant's SMTP settings as an attack surface, with MAIL_ALLOW_PRIVATE_HOSTS off as in production: a
+// host on a private or loopback address is refused when configured and, if such a row exists anyway (a name
+// that later resolves inside), at the connection; the operator's SMTP_URL is not subject to it. Bad bodies
+// are 400s naming the field; one tenant's settings are invisible to another.
+import { enqueue } from '@cr/jobs';
+import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
+import { withTenant } from '../src/db/with-tenant';
+import { MAIL_QUEUE, type MailJobPayload, newMessageId } from '../src/delivery/mail-deps';
+import { saveMailSettings } from '../src/delivery/mail-settings-repository';
+import { post } from './support/client';
+import { insertTestDocument } from './support/documents';
+import { type TestApp, startTestApp } from './support/test-app';
+import { drain } from './support/webhook-helpers';
+
+let ctx: TestApp;
+let catcher: RunningMailCatcher;
+
+beforeAll(async () => {
+  catcher = await startMailCatcher({ smtpPort: 0, webPort: 0 });
+  ctx = await startTestApp({
+    mail: { smtpUrl: catcher.smtpUrl, allowPrivateHosts: false, retryDelaysMs: [] },
+  });
+});
+afterAll(async () => {
+  await ctx.close();
+  await catcher.stop();
+});
+
+const valid = { host: 'smtp.acme.cr', port: 587, remitente: 'facturas@acme.cr' };
+
+async function raiseAcceptedMail(tenantId: string): Promise<{ clave: string; messageId: string }> {
+  const doc = await insertTestDocument(ctx.db, tenantId, { estado: 'aceptado' });
+  const payload: MailJobPayload = {
+    tenantId,
+    documentId: doc.id,
+    messageId: newMessageId(),
+    reason: 'aceptado',
+  };
+  await enqueue(ctx.db, { queue: MAIL_QUEUE, key: `mail:${doc.id}:aceptado`, payload });
+  await drain(ctx);
+  return { clave: doc.clave, messageId: payload.messageId };
+}
+
+describe('POST /api/configurar/correo: SSRF guard', () => {
+  it.each(['127.0.0.1', 'localhost', '10.0.0.5', '169.254.169.254', '192.168.1.1'])(
+    'when the host is %s, then 400 naming host and nothing is stored',
+    async (host) => {
+      const res = await post(ctx, 'acme', '/api/configurar/correo', { ...valid, host });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'bad_request',
+        message: 'host: must not resolve to a private, loopback or reserved address',
+      });
+      const shown = await post(ctx, 'acme', '/api/consultar/correo', {});
+      expect(shown.body.data.origen).toBe('plataforma');
+    },
+  );
+
+  it('when a stored host resolves to a private address at sending time, then the attempt is refused before connecting and recorded', async () => {
+    await withTenant(ctx.db, 'acme', (tx) =>
+      saveMailSettings(
+        tx,
+        'acme',
+        {
+          host: '127.0.0.1',
+          port: catcher.catcher.port,
+          secure: false,
+          username: null,
+          password_sealed: null,
+          secrets_key_id: null,
+          from_address: 'facturas@acme.cr',
+          from_name: null,
+        },
+        new Date(),
+      ),
+    );
+    const before = catcher.catcher.messages.length;
+    const { clave } = await raiseAcceptedMail('acme');
+    expect(catcher.catcher.messages).toHaveLength(before);
+    const data = (await post(ctx, 'acme', '/api/consultar/documento', { clave })).body.data;
+    expect(data.correo.envios).toEqual([
+      expect.objectContaining({
+        estado: 'fallido',
+        intentos: [
+          expect.objectContaining({
+            ok: false,
+            codigo: null,
+            respuesta: expect.stringContaining('resolves only to non-public addresses'),
+          }),
+        ],
+      }),
+    ]);
+    expect((await post(ctx, 'acme', '/api/configurar/correo', { predeterminado: true })).status).toBe(200);
+  });
+
+  it("when the tenant has no server of its own, then the operator's SMTP_URL sends, loopback or not", async () => {
+    const before = catcher.catcher.messages.length;
+    const { clave } = await raiseAcceptedMail('acme');
+    const messages = await catcher.catcher.waitFor(before + 1);
+    expect(messages.at(-1)!.attachments.map((a) => a.filename)).toEqual([
+      `${clave}.xml`,
+      `${clave}_respuesta.xml`,
+      `${clave}.pdf`,
+    ]);
+    const data = (await post(ctx, 'acme', '/api/consultar/documento', { clave })).body.data;
+    expect(data.correo.envios[0]).toMatchObject({ estado: 'enviado', destinatarios: ['xavier@pixdea.com'] });
+  });
+});
+
+describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
+  it.each([
+    [{ ...valid, port: 0 }, 'port'],
+    [{ ...valid, host: 'smtp acme' }, 'host'],
+    [{ ...valid, remitente: 'facturas@acme.cr\r\nBcc: x@y.z' }, 'remitente'],
+    [{ ...valid, password: 'x' }, 'usuario'],
+    [{ ...valid, nombreRemitente: 'A\r\nBcc: x@y.z' }, 'nombreRemitente'],
+    [{ predeterminado: false }, ''],
+  ])('when the body is %j, then 400 naming %s', async (body, field) => {
+    const res = await post(ctx, 'acme', '/api/configurar/correo', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+    expect(res.body.message).toContain(field);
+  });
+
+  it("when a tenant configured its server, then another tenant still sees the platform's, and returning to it removes the row", async () => {
+    const res = await post(ctx, 'acme', '/api/configurar/correo', {
+      ...valid,
+      host: '93.184.215.14',
+      usuario: 'facturas@acme.cr',
+      password: 'acme-smtp-secret',
+    });
+    expect(res.status).toBe(200);
+    const other = await post(ctx, 'other', '/api/consultar/correo', {});
+    expect(other.body).toEqual({
+      status: 'success',
+      data: {
+        origen: 'plataforma',
+        host: '127.0.0.1',
+        port: catcher.catcher.port,
+        secure: false,
+        usuario: null,
+        tienePassword: false,
+        remitente: 'Facturación electrónica <facturacion@localhost>',
+      },
+    });
+    expect(JSON.stringify(other.body)).not.toContain('93.184.215.14');
+    expect(
+      (await post(ctx, 'acme', '/api/configurar/correo', { predeterminado: true })).body.data.origen,
+    ).toBe('plataforma');
+    const rows = await ctx.db.query('SELECT tenant_id FROM tenant_mail_settings');
+    expect(rows.rows).toEqual([]);
+    expect(ctx.log.text).not.toContain('acme-smtp-secret');
+  });
+});
