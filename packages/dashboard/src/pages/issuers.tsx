@@ -22,7 +22,7 @@ export function IssuersPage() {
               </h2>
               <dl class="facts">
                 <dt>{t.environment}</dt>
-                <dd>{e.ambiente === 1 ? 'Producción' : 'Pruebas (stag)'}</dd>
+                <dd>{e.ambiente === 1 ? t.production : t.testing}</dd>
                 <dt>{t.expires}</dt>
                 <dd>
                   {crDate(e.certificado.vence)} ({e.diasParaVencer} {t.daysLeft})

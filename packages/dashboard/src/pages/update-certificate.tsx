@@ -7,21 +7,21 @@ import { useWords } from '../i18n';
 import { ErrorLine } from '../ui';
 
 const FIELDS = [
-  ['tipoIdentificacion', 'Tipo de identificación (1 física, 2 jurídica, 3 DIMEX, 4 NITE)', 'number'],
-  ['codigoActividad', 'Código de actividad', 'text'],
-  ['sucursal', 'Sucursal', 'number'],
-  ['nombreComercial', 'Nombre comercial', 'text'],
-  ['telefono', 'Teléfono', 'tel'],
-  ['correoElectronico', 'Correo electrónico', 'email'],
-  ['provincia', 'Provincia', 'text'],
-  ['canton', 'Cantón', 'text'],
-  ['distrito', 'Distrito', 'text'],
-  ['barrio', 'Barrio', 'text'],
-  ['direccion', 'Otras señas', 'text'],
-  ['ambiente', 'Ambiente (1 producción, 2 pruebas)', 'number'],
-  ['usuarioHacienda', 'Usuario de Hacienda (ATV)', 'text'],
-  ['claveHacienda', 'Contraseña de Hacienda (ATV)', 'password'],
-  ['pinCertificado', 'PIN del certificado', 'password'],
+  ['tipoIdentificacion', 'number'],
+  ['codigoActividad', 'text'],
+  ['sucursal', 'number'],
+  ['nombreComercial', 'text'],
+  ['telefono', 'tel'],
+  ['correoElectronico', 'email'],
+  ['provincia', 'text'],
+  ['canton', 'text'],
+  ['distrito', 'text'],
+  ['barrio', 'text'],
+  ['direccion', 'text'],
+  ['ambiente', 'number'],
+  ['usuarioHacienda', 'text'],
+  ['claveHacienda', 'password'],
+  ['pinCertificado', 'password'],
 ] as const;
 
 function base64Of(bytes: ArrayBuffer): string {
@@ -78,9 +78,9 @@ export function UpdateCertificate({
     <details>
       <summary>{t.updateCert}</summary>
       <form class="grid" onSubmit={submit}>
-        {FIELDS.map(([name, label, type]) => (
+        {FIELDS.map(([name, type]) => (
           <label key={name}>
-            {label}
+            {t.certFields[name]}
             <input name={name} type={type} required autoComplete="off" />
           </label>
         ))}
