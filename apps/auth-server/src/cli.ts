@@ -10,6 +10,8 @@
 //   keys:list
 //   keys:export-public --out key.pem            (the current signing key as SPKI PEM)
 //   tokens:revoke --jti <jti> [--exp <unix seconds>]
+//   apikey:create --base acme --name ERP --scopes documents:write,documents:read   (the key is printed once)
+//   apikey:list --base acme | apikey:revoke --base acme --id <id>   (revoking also revokes its tokens)
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -77,6 +79,8 @@ const USAGE = `usage: pnpm admin <command>
   keys:rotate | keys:list | keys:export-public --out <file.pem>
   keys:retire --kid <kid>
   tokens:revoke --jti <jti> [--exp <unix seconds>]
+  apikey:create --base <base> --name <name> --scopes <scope,scope…>
+  apikey:list --base <base> | apikey:revoke --base <base> --id <id>
 env: AUTH_URL (default http://localhost:4000), AUTH_ADMIN_TOKEN`;
 
 async function run(argv: string[]): Promise<void> {
@@ -131,6 +135,23 @@ async function run(argv: string[]): Promise<void> {
       const exp = flags.exp === undefined ? undefined : Number(flags.exp);
       if (exp !== undefined && !Number.isInteger(exp)) throw new Error('--exp must be Unix seconds');
       out(await call('POST', '/admin/tokens/revoke', { jti: need(flags, 'jti'), ...(exp ? { exp } : {}) }));
+      return;
+    }
+    case 'apikey:create': {
+      const scopes = need(flags, 'scopes')
+        .split(',')
+        .map((scope) => scope.trim());
+      const path = `/admin/clients/${encodeURIComponent(need(flags, 'base'))}/api-keys`;
+      out(await call('POST', path, { name: need(flags, 'name'), scopes }));
+      process.stdout.write('the key above is shown once: store it now\n');
+      return;
+    }
+    case 'apikey:list':
+      out(await call('GET', `/admin/clients/${encodeURIComponent(need(flags, 'base'))}/api-keys`));
+      return;
+    case 'apikey:revoke': {
+      const base = encodeURIComponent(need(flags, 'base'));
+      out(await call('DELETE', `/admin/clients/${base}/api-keys/${encodeURIComponent(need(flags, 'id'))}`));
       return;
     }
     default:

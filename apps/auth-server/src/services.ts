@@ -1,6 +1,7 @@
 // Wires the auth-server's components from a database, a secret box and settings. main.ts, the tests and the
 // benchmark all build the service through here, so they run the same code.
 import type { Db, Logger, SecretBox, TrustProxySetting } from '@cr/service-kit';
+import { ApiKeyStore } from './api-keys';
 import { ClientStore } from './clients';
 import { KeyStore } from './keys';
 import { type Argon2Params, OWASP_ARGON2, PasswordHasher } from './passwords';
@@ -48,6 +49,7 @@ export interface AuthServices {
   keys: KeyStore;
   tokens: TokenService;
   clients: ClientStore;
+  apiKeys: ApiKeyStore;
   hasher: PasswordHasher;
   throttle: LoginThrottle;
   revocations: RevocationStore;
@@ -75,6 +77,7 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
     keys,
     tokens: new TokenService({ keys, issuer, audience, now }),
     clients: new ClientStore(db, now),
+    apiKeys: new ApiKeyStore(db, now),
     hasher: new PasswordHasher({
       params: options.argon2 ?? OWASP_ARGON2,
       ...(options.hashConcurrency ? { concurrency: options.hashConcurrency } : {}),

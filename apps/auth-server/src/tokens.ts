@@ -49,7 +49,7 @@ export class TokenService {
    * as a revocation gets iat = notBefore (less than a second ahead, within every verifier's tolerance),
    * so the fresh token is not caught by the revocation of the ones before it.
    */
-  issue(base: string, notBefore?: number): IssuedToken {
+  issue(base: string, notBefore?: number, apiKey?: { id: string; scopes: readonly string[] }): IssuedToken {
     const nowMs = this.options.now();
     const key = this.options.keys.currentKey(nowMs);
     if (!key) throw new AppError('service_unavailable', 'no signing key is loaded');
@@ -62,6 +62,8 @@ export class TokenService {
       jti: randomUUID(),
       sub: base,
       base,
+      // A password login carries no scope (every scope, as before API keys existed); a key's token its own.
+      ...(apiKey ? { scope: apiKey.scopes.join(' '), akid: apiKey.id } : {}),
     };
     const token = signCompact(headerOf(key.kid), claims, key.privateKey());
     return { token, claims, kid: key.kid };

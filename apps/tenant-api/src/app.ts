@@ -21,6 +21,7 @@ import { mountWebhookRoutes } from './routes/webhook';
 import { dashboardRouter, findDashboardDir } from './dashboard/serve-dashboard';
 import { mountSessionRoutes } from './routes/session';
 import type { AuthServerClient } from './session/auth-server-client';
+import { requireScope } from './auth/require-scope';
 import { resolveTenant } from './tenancy/resolve-tenant';
 import type { WebhookDeps } from './webhooks/webhook-deps';
 import type { MailSettings } from './delivery/mail-deps';
@@ -83,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
     ],
     routes(app) {
       const api = Router();
-      api.use(requireAuth(deps.verifier));
+      api.use(requireAuth(deps.verifier), requireScope());
       mountEmisorRoutes(api, deps);
       mountDocumentRoutes(api, deps);
       mountDeliveryRoutes(api, deps);

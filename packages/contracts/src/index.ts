@@ -6,6 +6,7 @@ export * from './document.schema';
 export * from './emisor.schema';
 export * from './lookups.schema';
 export * from './auth-admin.schema';
+export * from './api-keys.schema';
 export * from './revocations.schema';
 export * from './hacienda-sandbox.schema';
 export * from './webhook.schema';

@@ -18,7 +18,9 @@ export interface ClientOptions {
   authUrl?: string;
   /** Your tenant's API, e.g. `https://acme.api.example.com`. */
   tenantUrl?: string;
-  /** `base` and `password`: the client logs in by itself and again before the token expires. */
+  /**
+   * `{base, password}` or `{base, apiKey}`: the client logs in by itself and again before the token expires.
+   */
   credentials?: Credentials;
   /** A token obtained elsewhere; used until it expires (then TokenExpiredError unless `credentials` is set). */
   token?: string;

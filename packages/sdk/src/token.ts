@@ -3,10 +3,11 @@
 // concurrent calls. With a bare token and no credentials it cannot renew, and says so before sending.
 import { AuthenticationError, TokenExpiredError } from './errors';
 
-export interface Credentials {
-  base: string;
-  password: string;
-}
+/**
+ * How the client logs in: its password (every scope), or an API key (`crk_…`, created by the operator) for a
+ * machine client, whose token carries only the key's scopes.
+ */
+export type Credentials = { base: string; password: string } | { base: string; apiKey: string };
 
 export interface AccessToken {
   token: string;

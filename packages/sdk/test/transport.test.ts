@@ -212,6 +212,16 @@ describe('errors that are not retried', () => {
 });
 
 describe('tokens', () => {
+  it('when the credentials are an API key, then the login sends {base, apiKey} and the calls use its token', async () => {
+    service.script('/api/consultar/webhook', [{ status: 200, body: { status: 'success', data: {} } }]);
+    const key = 'crk_Hk3v9QwLx2Tb7mPa_q8Zr2YtW0fJd5nVb3kLx7sPe1uGh4mQa9cRt6yBwE2o';
+    await client({ credentials: { base: 'acme', apiKey: key } }).webhooks.get();
+    const login = service.requests.find((r) => r.path === '/login');
+    expect(JSON.parse(login?.body ?? '{}')).toEqual({ base: 'acme', apiKey: key });
+    const call = service.requests.find((r) => r.path === '/api/consultar/webhook');
+    expect(call?.headers.authorization).toMatch(/^Bearer /);
+  });
+
   it('when the first call is made, then the SDK logs in and sends the token as Bearer', async () => {
     service.script('/api/consultar/webhook', [{ status: 200, body: { status: 'success', data: {} } }]);
     await client().webhooks.get();

@@ -4,6 +4,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Express, type RequestHandler, Router } from 'express';
 import {
+  type ApiKeyList,
+  CreateApiKeyRequest,
   CreateClientRequest,
   type KeyRetiredResponse,
   RevokeTokenRequest,
@@ -11,6 +13,7 @@ import {
   UpdateClientRequest,
 } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
+import { apiKeySubject } from '../api-keys';
 import { toPem } from '../keys';
 import type { AuthServices } from '../services';
 import { bearerOf } from './logout';
@@ -82,6 +85,36 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     const r = await s.revocations.revokeSubject(base);
     res.locals.log.info('client deleted', { base, notBefore: r.notBefore });
     res.status(204).end();
+  });
+
+  // API keys: the key is in the creation answer only (no-store); lists and revocations never hold it.
+  admin.post('/clients/:base/api-keys', async (req, res) => {
+    const base = baseParam(req.params.base);
+    const { name, scopes } = parseBody(CreateApiKeyRequest, req.body);
+    const created = await s.apiKeys.create(base, name, scopes);
+    res.locals.log.info('api key created', { base, apiKey: created.id, scopes: created.scopes });
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(201).json(created);
+  });
+
+  admin.get('/clients/:base/api-keys', async (req, res) => {
+    const base = baseParam(req.params.base);
+    await s.clients.view(base);
+    const body: ApiKeyList = { keys: await s.apiKeys.list(base) };
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(body);
+  });
+
+  // Revoking a key also revokes the tokens issued for it (subject apikey:<id> on the revocation list).
+  admin.delete('/clients/:base/api-keys/:id', async (req, res) => {
+    const base = baseParam(req.params.base);
+    const id = req.params.id;
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{16}$/.test(id))
+      throw new AppError('bad_request', 'id: must be an API key id');
+    const view = await s.apiKeys.revoke(base, id);
+    const r = await s.revocations.revokeSubject(apiKeySubject(id));
+    res.locals.log.info('api key revoked', { base, apiKey: id, notBefore: r.notBefore });
+    res.json(view);
   });
 
   admin.get('/keys', (_req, res) => {

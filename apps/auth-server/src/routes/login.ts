@@ -1,11 +1,11 @@
-// POST /login {base, password} → {token, expires_in, token_type}. Unknown client, wrong password and
-// disabled client all take the same path (one argon2 verification, one failure record) and get the same
-// bytes back; the 401 body deliberately carries no requestId (it is in the X-Request-Id header) so the
+// POST /login {base, password} or {base, apiKey} → {token, expires_in, token_type}. Unknown client, wrong
+// password or key, revoked key and disabled client all take the same path (one failure record; an argon2
+// verification for passwords) and get the same bytes back; the 401 body deliberately carries no requestId (it is in the X-Request-Id header) so the
 // bodies are byte-identical.
 import { createHash } from 'node:crypto';
 import type { Express, Response } from 'express';
 import { BASE_PATTERN, LoginRequest, type LoginResponse, TOKEN_LIFETIME_SECONDS } from '@cr/contracts';
-import { metrics, parseBody } from '@cr/service-kit';
+import { AppError, metrics, parseBody } from '@cr/service-kit';
 import type { AuthServices } from '../services';
 
 export const INVALID_CREDENTIALS_BODY = JSON.stringify({
@@ -32,7 +32,11 @@ function throttleKeyOf(base: string): { key: string; canExist: boolean } {
 
 export function mountLogin(app: Express, s: AuthServices): void {
   app.post('/login', async (req, res) => {
-    const { base, password } = parseBody(LoginRequest, req.body);
+    const { base, password, apiKey } = parseBody(LoginRequest, req.body);
+    if (password === undefined && apiKey === undefined)
+      throw new AppError('bad_request', 'password: is required');
+    if (password !== undefined && apiKey !== undefined)
+      throw new AppError('bad_request', 'apiKey: send either password or apiKey, not both');
     const ip = req.ip ?? 'unknown';
     const { key, canExist } = throttleKeyOf(base);
     let decision: Awaited<ReturnType<typeof s.throttle.check>>;
@@ -55,8 +59,14 @@ export function mountLogin(app: Express, s: AuthServices): void {
 
     const client = canExist ? await s.clients.find(base) : undefined;
     let ok = false;
-    if (client) ok = (await s.hasher.verify(client.passwordHash, password)) && !client.disabled;
-    else await s.hasher.verifyDummy(password);
+    let grant: Awaited<ReturnType<typeof s.apiKeys.authenticate>>;
+    if (apiKey !== undefined) {
+      // A key is 256 random bits checked by digest: no argon2 here, so key logins cannot be made expensive.
+      grant = client ? await s.apiKeys.authenticate(base, apiKey) : undefined;
+      ok = grant !== undefined && client !== undefined && !client.disabled;
+    } else if (client)
+      ok = (await s.hasher.verify(client.passwordHash, password as string)) && !client.disabled;
+    else await s.hasher.verifyDummy(password as string);
 
     if (!ok || !client) {
       await s.throttle.recordFailure(key, ip);
@@ -68,7 +78,7 @@ export function mountLogin(app: Express, s: AuthServices): void {
 
     await s.throttle.recordSuccess(key, ip);
     metrics.auth.logins.inc({ outcome: 'success' });
-    if (s.hasher.needsRehash(client.passwordHash)) {
+    if (password !== undefined && s.hasher.needsRehash(client.passwordHash)) {
       // Parameters changed since this hash was made: upgrade it now that the password is known. Off the
       // response path; a failure only means the upgrade waits for the next login.
       void s.hasher
@@ -77,8 +87,8 @@ export function mountLogin(app: Express, s: AuthServices): void {
         .then(() => res.locals.log.info('password hash upgraded', { base }))
         .catch((err: unknown) => res.locals.log.warn('password rehash failed', { base, err }));
     }
-    const issued = s.tokens.issue(base, client.notBefore);
-    res.locals.log.info('login', { base, jti: issued.claims.jti, kid: issued.kid });
+    const issued = s.tokens.issue(base, client.notBefore, grant);
+    res.locals.log.info('login', { base, jti: issued.claims.jti, kid: issued.kid, apiKey: grant?.id });
     const body: LoginResponse = {
       token: issued.token,
       expires_in: TOKEN_LIFETIME_SECONDS,

@@ -18,8 +18,16 @@ export interface RevokedSubject {
 }
 
 /** What the verifier asks about a token whose signature and claims already checked out. */
+/** What a revocation can name in a token: its id, its subject (the client), and the API key it came from. */
+export interface RevocableClaims {
+  jti: string;
+  sub: string;
+  iat: number;
+  akid?: string | undefined;
+}
+
 export interface RevocationSource {
-  isRevoked(claims: { jti: string; sub: string; iat: number }): boolean;
+  isRevoked(claims: RevocableClaims): boolean;
 }
 
 export interface ParsedRevocations {
@@ -80,10 +88,14 @@ export class RevocationList implements RevocationSource {
     this.maxStalenessMs = options.maxStalenessMs ?? Math.max(4 * options.intervalMs, 60_000);
   }
 
-  isRevoked(claims: { jti: string; sub: string; iat: number }): boolean {
+  isRevoked(claims: RevocableClaims): boolean {
     if (this.revoked.has(claims.jti)) return true;
-    const notBefore = this.subjects.get(claims.sub);
-    return notBefore !== undefined && claims.iat < notBefore;
+    const before = (subject: string) => {
+      const notBefore = this.subjects.get(subject);
+      return notBefore !== undefined && claims.iat < notBefore;
+    };
+    // A token issued for an API key also dies with the key (subject apikey:<id>, published on revocation).
+    return before(claims.sub) || (claims.akid !== undefined && before(`apikey:${claims.akid}`));
   }
 
   /** Whether the list has been loaded at least once. */

@@ -7,6 +7,7 @@ import {
   UpdateClientRequest,
   KeyRetiredResponse,
 } from '../auth-admin.schema';
+import { ApiKeyList, ApiKeyView, CreateApiKeyRequest, CreatedApiKey } from '../api-keys.schema';
 import { SuccessMessage } from '../common.schema';
 import { LoginRequest, LoginResponse } from '../login.schema';
 import { KeyRotationResponse, TokenRevokedResponse } from '../operations.schema';
@@ -60,7 +61,7 @@ export function authServerRoutes(): RouteDoc[] {
       tag: 'auth',
       summary: 'Log in a client: an RS256 access token for 8 hours',
       description:
-        'Unknown client, wrong password and disabled client get the same 401 body. Failed logins are throttled per client and per IP.',
+        "With `password` the token has every scope (no `scope` claim). With `apiKey` instead (a machine client) the token carries the key's scopes (`scope`, space-separated) and its id (`akid`); the tenant-api refuses routes outside them with 403. Unknown client, wrong password or key, revoked key and disabled client get the same 401 body. Failed logins are throttled per client and per IP.",
       security: [],
       requestBody: json(LoginRequest, ex.loginRequestExample),
       responses: [
@@ -73,6 +74,11 @@ export function authServerRoutes(): RouteDoc[] {
       ],
       errors: [
         badBody('password: is required'),
+        {
+          code: 'bad_request',
+          when: 'both `password` and `apiKey` are sent',
+          message: 'apiKey: send either password or apiKey, not both',
+        },
         {
           code: 'invalid_credentials',
           when: 'base or password is incorrect, or the client is disabled',
@@ -217,6 +223,90 @@ export function authServerRoutes(): RouteDoc[] {
         badBase,
         ...adminErrors,
         { code: 'not_found', when: 'no client has this base', message: 'client "acme" does not exist' },
+      ],
+    },
+    {
+      method: 'post',
+      path: '/admin/clients/{base}/api-keys',
+      operationId: 'createApiKey',
+      tag: 'admin',
+      summary: 'Create an API key for a client: shown once, stored only as a digest',
+      description:
+        'The answer is the only place the key (`crk_…`) appears; store it like a password. Log in with `POST /login {base, apiKey}`: the token carries the scopes given here.',
+      security: [ADMIN],
+      parameters: [baseParam],
+      requestBody: json(CreateApiKeyRequest, ex.createApiKeyRequestExample),
+      responses: [
+        {
+          status: 201,
+          description: 'the key, with its secret this once',
+          body: json(CreatedApiKey, ex.createdApiKeyExample),
+          headers: NO_STORE,
+        },
+      ],
+      errors: [
+        badBody('scopes/0: must be equal to one of the allowed values'),
+        badBase,
+        ...adminErrors,
+        { code: 'not_found', when: 'no client has this base', message: 'client "acme" does not exist' },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/admin/clients/{base}/api-keys',
+      operationId: 'listApiKeys',
+      tag: 'admin',
+      summary: "A client's API keys, revoked ones included, never the keys themselves",
+      security: [ADMIN],
+      parameters: [baseParam],
+      responses: [
+        {
+          status: 200,
+          description: 'the keys',
+          body: json(ApiKeyList, { keys: [ex.apiKeyViewExample] }),
+          headers: NO_STORE,
+        },
+      ],
+      errors: [
+        badBase,
+        ...adminErrors,
+        { code: 'not_found', when: 'no client has this base', message: 'client "acme" does not exist' },
+      ],
+    },
+    {
+      method: 'delete',
+      path: '/admin/clients/{base}/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      tag: 'admin',
+      summary: 'Revoke an API key and every token issued for it',
+      description:
+        'The key no longer logs in, and its tokens are published in `GET /revocations` (subject `apikey:<id>`): the tenant-api refuses them from its next poll.',
+      security: [ADMIN],
+      parameters: [
+        baseParam,
+        {
+          name: 'id',
+          in: 'path',
+          description: 'the key id',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{16}$' },
+          example: ex.apiKeyViewExample.id,
+        },
+      ],
+      responses: [
+        {
+          status: 200,
+          description: 'the key as it is now',
+          body: json(ApiKeyView, { ...ex.apiKeyViewExample, revokedAt: '2025-02-01T09:00:00.000Z' }),
+        },
+      ],
+      errors: [
+        { code: 'bad_request', when: 'the id is not a key id', message: 'id: must be an API key id' },
+        ...adminErrors,
+        {
+          code: 'not_found',
+          when: 'the client has no such key',
+          message: 'api key "Hk3v9QwLx2Tb7mPa" of client "acme" does not exist',
+        },
       ],
     },
     {

@@ -38,6 +38,7 @@ import type { JwkSet, RevocationList } from '../revocations.schema';
 import type { DocumentQuery, DocumentQueryResponse, EnviarItemsResponse } from '../submission.schema';
 import type { DocumentListResponse, EmisorListResponse } from '../listings.schema';
 import type { RevokeTokenRequest } from '../auth-admin.schema';
+import type { ApiKeyView, CreateApiKeyRequest, CreatedApiKey } from '../api-keys.schema';
 import type {
   WebhookConfigRequest,
   WebhookConfigResponse,
@@ -87,6 +88,23 @@ export const clientViewExample: ClientView = {
   createdAt: '2025-01-15T14:03:07.000Z',
 };
 export const updateClientRequestExample: UpdateClientRequest = { disabled: true };
+export const createApiKeyRequestExample: CreateApiKeyRequest = {
+  name: 'ERP invoicing',
+  scopes: ['documents:write', 'documents:read'],
+};
+export const apiKeyViewExample: ApiKeyView = {
+  id: 'Hk3v9QwLx2Tb7mPa',
+  base: 'acme',
+  name: 'ERP invoicing',
+  scopes: ['documents:write', 'documents:read'],
+  createdAt: '2025-01-15T14:03:07.000Z',
+  revokedAt: null,
+  lastUsedAt: null,
+};
+export const createdApiKeyExample: CreatedApiKey = {
+  ...apiKeyViewExample,
+  key: 'crk_Hk3v9QwLx2Tb7mPa_q8Zr2YtW0fJd5nVb3kLx7sPe1uGh4mQa9cRt6yBwE2o',
+};
 export const signingKeyListExample: SigningKeyList = {
   keys: [
     {

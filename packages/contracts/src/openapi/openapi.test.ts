@@ -185,7 +185,7 @@ describe('the tenant-api document: documents, callback and lookups', () => {
     expect(Object.keys(op.responses as JsonObject)).toEqual(['200', '404']);
   });
 
-  it('when the submission is read, then it takes the optional Idempotency-Key and answers 409, 422 and 502', () => {
+  it('when the submission is read, then it takes the optional Idempotency-Key and answers 403 (scope), 409, 422 and 502', () => {
     const op = paths()['/api/enviar/items']!.post!;
     expect(op.parameters).toEqual([
       expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
@@ -194,6 +194,7 @@ describe('the tenant-api document: documents, callback and lookups', () => {
       '200',
       '400',
       '401',
+      '403',
       '404',
       '409',
       '422',

@@ -50,6 +50,7 @@ import {
 } from './build-document';
 import type { BodyDoc } from './build-document';
 import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
+import { TENANT_API_ROUTE_SCOPES } from '../api-keys.schema';
 import * as ex from './examples';
 import { sessionCookieSecurityScheme, sessionRoutes } from './session-routes';
 
@@ -161,6 +162,19 @@ interface ApiRoute {
 }
 
 /** A route under /api: Bearer token of the host's tenant; 400 for a bad body, 401, 404 for an unknown host. */
+/** The 403 of a token issued for an API key without the route's scope (TENANT_API_ROUTE_SCOPES). */
+function scopeError(method: string, path: string): ErrorDoc[] {
+  const scope = TENANT_API_ROUTE_SCOPES[`${method.toUpperCase()} ${path}`];
+  if (!scope) return [];
+  return [
+    {
+      code: 'forbidden',
+      when: `the token was issued for an API key without the scope \`${scope}\` (password logins have every scope)`,
+      message: `this token lacks the scope ${scope} (an API key created without it)`,
+    },
+  ];
+}
+
 function apiRoute(r: ApiRoute): RouteDoc {
   return {
     method: r.method ?? 'post',
@@ -175,7 +189,12 @@ function apiRoute(r: ApiRoute): RouteDoc {
       ? { requestBody: withMoreExamples(json(r.body.schema, r.body.example), r.body.moreExamples) }
       : {}),
     responses: [r.ok],
-    errors: [...(r.body ? [badBody(r.body.badExample)] : []), ...TENANT_ROUTE_ERRORS, ...r.errors],
+    errors: [
+      ...(r.body ? [badBody(r.body.badExample)] : []),
+      ...TENANT_ROUTE_ERRORS,
+      ...scopeError(r.method ?? 'post', r.path),
+      ...r.errors,
+    ],
   };
 }
 
