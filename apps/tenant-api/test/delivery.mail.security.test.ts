@@ -7,8 +7,10 @@ import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 import { withTenant } from '../src/db/with-tenant';
 import { MAIL_QUEUE, type MailJobPayload, newMessageId } from '../src/delivery/mail-deps';
 import { saveMailSettings } from '../src/delivery/mail-settings-repository';
+import { recordFinal } from '../src/hacienda/record-transitions';
+import { getJob } from '@cr/jobs';
 import { post } from './support/client';
-import { insertTestDocument } from './support/documents';
+import { insertTestDocument, mensajeHaciendaXml } from './support/documents';
 import { type TestApp, startTestApp } from './support/test-app';
 import { drain } from './support/webhook-helpers';
 
@@ -150,5 +152,42 @@ describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
     const rows = await ctx.db.query('SELECT tenant_id FROM tenant_mail_settings');
     expect(rows.rows).toEqual([]);
     expect(ctx.log.text).not.toContain('acme-smtp-secret');
+  });
+});
+
+describe('which acceptances raise an e-mail', () => {
+  it.each([
+    ['1', true],
+    ['4', true],
+    ['5', false],
+    ['6', false],
+    ['7', false],
+  ])(
+    'when a document of tipoDoc %s is accepted, then an e-mail job is raised: %s',
+    async (tipoDoc, raised) => {
+      const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'enviado', tipoDoc });
+      const payload = { tenantId: 'acme', documentId: doc.id };
+      const values = { estado: 'aceptado' as const, respuestaXml: mensajeHaciendaXml(doc.clave), mensaje: 1 };
+      expect(await recordFinal(ctx.submission, payload, values, 'aceptado')).toBe(true);
+      const job = await getJob(ctx.db, { key: `mail:${doc.id}:aceptado` });
+      expect(job !== undefined).toBe(raised);
+      if (job)
+        expect(job).toMatchObject({
+          queue: 'mail.deliver',
+          payload: { documentId: doc.id, reason: 'aceptado' },
+        });
+    },
+  );
+
+  it('when a document is rejected, then no e-mail job', async () => {
+    const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'enviado' });
+    const values = {
+      estado: 'rechazado' as const,
+      respuestaXml: mensajeHaciendaXml(doc.clave, 3),
+      mensaje: 3,
+    };
+    await recordFinal(ctx.submission, { tenantId: 'acme', documentId: doc.id }, values, 'rechazado');
+    expect(await getJob(ctx.db, { key: `mail:${doc.id}:aceptado` })).toBeUndefined();
+    expect(await getJob(ctx.db, { key: `mail:${doc.id}:rechazado` })).toBeUndefined();
   });
 });
