@@ -221,6 +221,14 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
     expect(envios[1].envioId).toBe(again.body.data.envioId);
   });
 
+  it('when a purchase invoice is accepted, then the e-mail goes to the supplier (its Emisor), not to the issuer itself', async () => {
+    const clave = await submitAccepted(documentBody('purchaseInvoice', n++));
+    const [message] = await catcher.catcher.waitFor(1);
+    await mailJobDone(clave);
+    expect(message!.envelope.to).toEqual(['juan.perez@example.com']);
+    expect(message!.subject).toMatch(/^Factura electrónica de compra \d{20} de /);
+  });
+
   it('when a ticket has no receptor, then no e-mail is sent nor recorded, and a resend is refused', async () => {
     const clave = await submitAccepted(documentBody('ticket', n++, { copias: ['caja@acme.cr'] }));
     await mailJobDone(clave);

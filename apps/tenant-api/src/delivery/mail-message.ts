@@ -13,9 +13,12 @@ export interface MailSource {
   pdf: Buffer;
 }
 
-/** The receptor's addresses in the signed XML, then the copias, without repeats (case-insensitive). */
+/**
+ * The counterparty's addresses in the signed XML, then the copias, without repeats (case-insensitive): the
+ * receptor's, or in a factura de compra (whose Receptor is the issuer itself) the supplier's, its Emisor.
+ */
 export function defaultRecipients(view: ComprobanteView, copias: readonly string[] | null): string[] {
-  const receptor = view.receptor?.correos ?? [];
+  const receptor = (view.kind === 'FEC' ? view.emisor.correos : view.receptor?.correos) ?? [];
   if (receptor.length === 0) return [];
   const seen = new Set<string>();
   return [...receptor, ...(copias ?? [])].filter((a) => {
