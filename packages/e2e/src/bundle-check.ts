@@ -233,8 +233,10 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
   child.stderr?.on('data', (d: Buffer) => {
     output += d.toString();
   });
-  // A first start creates its embedded cluster and migrates it: seconds on a quiet machine, minutes on a loaded CI one.
-  const problem = (await waitLive(`http://127.0.0.1:${port}`, child, 180_000)) ?? (await bundle.probe?.(port));
+  // A first start creates its embedded cluster and migrates it: seconds on a quiet machine, minutes on a
+  // loaded CI one.
+  const problem =
+    (await waitLive(`http://127.0.0.1:${port}`, child, 180_000)) ?? (await bundle.probe?.(port));
   const liveAfter = Date.now() - started - deployedAfter;
   const exit = await stop(child, 10_000);
   if (problem) return fail(`node dist/main.js ${problem}:\n${output}`);
