@@ -138,6 +138,16 @@ run('the dashboard in Chromium', () => {
     await shot('05-webhook-reenviado');
   });
 
+  it("when the e-mail is resent from the document page, then a resend to the receptor's address is listed", async () => {
+    await page.goto(appUrl('acme', `/app/documentos/${accepted}`));
+    await page.getByRole('button', { name: 'Reenviar correo' }).click();
+    await page.getByRole('status').filter({ hasText: 'Correo puesto en cola.' }).waitFor();
+    const resend = page.locator('table.mails tr').filter({ hasText: 'Reenvío' });
+    await resend.waitFor();
+    expect(await resend.textContent()).toContain('facturas@pixdea.cr');
+    await shot('05b-correo-reenviado');
+  });
+
   it('when a state-changing call carries the cookie but not the CSRF header, then it is refused with 403', async () => {
     const attempt = (withCsrf: boolean) =>
       page.evaluate(

@@ -1,7 +1,7 @@
 // The dashboard's files at /app (packages/dashboard, built by Vite): every asset from this service, none
 // from a CDN. Hashed assets are cached for a year; any other path under /app is the single page (its router
-// reads the path), never cached so a new build is picked up at once. Found beside the bundle in an image
-// (dist/dashboard, copied by the tenant-api's build) or in the workspace (packages/dashboard/dist).
+// reads the path), never cached so a new build is picked up at once. Found in the workspace
+// (packages/dashboard/dist) or, in an image, beside the bundle (dist/dashboard, copied by the tenant-api's build).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '@cr/service-kit';
@@ -10,9 +10,11 @@ import { PACKAGE_ROOT } from '../package-root';
 
 /** Where the built dashboard is, or undefined when it has not been built. */
 export function findDashboardDir(): string | undefined {
+  // The workspace's build first: in a checkout it is the fresh one (dist/dashboard is only the copy the last
+  // tenant-api build made); an image has no workspace and uses its copy.
   return [
-    join(PACKAGE_ROOT, 'dist', 'dashboard'),
     join(PACKAGE_ROOT, '..', '..', 'packages', 'dashboard', 'dist'),
+    join(PACKAGE_ROOT, 'dist', 'dashboard'),
   ].find((dir) => existsSync(join(dir, 'index.html')));
 }
 

@@ -1,5 +1,6 @@
 // One document: its state explained in plain words, the timeline, Hacienda's findings when rejected, the
-// downloads (XML, Hacienda's answer, PDF) and the webhook deliveries with a replay.
+// downloads (XML, Hacienda's answer, PDF), the webhook deliveries with a replay and the e-mails to the
+// receptor with a resend.
 import type { DocumentQueryResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
@@ -20,6 +21,16 @@ export function DocumentPage({ clave }: { clave: string }) {
     try {
       await call('POST', '/api/reenviar/webhook', { clave });
       setNote(t.replayed);
+      doc.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const resendMail = async () => {
+    setError(undefined);
+    try {
+      await call('POST', '/api/reenviar/correo', { clave });
+      setNote(t.mailQueued);
       doc.reload();
     } catch (err) {
       setError(err);
@@ -120,6 +131,38 @@ export function DocumentPage({ clave }: { clave: string }) {
           <button type="button" onClick={replay}>
             {t.replay}
           </button>
+          <h2>{t.mails}</h2>
+          {d.correo.envios.length === 0 ? (
+            <p>{t.noMails}</p>
+          ) : (
+            <table class="list mails">
+              <thead>
+                <tr>
+                  <th scope="col">{t.date}</th>
+                  <th scope="col">{t.mailReason}</th>
+                  <th scope="col">{t.recipients}</th>
+                  <th scope="col">{t.state}</th>
+                  <th scope="col">{t.error}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.correo.envios.map((m) => (
+                  <tr key={m.envioId}>
+                    <td data-label={t.date}>{crDate(m.fecha)}</td>
+                    <td data-label={t.mailReason}>{t.mailReasons[m.motivo] ?? m.motivo}</td>
+                    <td data-label={t.recipients}>{m.destinatarios.join(', ')}</td>
+                    <td data-label={t.state}>{t.states[m.estado] ?? m.estado}</td>
+                    <td data-label={t.error}>{m.intentos.findLast((i) => !i.ok)?.respuesta ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {d.estado === 'aceptado' && (
+            <button type="button" onClick={resendMail}>
+              {t.resendMail}
+            </button>
+          )}
           {note && (
             <p role="status" class="ok">
               {note}
