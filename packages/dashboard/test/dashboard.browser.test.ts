@@ -5,7 +5,7 @@
 // tenant's documents never shown, and sign-out revoking the token. Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Stack, invoice, startStack } from '@cr/stack';
+import { DEMO_EMISOR, type Stack, invoice, startStack } from '@cr/stack';
 import type { BrowserContext, Page } from 'playwright-core';
 import { chromiumAvailable, launchChromium } from './support/chromium';
 import { type Receiver, TenantClient, startReceiver, tenantFetch } from './support/tenant-setup';
@@ -24,6 +24,7 @@ let page: Page;
 let accepted: string;
 let rejected: string;
 let globexClave: string;
+let receivedClave: string;
 
 const appUrl = (tenant: string, path = '/app/') => `http://${tenant}.localhost:${stack.tenantPort}${path}`;
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -50,6 +51,22 @@ run('the dashboard in Chromium', () => {
     accepted = ok.clave;
     rejected = bad.clave;
     globexClave = (await globex.submitAndWait(invoice(7))).clave;
+    // A supplier's document for globex: acme's invoice addressed to the demo taxpayer, which globex has
+    // registered as its issuer too, uploaded to globex's inbox as a supplier's XML would be.
+    const base = invoice(3);
+    const toGlobex = await acme.submitAndWait({
+      ...base,
+      receptor: { ...(base.receptor as object), identificacion: { tipo: '02', numero: DEMO_EMISOR } },
+    });
+    const xml = await tenantFetch(`${stack.tenantUrl('acme')}/api/descargar/${toGlobex.clave}/xml`, {
+      headers: { authorization: `Bearer ${await acme.login()}` },
+    });
+    const received = await globex.api('POST', '/api/recepcion/documentos', {
+      receptor: DEMO_EMISOR,
+      xml: Buffer.from(await xml.text()).toString('base64'),
+    });
+    if (received.status !== 201) throw new Error(`recepcion: ${JSON.stringify(received.body)}`);
+    receivedClave = toGlobex.clave;
     chromium = await launchChromium();
     context = chromium.context;
     page = context.pages()[0] ?? (await context.newPage());
@@ -240,6 +257,35 @@ run('the dashboard in Chromium', () => {
     expect(header?.height ?? 0).toBeLessThanOrEqual(1);
     await shot('11-documentos-telefono');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it("when globex signs in and accepts a supplier's document, then its answer goes to Hacienda and acme's session is not globex's", async () => {
+    await page.goto(appUrl('globex', '/app/recibidos'));
+    await page.getByLabel('Contraseña').fill('globex-dashboard-password-1');
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    const card = page.getByRole('article', { name: receivedClave });
+    await card.waitFor();
+    expect(await card.textContent()).toContain('Pendiente');
+    await shot('07b-recibido-pendiente');
+    await card.getByLabel('Número de referencia').fill('1');
+    await card.getByLabel(/Condición del IVA/).selectOption('01');
+    await card.getByRole('button', { name: 'Aceptar' }).click();
+    await card
+      .getByText('Respondiendo')
+      .or(card.getByText('Respondido'))
+      .or(card.getByRole('alert'))
+      .first()
+      .waitFor();
+    expect(await card.getByRole('alert').allTextContents()).toEqual([]);
+    await shot('07c-recibido-aceptado');
+    // Two host-only cookies, one per tenant host: neither is sent to the other's host.
+    const [acmeCookies, globexCookies] = [
+      await context.cookies(appUrl('acme')),
+      await context.cookies(appUrl('globex')),
+    ];
+    expect(acmeCookies.map((c) => c.domain)).toEqual(['acme.localhost']);
+    expect(globexCookies.map((c) => c.domain)).toEqual(['globex.localhost']);
+    expect(acmeCookies[0]!.value).not.toBe(globexCookies[0]!.value);
   });
 
   it('when the tenant signs out, then the cookie is gone and its token is revoked at the auth-server', async () => {

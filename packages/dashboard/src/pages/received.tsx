@@ -15,11 +15,13 @@ function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
     const data = new FormData(form);
     const mensaje = Number((e as SubmitEvent).submitter?.getAttribute('value') ?? '1');
     const motivo = String(data.get('detalleMensaje') ?? '').trim();
+    const condicion = String(data.get('condicionImpuesto') ?? '');
     try {
       await call('POST', `/api/recepcion/documentos/${clave}/respuesta`, {
         mensaje,
         numeroReferencia: Number(data.get('numeroReferencia')),
         ...(motivo ? { detalleMensaje: motivo } : {}),
+        ...(condicion && mensaje !== 3 ? { condicionImpuesto: condicion } : {}),
       });
       onDone();
     } catch (err) {
@@ -31,6 +33,17 @@ function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
       <label>
         {t.reference}
         <input name="numeroReferencia" type="number" min={1} required />
+      </label>
+      <label>
+        {t.taxCondition}
+        <select name="condicionImpuesto">
+          <option value="">—</option>
+          {Object.entries(t.taxConditions).map(([code, label]) => (
+            <option key={code} value={code}>
+              {code} {label}
+            </option>
+          ))}
+        </select>
       </label>
       <label>
         {t.reason}
