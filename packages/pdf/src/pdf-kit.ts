@@ -44,8 +44,11 @@ export interface NewDocOptions {
 export function newDoc(options: NewDocOptions): Doc {
   const f = loadFonts();
   const doc = new PDFDocument({
-    // Our font as the default: pdfkit would otherwise load Helvetica's metrics for every document.
-    font: f.regular as unknown as string,
+    // No default font: pdfkit would load Helvetica's metrics for every document, and opening ours here
+    // (unnamed) made every later font(REGULAR) re-open the font and compare it by JSON-stringifying its
+    // name table (pdfkit caches a registered name only when it opened the font first). Opened first
+    // under its registered name below, each font is cached and a switch is a lookup.
+    font: null as unknown as string,
     autoFirstPage: false,
     margin: options.margin,
     bufferPages: options.bufferPages ?? false,
