@@ -1,6 +1,6 @@
 // Golden documents for lines with several taxes and discounts, every tax code of Nota 8 and every IVA rate
 // code: each one is built, signed, validated against the official XSD (xmllint) and verified (xmlsec1).
-import type { DocumentRequest } from '@cr/contracts';
+import { type DocumentRequest, openApiExamples } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
 import { checkReceivedArithmetic } from './received-arithmetic';
 import { openP12 } from './signing-key';
@@ -143,6 +143,10 @@ const everyTarifa = (['01', '02', '03', '04', '08', '09', '10', '11'] as const).
 );
 
 const CASES: Array<[string, DocumentRequest]> = [
+  [
+    'the OpenAPI multi-tax example (client amounts as a client writes them)',
+    openApiExamples.multiTaxRequestExample,
+  ],
   ['FE with every tax code of Nota 8', invoice({ detalleServicio: everyTaxCode })],
   ['FE with every IVA rate code', invoice({ detalleServicio: everyTarifa })],
   [

@@ -410,6 +410,54 @@ export const paymentReceiptRequestExample: DocumentRequest = {
   informacionReferencia: { ...REFERENCED_FE, codigo: '17', razon: 'Pago a la factura vendida a credito' },
 };
 
+/** An invoice line with several taxes (selectivo 02, alcohol 04, IVA 13% on SubTotal + both) and two
+ *  discounts, one a regalía whose IVA the issuer absorbs (docs/taxes.md, ADR 0009). */
+export const multiTaxRequestExample: DocumentRequest = {
+  ...documentRequestExample,
+  numeroReferencia: 34,
+  receptor: { nombre: 'Pixdea SA', identificacion: { tipo: '02', numero: '3101779527' } },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '2132100000100',
+      detalle: 'Vino tinto 750 ml, caja de 12',
+      cantidad: 12,
+      unidadMedida: 'Unid',
+      precioUnitario: '1500.00',
+      subTotal: '18000.00',
+      descuentos: [
+        { montoDescuento: '1500.00', codigoDescuento: '01', naturalezaDescuento: 'Una botella de regalía' },
+        { montoDescuento: '300.00', codigoDescuento: '05' },
+      ],
+      montoTotal: '16200.00',
+      baseImponible: '18408.375',
+      impuestoAsumidoEmisorFabrica: '195.00',
+      impuesto: [
+        { codigo: '02', tarifa: '10', monto: '1620.00' },
+        {
+          codigo: '04',
+          datosImpuestoEspecifico: {
+            cantidadUnidadMedida: '0.75',
+            porcentaje: '12.5',
+            proporcion: '9.375',
+            impuestoUnidad: '5.23',
+          },
+          monto: '588.375',
+        },
+        { codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '2588.08875' },
+      ],
+      impuestoNeto: 4601.46375,
+      montoTotalLinea: 20801.46375,
+    },
+  ],
+  resumenFactura: {
+    codigoTipoMoneda: { codigoMoneda: 'CRC' },
+    mediosPago: [{ tipoMedioPago: '04' }],
+    totalImpuesto: '4601.46375',
+    totalComprobante: '20801.46375',
+  },
+};
+
 export const enviarItemsResponseExample: EnviarItemsResponse = {
   status: 'success',
   message: `document ${CLAVE} received; Hacienda's answer will follow`,

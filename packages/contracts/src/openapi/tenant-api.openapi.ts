@@ -570,6 +570,10 @@ export function tenantApiRoutes(): RouteDoc[] {
         example: ex.documentRequestExample,
         badExample: 'detalleServicio[0].precioUnitario: must match pattern ^\\d{1,13}(\\.\\d{1,5})?$',
         moreExamples: {
+          multiTax: {
+            summary: 'Several taxes and discounts on one line (selectivo, alcohol, IVA; a regalía)',
+            value: ex.multiTaxRequestExample,
+          },
           debitNote: { summary: 'Nota de débito (tipoDoc 2)', value: ex.debitNoteRequestExample },
           purchaseInvoice: {
             summary: 'Factura de compra (tipoDoc 8): the supplier as proveedor',
