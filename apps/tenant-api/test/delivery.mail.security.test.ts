@@ -30,7 +30,9 @@ afterAll(async () => {
 
 const valid = { host: 'smtp.acme.cr', port: 587, remitente: 'facturas@acme.cr' };
 
-async function raiseAcceptedMail(tenantId: string): Promise<{ clave: string; messageId: string }> {
+async function raiseAcceptedMail(
+  tenantId: string,
+): Promise<{ clave: string; messageId: string; documentId: string }> {
   const doc = await insertTestDocument(ctx.db, tenantId, { estado: 'aceptado' });
   const payload: MailJobPayload = {
     tenantId,
@@ -40,7 +42,7 @@ async function raiseAcceptedMail(tenantId: string): Promise<{ clave: string; mes
   };
   await enqueue(ctx.db, { queue: MAIL_QUEUE, key: `mail:${doc.id}:aceptado`, payload });
   await drain(ctx);
-  return { clave: doc.clave, messageId: payload.messageId };
+  return { clave: doc.clave, messageId: payload.messageId, documentId: doc.id };
 }
 
 describe('POST /api/configurar/correo: SSRF guard', () => {
@@ -77,8 +79,11 @@ describe('POST /api/configurar/correo: SSRF guard', () => {
       ),
     );
     const before = catcher.catcher.messages.length;
-    const { clave } = await raiseAcceptedMail('acme');
+    const { clave, documentId } = await raiseAcceptedMail('acme');
     expect(catcher.catcher.messages).toHaveLength(before);
+    // A server refused by policy is configuration, not a failed delivery: the job ends done (the jobs'
+    // failure count and its alert stay about deliveries that really failed); the e-mail says fallido.
+    expect((await getJob(ctx.db, { key: `mail:${documentId}:aceptado` }))?.state).toBe('done');
     const data = (await post(ctx, 'acme', '/api/consultar/documento', { clave })).body.data;
     expect(data.correo.envios).toEqual([
       expect.objectContaining({

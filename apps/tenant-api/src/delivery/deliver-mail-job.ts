@@ -152,6 +152,10 @@ export async function runMailDelivery(
   }
   if (retryIn === undefined) {
     deps.logger.warn('e-mail given up', { ...log, reply: outcome.reply });
+    // No usable server is the tenant's or the operator's configuration, not a failed job: the e-mail is
+    // recorded fallido with the reason (consultar shows it) and the jobs' failure count stays a signal of
+    // deliveries that really failed.
+    if ('ok' in server) return jobResult.done();
     return jobResult.fail(`gave up after ${attempt} attempts: ${outcome.reply}`);
   }
   deps.logger.info('e-mail not sent; will retry', { ...log, reply: outcome.reply, retryInMs: retryIn });
