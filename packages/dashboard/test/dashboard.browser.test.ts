@@ -206,7 +206,17 @@ run('the dashboard in Chromium', () => {
     await page.goto(appUrl('acme', `/app/${path}`));
     await page.getByRole('heading', { name: heading, exact: true }).waitFor();
     if (path === 'emisores') await page.getByText(stack.demoEmisor().nombreComercial).first().waitFor();
-    if (path === 'webhook') expect(await page.getByLabel('URL').inputValue()).toBe(receiver.url);
+    if (path === 'webhook') {
+      // The form is filled once the tenant's settings arrive, after the heading: wait for the value.
+      const input = await page.getByLabel('URL').elementHandle();
+      await page
+        .waitForFunction(({ el, want }) => (el as HTMLInputElement).value === want, {
+          el: input,
+          want: receiver.url,
+        })
+        .catch(() => undefined);
+      expect(await page.getByLabel('URL').inputValue()).toBe(receiver.url);
+    }
     await page.waitForLoadState('networkidle');
     await shot(file);
   });
