@@ -13,7 +13,7 @@ import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import { SMTPServer } from 'smtp-server';
 import { getBytes, post } from './support/client';
 import { documentBody } from './support/document-mother';
-import { haciendaSettingsFor, startFlowSandbox } from './support/hacienda-sandbox';
+import { haciendaSettingsFor, startFlowSandbox, sandboxAdmin } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
 
@@ -34,15 +34,7 @@ let dataDir: string;
 let catcher: RunningMailCatcher;
 let n = 1;
 
-async function admin(path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
+const admin = (path: string, body: unknown) => sandboxAdmin(sandbox.url, path, body);
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -11,7 +11,7 @@ import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import request from 'supertest';
 import { runDeadlineScan } from '../src/recepcion/deadline-job';
 import { post } from './support/client';
-import { haciendaSettingsFor, startFlowSandbox } from './support/hacienda-sandbox';
+import { haciendaSettingsFor, startFlowSandbox, sandboxAdmin } from './support/hacienda-sandbox';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -36,15 +36,7 @@ let dataDir: string;
 let receiver: WebhookReceiver;
 let secret: string;
 
-async function admin(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json().catch(() => ({}))) as Record<string, unknown>;
-}
+const admin = (path: string, body: unknown) => sandboxAdmin(sandbox.url, path, body);
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
   const deadline = Date.now() + ms;

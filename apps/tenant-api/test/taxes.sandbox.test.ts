@@ -10,7 +10,7 @@ import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testin
 import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
-import { haciendaSettingsFor, startFlowSandbox } from './support/hacienda-sandbox';
+import { haciendaSettingsFor, startFlowSandbox, sandboxAdmin } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -34,15 +34,7 @@ let dataDir: string;
 let receiver: WebhookReceiver;
 let secret: string;
 
-async function admin(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
+const admin = (path: string, body: unknown) => sandboxAdmin(sandbox.url, path, body);
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 90_000;

@@ -33,13 +33,23 @@ export interface HaciendaDouble {
   stop(): Promise<void>;
 }
 
-async function admin(url: string, path: string, body: unknown): Promise<void> {
+/** POST to the sandbox's admin API (open in development); its JSON answer, or an error naming the path. */
+export async function sandboxAdmin(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   const r = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  if (r.status !== 201) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
+  if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${await r.text()}`);
+  return (await r.json()) as Record<string, unknown>;
+}
+
+async function admin(url: string, path: string, body: unknown): Promise<void> {
+  await sandboxAdmin(url, path, body);
 }
 
 function withAdmin(url: string, stop: () => Promise<void>): HaciendaDouble {
