@@ -44,18 +44,21 @@ function correosOf(issuer: Issuer): string[] {
   ).slice(0, 4);
 }
 
-function buildEmisor(issuer: Issuer): string {
+/**
+ * Our issuer as a party: the Emisor of every kind but FEC, where it is the buyer and so the Receptor. The two
+ * XSD types differ only in how many CorreoElectronico they take (EmisorType up to 4, ReceptorType 1).
+ */
+function buildIssuerParty(issuer: Issuer, tag: 'Emisor' | 'Receptor'): string {
+  const correos = correosOf(issuer).slice(0, tag === 'Emisor' ? 4 : 1);
   return (
-    '<Emisor>' +
+    `<${tag}>` +
     el('Nombre', issuer.nombre) +
     identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion) +
     opt('NombreComercial', issuer.nombreComercial) +
     ubicacion(issuer.ubicacion) +
     telefono(issuer.telefono) +
-    correosOf(issuer)
-      .map((c) => el('CorreoElectronico', c))
-      .join('') +
-    '</Emisor>'
+    correos.map((c) => el('CorreoElectronico', c)).join('') +
+    `</${tag}>`
   );
 }
 
@@ -71,20 +74,6 @@ function buildProveedorAsEmisor(p: DocumentProveedor): string {
     telefono(p.telefono) +
     opt('CorreoElectronico', p.correoElectronico) +
     '</Emisor>'
-  );
-}
-
-/** FEC: our issuer, the buyer, is the Receptor (one CorreoElectronico in ReceptorType). */
-function buildIssuerAsReceptor(issuer: Issuer): string {
-  return (
-    '<Receptor>' +
-    el('Nombre', issuer.nombre) +
-    identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion) +
-    opt('NombreComercial', issuer.nombreComercial) +
-    ubicacion(issuer.ubicacion) +
-    telefono(issuer.telefono) +
-    opt('CorreoElectronico', correosOf(issuer)[0]) +
-    '</Receptor>'
   );
 }
 
@@ -105,9 +94,9 @@ function buildPaymentParties(doc: CheckedDocument, issuer: Issuer): string {
 
 function buildParties(doc: CheckedDocument, issuer: Issuer): string {
   if (doc.rules.receptor === 'issuer')
-    return buildProveedorAsEmisor(doc.document.proveedor!) + buildIssuerAsReceptor(issuer);
+    return buildProveedorAsEmisor(doc.document.proveedor!) + buildIssuerParty(issuer, 'Receptor');
   if (doc.rules.resumen === 'payment') return buildPaymentParties(doc, issuer);
-  return buildEmisor(issuer) + buildReceptor(doc);
+  return buildIssuerParty(issuer, 'Emisor') + buildReceptor(doc);
 }
 
 function buildReceptor(doc: CheckedDocument): string {
