@@ -4,7 +4,7 @@ import { type DocumentRequest, openApiExamples } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
 import { checkReceivedArithmetic } from './received-arithmetic';
 import { openP12 } from './signing-key';
-import { ISSUER, invoice } from './testing/mothers';
+import { ISSUER, NC_REFERENCE, invoice } from './testing/mothers';
 import { taxedLine } from './testing/tax-mothers';
 import { makeTestP12 } from './testing/test-certificate';
 import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
@@ -213,13 +213,7 @@ const CASES: Array<[string, DocumentRequest]> = [
           impuestos: [{ codigo: '01', codigoTarifa: c, tarifa: { '05': '0', '06': '4', '07': '8' }[c] }],
         }),
       ),
-      informacionReferencia: {
-        tipoDocumento: '01',
-        numero: '50626052600310295087500100001010000000033159073080',
-        fechaEmision: '2026-05-26T12:30:59-06:00',
-        codigo: '01',
-        razon: 'Factura erronea',
-      },
+      informacionReferencia: NC_REFERENCE,
     }),
   ],
   [

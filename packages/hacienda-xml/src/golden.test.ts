@@ -4,6 +4,7 @@ import { COMPROBANTE_KINDS } from './comprobante-kinds';
 import { openP12 } from './signing-key';
 import {
   FE_REFERENCE,
+  NC_REFERENCE,
   ISSUER,
   debitNote,
   exportInvoice,
@@ -36,13 +37,7 @@ const CASES: Array<[string, DocumentRequest]> = [
     'credit note (NC)',
     invoice({
       tipoDoc: '3',
-      informacionReferencia: {
-        tipoDocumento: '01',
-        numero: '50626052600310295087500100001010000000033159073080',
-        fechaEmision: '2026-05-26T12:30:59-06:00',
-        codigo: '01',
-        razon: 'Factura erronea',
-      },
+      informacionReferencia: NC_REFERENCE,
     }),
   ],
   ['ticket without receptor (TE)', invoice({ tipoDoc: '4', receptor: '' })],

@@ -100,6 +100,15 @@ export function invoice(overrides: Partial<DocumentRequest> = {}): DocumentReque
 }
 
 /** A reference to an accepted FE (the clave of the real sample). */
+/** A credit note's reference: it annuls (código 01) an invoice for an error. */
+export const NC_REFERENCE = {
+  tipoDocumento: '01' as const,
+  numero: '50626052600310295087500100001010000000033159073080',
+  fechaEmision: '2026-05-26T12:30:59-06:00',
+  codigo: '01' as const,
+  razon: 'Factura erronea',
+};
+
 export const FE_REFERENCE = {
   tipoDocumento: '01' as const,
   numero: '50626052600310295087500100001010000000033159073080',
