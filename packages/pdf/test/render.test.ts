@@ -9,6 +9,7 @@ import {
   renderComprobantePdf,
   renderComprobanteXmlPdf,
 } from '../src';
+import { fontCacheStats } from '../src/pdf-kit';
 import { REFERENCED_CLAVE, fiveLineInvoice, kindFixtures, line, sign } from './fixtures';
 import {
   decodeQr,
@@ -140,6 +141,28 @@ describe('rendering', () => {
     const a = await renderComprobanteXmlPdf(xml, { branding: { footer: 'x' } });
     const b = await renderComprobanteXmlPdf(xml, { branding: { footer: 'x' } });
     expect(a.equals(b)).toBe(true);
+  });
+
+  it('is deterministic whatever was rendered before: the shared font caches change no byte', async () => {
+    const fe = fixtures.find((f) => f.kind === 'FE')!.xml;
+    const first = await renderComprobanteXmlPdf(fe, { layout: 'carta' });
+    for (const f of fixtures)
+      for (const layout of ['carta', 'tiquete'] as const) await renderComprobanteXmlPdf(f.xml, { layout });
+    // Other characters: a subset that starts with the seed glyphs and adds its own, cached separately.
+    await renderComprobanteXmlPdf(
+      sign(fiveLineInvoice({ detalleServicio: [{ ...line(1), detalle: 'Ωμέγα ≤ ∞ ✓' }] })),
+    );
+    const again = await renderComprobanteXmlPdf(fe, { layout: 'carta' });
+    expect(again.equals(first)).toBe(true);
+  });
+
+  it('documents share word layouts and encoded font subsets (pdfkit internals still where expected)', async () => {
+    await renderComprobanteXmlPdf(fixtures[0]!.xml, { layout: 'carta' });
+    const stats = fontCacheStats();
+    for (const font of ['regular', 'bold']) {
+      expect(stats[font]?.words).toBeGreaterThan(10);
+      expect(stats[font]?.subsets).toBeGreaterThanOrEqual(1);
+    }
   });
 
   it('the default layout is the ticket for a TE and the letter for the other kinds', async () => {
