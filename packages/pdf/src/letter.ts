@@ -14,6 +14,7 @@ import {
   mediosPagoLines,
   monedaText,
   partyLines,
+  partyTitles,
   referenciaText,
 } from './sections';
 
@@ -139,10 +140,10 @@ function header(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: Brandin
 
 function parties(w: LetterWriter, v: ComprobanteView): void {
   const colW = CONTENT / 2 - 8;
-  const emisorTitle = v.kind === 'FEC' ? 'Emisor (proveedor)' : 'Emisor';
+  const titles = partyTitles(v);
   const left = w.block(
     [
-      { text: emisorTitle, font: BOLD, size: 7, color: GRAY },
+      { text: titles.emisor, font: BOLD, size: 7, color: GRAY },
       { text: v.emisor.nombre, font: BOLD, size: 10 },
       ...partyLines(v.emisor).map((text) => ({ text })),
     ],
@@ -153,7 +154,7 @@ function parties(w: LetterWriter, v: ComprobanteView): void {
   const right = w.block(
     r
       ? [
-          { text: v.kind === 'FEC' ? 'Receptor (comprador)' : 'Receptor', font: BOLD, size: 7, color: GRAY },
+          { text: titles.receptor, font: BOLD, size: 7, color: GRAY },
           { text: r.nombre, font: BOLD, size: 10 },
           ...partyLines(r).map((text) => ({ text })),
           ...(v.codigoActividadReceptor

@@ -14,6 +14,16 @@ import {
 import { formatDateTime, formatIdentificacion, formatMoney, formatNumber, formatRate } from './format';
 import type { ComprobanteView, Exoneracion, Impuesto, Linea, Party, Referencia } from './model';
 
+/**
+ * The headings over the two parties. On a purchase invoice (FEC) the XML's Emisor is the supplier who
+ * sold (and issued nothing: our tenant issues on its behalf) and the Receptor is our tenant, the buyer.
+ */
+export function partyTitles(v: Pick<ComprobanteView, 'kind'>): { emisor: string; receptor: string } {
+  return v.kind === 'FEC'
+    ? { emisor: 'Proveedor (vendedor)', receptor: 'Receptor (comprador)' }
+    : { emisor: 'Emisor', receptor: 'Receptor' };
+}
+
 /** The lines under a party's name: identification, phone, e-mail, address. */
 export function partyLines(p: Party): string[] {
   const out: string[] = [];

@@ -13,6 +13,7 @@ import {
   mediosPagoLines,
   monedaText,
   partyLines,
+  partyTitles,
   referenciaText,
 } from './sections';
 
@@ -40,7 +41,10 @@ function items(v: ComprobanteView, branding: { logo?: Buffer; footer?: string })
   const out: Item[] = [];
   const text = (s: string, o: Partial<Omit<Extract<Item, { t: 'text' }>, 't' | 'text'>> = {}) =>
     out.push({ t: 'text', text: s, ...o });
+  const titles = partyTitles(v);
   if (branding.logo) out.push({ t: 'logo' });
+  // On a purchase invoice the name at the top is the supplier's, not the business printing it: say so.
+  if (v.kind === 'FEC') text(titles.emisor, { font: BOLD, size: 6.5, align: 'center' });
   text(v.emisor.nombre, { font: BOLD, size: 9, align: 'center' });
   for (const l of partyLines(v.emisor)) text(l, { size: 7, align: 'center' });
   out.push({ t: 'rule' });
@@ -55,7 +59,7 @@ function items(v: ComprobanteView, branding: { logo?: Buffer; footer?: string })
   text(`Moneda: ${monedaText(v)}`, { size: 7 });
   out.push({ t: 'rule' });
   if (v.receptor) {
-    text('Receptor', { font: BOLD, size: 7 });
+    text(titles.receptor, { font: BOLD, size: 7 });
     text(v.receptor.nombre, { size: 7.5 });
     for (const l of partyLines(v.receptor)) text(l, { size: 7 });
     out.push({ t: 'rule' });

@@ -85,13 +85,26 @@ describe('what the PDF shows', () => {
     expect(text).toContain('Anula documento de referencia: Anulación por devolución del cliente');
   });
 
-  itTools('a purchase invoice shows the supplier as emisor and the buyer as receptor', async () => {
-    const fec = fixtures.find((f) => f.kind === 'FEC')!;
-    const text = squash(pdfText(await renderComprobanteXmlPdf(fec.xml, { layout: 'carta' })));
-    expect(text).toContain('Emisor (proveedor)');
-    expect(text).toContain('Agricultor Ñandú Mora');
-    expect(text).toContain('Receptor (comprador)');
-    expect(text).toContain('Comprobante de contribuyente de régimen especial');
+  itTools.each(['carta', 'tiquete'] as const)(
+    'a purchase invoice (%s) labels the supplier as the seller and our issuer as the buyer',
+    async (layout) => {
+      const fec = fixtures.find((f) => f.kind === 'FEC')!;
+      const text = squash(pdfText(await renderComprobanteXmlPdf(fec.xml, { layout })));
+      expect(text).toContain('Proveedor (vendedor)');
+      expect(text).toContain('Receptor (comprador)');
+      // The supplier's name follows its heading, our issuer's name follows the buyer's heading.
+      expect(text.indexOf('Agricultor Ñandú Mora')).toBeGreaterThan(text.indexOf('Proveedor (vendedor)'));
+      expect(text.indexOf(fec.receptor!)).toBeGreaterThan(text.indexOf('Receptor (comprador)'));
+      expect(text).not.toMatch(/\bEmisor\b/);
+      expect(text).toContain('Comprobante de contribuyente de régimen especial');
+    },
+  );
+
+  itTools('other kinds keep the plain Emisor and Receptor headings', async () => {
+    const text = squash(pdfText(await renderComprobanteXmlPdf(fe.xml, { layout: 'carta' })));
+    expect(text).toContain('Emisor');
+    expect(text).toContain('Receptor');
+    expect(text).not.toContain('(comprador)');
   });
 
   itTools('a debit note and a payment receipt name the document they refer to and why', async () => {
