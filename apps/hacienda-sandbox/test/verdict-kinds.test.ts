@@ -1,5 +1,11 @@
 import type { DocumentRequest } from '@cr/contracts';
-import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
+import {
+  type SigningKey,
+  buildSignedDocument,
+  formatCostaRicaDateTime,
+  openP12,
+  verifySignedXml,
+} from '@cr/hacienda-xml';
 import {
   FE_REFERENCE,
   ISSUER,
@@ -133,5 +139,77 @@ describe('verdicts on the other v4.4 kinds', () => {
     expect(mensaje?.detalles).toEqual([
       expect.objectContaining({ codigo: CODES.schema, mensaje: expect.stringContaining('Codigo') }),
     ]);
+  });
+
+  describe('the registry judges the taxpayer who issues and signs: the FEC’s buyer (its Receptor)', () => {
+    const register = (identificacion: string, nombre: string, extra: Record<string, unknown> = {}) =>
+      request(h.app)
+        .post('/sandbox/contribuyentes')
+        .send({
+          identificacion,
+          tipoIdentificacion: identificacion.length === 9 ? '01' : '02',
+          nombre,
+          actividades: [{ codigo: '6201.0', descripcion: 'PROGRAMACION' }],
+          ...extra,
+        })
+        .expect(201);
+    const rejectedFor = async (xml: string) => {
+      const { status, respuesta, mensaje } = await submit(h, auth, xml);
+      expect(status['ind-estado']).toBe('rechazado');
+      expect(mensaje).toMatchObject({ mensaje: 3, estadoMensaje: 'Rechazado' });
+      expect(verifySignedXml(respuesta!).valid).toBe(true);
+      return mensaje!.detalles;
+    };
+    // Back to a registered, inscribed buyer (and an unregistered supplier) after each case.
+    afterEach(async () => {
+      await register(ISSUER.numeroIdentificacion, ISSUER.nombre);
+      await register('112340567', 'Juan Perez Mora');
+    });
+
+    it('when the FEC’s buyer is registered and not inscribed, then it is rechazado naming the receptor', async () => {
+      await register(ISSUER.numeroIdentificacion, ISSUER.nombre, { estado: 'No inscrito' });
+      const detalles = await rejectedFor(sign(purchaseInvoice({ fechaEmision: at })));
+      expect(detalles).toEqual([
+        expect.objectContaining({
+          codigo: CODES.emisor,
+          mensaje: `El receptor que emite y firma la factura de compra (${ISSUER.numeroIdentificacion}) no está inscrito (estado: No inscrito)`,
+        }),
+      ]);
+    });
+
+    it('when the FEC’s CodigoActividadReceptor is not an activity of the buyer, then it is rechazado with −408', async () => {
+      await register(ISSUER.numeroIdentificacion, ISSUER.nombre, {
+        actividades: [{ codigo: '4711.0', descripcion: 'COMERCIO' }],
+      });
+      const detalles = await rejectedFor(sign(purchaseInvoice({ fechaEmision: at })));
+      expect(detalles).toEqual([
+        expect.objectContaining({
+          codigo: CODES.actividad,
+          mensaje: `La actividad económica 6201.0 no está registrada para el receptor que emite y firma la factura de compra (${ISSUER.numeroIdentificacion})`,
+        }),
+      ]);
+    });
+
+    it('when the FEC’s supplier (its Emisor) is registered and not inscribed, then it is still aceptado: the registry judges the buyer', async () => {
+      await register('112340567', 'Juan Perez Mora', { estado: 'No inscrito' });
+      const { status, mensaje } = await submit(h, auth, sign(purchaseInvoice({ fechaEmision: at })));
+      expect({ estado: status['ind-estado'], detalles: mensaje?.detalles }).toEqual({
+        estado: 'aceptado',
+        detalles: [],
+      });
+    });
+
+    it('when a debit note’s emisor is registered and not inscribed, then it is rechazado naming the emisor (as an FE)', async () => {
+      await register(ISSUER.numeroIdentificacion, ISSUER.nombre, { estado: 'No inscrito' });
+      const detalles = await rejectedFor(
+        sign(debitNote({ fechaEmision: at, informacionReferencia: [{ ...FE_REFERENCE, codigo: '14' }] })),
+      );
+      expect(detalles).toEqual([
+        expect.objectContaining({
+          codigo: CODES.emisor,
+          mensaje: `El emisor (${ISSUER.numeroIdentificacion}) no está inscrito (estado: No inscrito)`,
+        }),
+      ]);
+    });
   });
 });

@@ -95,11 +95,11 @@ export const certificateCheck: VerdictCheck = {
     const serial = cert.subject.getField({ name: 'serialNumber' }) as { value?: string } | null;
     const signerId = serial?.value ? identificationFromSubjectSerial(String(serial.value)) : undefined;
     // The FEC is issued and signed by the buyer, who appears as its Receptor (REFERENCE §5.1).
-    const expected = doc.rootName === 'FacturaElectronicaCompra' ? doc.receptor?.numero : doc.emisor.numero;
+    const { numero: expected, rol } = signingTaxpayer(doc);
     if (!signerId || !expected || signerId.replace(/^0+/, '') !== expected.replace(/^0+/, '')) {
       findings.push({
         code: CODES.certificadoEmisor,
-        text: `El certificado del firmante (${serial?.value ?? 'sin identificación'}) no corresponde al emisor ${expected ?? ''}`.trim(),
+        text: `El certificado del firmante (${serial?.value ?? 'sin identificación'}) no corresponde al ${rol} ${expected ?? ''}`.trim(),
       });
     }
     return findings;
@@ -157,7 +157,7 @@ export const claveCheck: VerdictCheck = {
         text: `La situación ${clave.charAt(41)} de la clave no es 1, 2 ni 3`,
       });
     }
-    const emisorId = doc.rootName === 'FacturaElectronicaCompra' ? doc.receptor?.numero : doc.emisor.numero;
+    const emisorId = signingTaxpayer(doc).numero;
     if (emisorId && /^\d+$/.test(emisorId) && clave.slice(9, 21) !== emisorId.padStart(12, '0')) {
       findings.push({
         code: CODES.clave,
@@ -261,22 +261,43 @@ export const cabysCheck: VerdictCheck = {
   },
 };
 
-/** Data level (REFERENCE §9): only for emisores registered in the sandbox, so unregistered ones still work. */
+/** The taxpayer who issues and signs the document, its activity, and how the verdict names it: the Emisor,
+ *  except in an FEC, which the buyer issues and signs as its Receptor (REFERENCE §5.1) with its own activity in
+ *  CodigoActividadReceptor; the FEC's Emisor is the supplier, often not inscribed at all (that is why the FEC
+ *  exists), so the registry judges the Receptor there. */
+export function signingTaxpayer(doc: ParsedComprobante): {
+  numero?: string;
+  actividad?: string;
+  rol: string;
+} {
+  return doc.rootName === 'FacturaElectronicaCompra'
+    ? {
+        numero: doc.receptor?.numero,
+        actividad: doc.codigoActividadReceptor,
+        rol: 'receptor que emite y firma la factura de compra',
+      }
+    : { numero: doc.emisor.numero, actividad: doc.codigoActividadEmisor, rol: 'emisor' };
+}
+
+/** Data level (REFERENCE §9): only for taxpayers registered in the sandbox, so unregistered ones still work. */
 export const registryCheck: VerdictCheck = {
   name: 'registry',
   async run({ doc, findTaxpayer }) {
-    if (!doc.emisor.numero) return [];
-    const taxpayer = await findTaxpayer(doc.emisor.numero);
+    const { numero, actividad, rol } = signingTaxpayer(doc);
+    if (!numero) return [];
+    const taxpayer = await findTaxpayer(numero);
     if (!taxpayer) return [];
     const findings: Finding[] = [];
     if (taxpayer.estado.toLowerCase() !== 'inscrito') {
-      findings.push({ code: CODES.emisor, text: `El emisor no está inscrito (estado: ${taxpayer.estado})` });
+      findings.push({
+        code: CODES.emisor,
+        text: `El ${rol} (${numero}) no está inscrito (estado: ${taxpayer.estado})`,
+      });
     }
-    const activity = doc.codigoActividadEmisor;
-    if (activity && !taxpayer.actividades.some((a) => a.codigo === activity && (a.estado ?? 'A') === 'A')) {
+    if (actividad && !taxpayer.actividades.some((a) => a.codigo === actividad && (a.estado ?? 'A') === 'A')) {
       findings.push({
         code: CODES.actividad,
-        text: `La actividad económica ${activity} no está registrada para el emisor`,
+        text: `La actividad económica ${actividad} no está registrada para el ${rol} (${numero})`,
       });
     }
     return findings;

@@ -41,6 +41,7 @@ export interface ParsedComprobante {
   numeroConsecutivo?: string;
   fechaEmision?: string;
   codigoActividadEmisor?: string;
+  codigoActividadReceptor?: string;
   condicionVenta?: string;
   emisor: ParsedParty;
   receptor?: ParsedParty;
@@ -117,6 +118,7 @@ export function parseComprobante(xml: string): ParsedComprobante {
     numeroConsecutivo: text(root, 'NumeroConsecutivo'),
     fechaEmision: text(root, 'FechaEmision'),
     codigoActividadEmisor: text(root, 'CodigoActividadEmisor'),
+    codigoActividadReceptor: text(root, 'CodigoActividadReceptor'),
     condicionVenta: text(root, 'CondicionVenta'),
     emisor: parseParty(child(root, 'Emisor')) ?? {},
     receptor: parseParty(child(root, 'Receptor')),
