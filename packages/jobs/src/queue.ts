@@ -121,28 +121,65 @@ function raceLost(options: EnqueueOptions<unknown>): never {
   throw new Error(`enqueue: the job holding ${options.pendingKey} kept changing; try again`);
 }
 
+const JOB_INSERT_COLUMNS =
+  'queue, key, payload, run_at, max_attempts, request_id, traceparent, tenant, pending_key';
+
+/** The values of JOB_INSERT_COLUMNS, in that order (the queue's and the tenant's are also the lane's). */
+function jobValues(options: EnqueueOptions<unknown>): unknown[] {
+  return [
+    options.queue,
+    options.key ?? null,
+    JSON.stringify(options.payload ?? null),
+    options.runAt ?? new Date(),
+    options.maxAttempts ?? null,
+    currentRequestId() ?? null,
+    currentTraceparent() ?? null,
+    options.tenant ?? '',
+    options.pendingKey ?? null,
+  ];
+}
+
+/**
+ * The enqueue as two common table expressions (`lane`, `job`) for the caller's own statement, so a row and
+ * its first job are one round trip: they insert the lane and the job once per row that the CTE `source`
+ * returns (e.g. a document's `INSERT … RETURNING`), and nothing when it returns none. Parameters are numbered
+ * from `firstParam`. Unlike `enqueue` there is no read-back: a job whose key exists is not added, so use a
+ * key that is new with the row (and no pendingKey). Call `notifyJobsDue(queue)` once the statement ran.
+ */
+export function enqueueCtes(
+  options: Omit<EnqueueOptions<unknown>, 'pendingKey'>,
+  source: string,
+  firstParam: number,
+): { sql: string; params: unknown[] } {
+  if (!options.queue) throw new TypeError('enqueueCtes: queue is required');
+  const $ = (i: number) => `$${firstParam + i}`;
+  // Parameters in a SELECT list have no type of their own (they would be text): each is cast to its column's.
+  return {
+    sql: `lane AS (
+       INSERT INTO job_lanes (queue, tenant) SELECT ${$(0)}::text, ${$(7)}::text FROM ${source} ON CONFLICT DO NOTHING
+     ),
+     job AS (
+       INSERT INTO jobs (${JOB_INSERT_COLUMNS})
+       SELECT ${$(0)}::text, ${$(1)}::text, ${$(2)}::jsonb, ${$(3)}::timestamptz, ${$(4)}::integer, ${$(5)}::text,
+         ${$(6)}::text, ${$(7)}::text, ${$(8)}::text
+       FROM ${source}
+       ON CONFLICT DO NOTHING
+       RETURNING id
+     )`,
+    params: jobValues(options),
+  };
+}
+
 async function tryEnqueue<P>(tx: Queryable, options: EnqueueOptions<P>): Promise<EnqueueResult | undefined> {
-  const runAt = options.runAt ?? new Date();
-  const tenant = options.tenant ?? '';
   // The lane insert rides in the same statement; ON CONFLICT DO NOTHING takes no lock on an existing lane,
   // so concurrent enqueues of one tenant never wait for each other here.
   const inserted = await tx.query<{ id: string }>(
     `WITH lane AS (INSERT INTO job_lanes (queue, tenant) VALUES ($1, $8) ON CONFLICT DO NOTHING)
-     INSERT INTO jobs (queue, key, payload, run_at, max_attempts, request_id, traceparent, tenant, pending_key)
+     INSERT INTO jobs (${JOB_INSERT_COLUMNS})
      VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9)
      ON CONFLICT DO NOTHING
      RETURNING id`,
-    [
-      options.queue,
-      options.key ?? null,
-      JSON.stringify(options.payload ?? null),
-      runAt,
-      options.maxAttempts ?? null,
-      currentRequestId() ?? null,
-      currentTraceparent() ?? null,
-      tenant,
-      options.pendingKey ?? null,
-    ],
+    jobValues(options),
   );
   const row = inserted.rows[0];
   // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.

@@ -1,5 +1,5 @@
 import type { TestDatabase } from '@cr/service-kit';
-import { enqueue, getJob, jobResult, pruneJobs, reschedule, Worker } from '../src';
+import { enqueue, enqueueCtes, getJob, jobResult, pruneJobs, reschedule, Worker } from '../src';
 import { createClock, useJobsDatabase, deferred } from './helpers';
 
 const suite = useJobsDatabase();
@@ -40,6 +40,55 @@ describe('enqueue', () => {
     expect(second).toEqual({ id: first.id, created: false });
     const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
     expect(count.rows[0]?.n).toBe(1);
+  });
+});
+
+describe('enqueueCtes', () => {
+  // A caller's statement: a source CTE (here a VALUES list filtered by $1) and the job's CTEs after it.
+  async function insertWith(rows: number, key: string, tenant = 'acme'): Promise<void> {
+    const job = enqueueCtes(
+      { queue: 'submit', tenant, key, payload: { doc: key }, maxAttempts: 3 },
+      'source',
+      2,
+    );
+    await db.query(
+      `WITH source AS (SELECT n FROM (VALUES (1), (2)) AS v(n) WHERE n <= $1), ${job.sql} SELECT 1`,
+      [rows, ...job.params],
+    );
+  }
+
+  it('when the source returns a row, then its job and lane are inserted with every column', async () => {
+    await insertWith(1, 'submit:one');
+    const job = await getJob<{ doc: string }>(db, { key: 'submit:one' });
+    expect(job).toMatchObject({
+      queue: 'submit',
+      tenant: 'acme',
+      state: 'pending',
+      payload: { doc: 'submit:one' },
+      maxAttempts: 3,
+      attempts: 0,
+    });
+    const lanes = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM job_lanes WHERE queue = 'submit' AND tenant = 'acme'",
+    );
+    expect(lanes.rows[0]?.n).toBe(1);
+  });
+
+  it('when the source returns no row, then neither a job nor a lane is inserted', async () => {
+    await insertWith(0, 'submit:none', 'nobody');
+    const jobs = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
+    const lanes = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM job_lanes WHERE tenant = 'nobody'",
+    );
+    expect([jobs.rows[0]?.n, lanes.rows[0]?.n]).toEqual([0, 0]);
+  });
+
+  it('when the key exists already, then the statement adds no second job and does not fail', async () => {
+    await enqueue(db, { queue: 'submit', payload: { first: true }, key: 'submit:dup' });
+    await insertWith(1, 'submit:dup');
+    const jobs = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
+    expect(jobs.rows[0]?.n).toBe(1);
+    expect(await getJob(db, { key: 'submit:dup' })).toMatchObject({ payload: { first: true } });
   });
 });
 

@@ -1,5 +1,6 @@
 // Storage of documents and their event log. Every function takes the tenant and filters by it; callers run
 // them inside withTenant(), where row-level security enforces the same filter a second time.
+import { type EnqueueOptions, enqueueCtes, notifyJobsDue } from '@cr/jobs';
 import type { Db, Queryable } from '@cr/service-kit';
 
 export type Estado = 'pendiente' | 'enviado' | 'aceptado' | 'rechazado' | 'error';
@@ -67,15 +68,17 @@ export interface DocumentRow {
 }
 
 /**
- * Inserts the document in `pendiente` with its first event unless a document with the same number exists;
- * returns whether it was inserted. One statement (the event is inserted from the document's RETURNING), as
- * each statement is a round trip of its own and the submission path pays them all.
+ * Inserts the document in `pendiente` with its first event and its first job unless a document with the same
+ * number exists; returns whether it was inserted. One statement (the event and the job are inserted from the
+ * document's RETURNING), as each statement is a round trip of its own and the submission path pays them all.
  */
 export async function insertPendingDocument(
   tx: Queryable,
   tenantId: string,
   d: NewDocument,
+  firstJob: Omit<EnqueueOptions<unknown>, 'pendingKey'>,
 ): Promise<boolean> {
+  const job = enqueueCtes(firstJob, 'inserted', 23);
   const r = await tx.query(
     `WITH inserted AS (
        INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
@@ -86,9 +89,13 @@ export async function insertPendingDocument(
          $22::jsonb)
        ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
        RETURNING tenant_id, id
-     )
-     INSERT INTO document_events (tenant_id, document_id, estado)
-     SELECT tenant_id, id, 'pendiente' FROM inserted`,
+     ),
+     event AS (
+       INSERT INTO document_events (tenant_id, document_id, estado)
+       SELECT tenant_id, id, 'pendiente' FROM inserted
+     ),
+     ${job.sql}
+     SELECT id FROM inserted`,
     [
       d.id,
       tenantId,
@@ -112,9 +119,13 @@ export async function insertPendingDocument(
       d.emisorTipo,
       d.folioType,
       d.copias?.length ? JSON.stringify(d.copias) : null,
+      ...job.params,
     ],
   );
-  return r.rowCount === 1;
+  const inserted = r.rows.length === 1;
+  // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
+  if (inserted) notifyJobsDue(firstJob.queue);
+  return inserted;
 }
 
 export async function findByNumber(

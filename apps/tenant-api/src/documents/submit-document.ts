@@ -5,7 +5,6 @@
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { DocumentRequest } from '@cr/contracts';
 import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
-import { enqueue } from '@cr/jobs';
 import { AppError, metrics, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { hashRequestBody } from './canonical-hash';
@@ -104,33 +103,38 @@ export async function submitDocument(
   const id = randomUUID();
   const token = randomBytes(32).toString('base64url');
   const receptor = counterpartyOf(document);
+  const payload: DocumentJobPayload = { tenantId, documentId: id };
+  const submitJob = { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload };
   const outcome = await withTenant(deps.db, tenantId, async (tx) => {
-    const inserted = await insertPendingDocument(tx, tenantId, {
-      id,
-      ...number,
-      clave: signed.clave,
-      emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
-      consecutivo: signed.consecutivo,
-      fechaEmision: new Date(signed.fechaEmision),
-      fechaEmisionText: signed.fechaEmision,
-      ambiente: material.ambiente,
-      ...(receptor ? { receptor } : {}),
-      folioType: document.folioType,
-      requestHash,
-      xml: signed.xml,
-      totals: signed.totals,
-      callbackTokenHash: callbackTokenHash(token),
-      callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
-      ...(document.copias ? { copias: document.copias } : {}),
-    });
+    const inserted = await insertPendingDocument(
+      tx,
+      tenantId,
+      {
+        id,
+        ...number,
+        clave: signed.clave,
+        emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
+        consecutivo: signed.consecutivo,
+        fechaEmision: new Date(signed.fechaEmision),
+        fechaEmisionText: signed.fechaEmision,
+        ambiente: material.ambiente,
+        ...(receptor ? { receptor } : {}),
+        folioType: document.folioType,
+        requestHash,
+        xml: signed.xml,
+        totals: signed.totals,
+        callbackTokenHash: callbackTokenHash(token),
+        callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
+        ...(document.copias ? { copias: document.copias } : {}),
+      },
+      submitJob,
+    );
     if (!inserted) {
       // A concurrent twin committed first: the constraint made us wait for it, and now we see it.
       const twin = await findByNumber(tx, tenantId, number);
       if (!twin) throw new Error('documents: number conflict without a visible document');
       return repeatOrConflict(twin, requestHash);
     }
-    const payload: DocumentJobPayload = { tenantId, documentId: id };
-    await enqueue(tx, { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload });
     return { clave: signed.clave, created: true };
   });
   if (outcome.created) {

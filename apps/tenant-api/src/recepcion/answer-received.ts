@@ -15,7 +15,6 @@ import {
   formatCostaRicaDateTime,
   planMensajeReceptor,
 } from '@cr/hacienda-xml';
-import { enqueue } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { hashRequestBody } from '../documents/canonical-hash';
@@ -113,6 +112,9 @@ export async function answerReceived(
   const id = randomUUID();
   const token = randomBytes(32).toString('base64url');
   const fecha = formatCostaRicaDateTime(now);
+  const payload: DocumentJobPayload = { tenantId, documentId: id };
+  const submitJob = { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload };
+  // Everything below is one transaction: a conflict after the insert takes the document and its job back.
   await withTenant(deps.db, tenantId, async (tx) => {
     const used = await findByNumber(tx, tenantId, number);
     if (used) {
@@ -121,27 +123,32 @@ export async function answerReceived(
         `numeroReferencia: consecutivo ${consecutivo.value} was already used by ${used.clave}`,
       );
     }
-    const inserted = await insertPendingDocument(tx, tenantId, {
-      id,
-      ...number,
-      clave: `${clave}-${consecutivo.value}`,
-      emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
-      consecutivo: consecutivo.value,
-      fechaEmision: now,
-      fechaEmisionText: fecha,
-      ambiente: material.ambiente,
-      // The message goes to the supplier: Hacienda's body names it as emisor, us as receptor.
-      receptor: { tipo: received.emisor_tipo, numero: received.emisor_numero },
-      folioType: 'RECEIVER_MESSAGE',
-      requestHash: hashRequestBody(input.body ?? null),
-      xml,
-      totals: {
-        totalFactura: plan.value.totalFactura,
-        ...(plan.value.montoTotalImpuesto ? { montoTotalImpuesto: plan.value.montoTotalImpuesto } : {}),
+    const inserted = await insertPendingDocument(
+      tx,
+      tenantId,
+      {
+        id,
+        ...number,
+        clave: `${clave}-${consecutivo.value}`,
+        emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
+        consecutivo: consecutivo.value,
+        fechaEmision: now,
+        fechaEmisionText: fecha,
+        ambiente: material.ambiente,
+        // The message goes to the supplier: Hacienda's body names it as emisor, us as receptor.
+        receptor: { tipo: received.emisor_tipo, numero: received.emisor_numero },
+        folioType: 'RECEIVER_MESSAGE',
+        requestHash: hashRequestBody(input.body ?? null),
+        xml,
+        totals: {
+          totalFactura: plan.value.totalFactura,
+          ...(plan.value.montoTotalImpuesto ? { montoTotalImpuesto: plan.value.montoTotalImpuesto } : {}),
+        },
+        callbackTokenHash: callbackTokenHash(token),
+        callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
       },
-      callbackTokenHash: callbackTokenHash(token),
-      callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
-    });
+      submitJob,
+    );
     if (!inserted) {
       throw new AppError('conflict', `numeroReferencia: consecutivo ${consecutivo.value} is already used`);
     }
@@ -155,8 +162,6 @@ export async function answerReceived(
         `clave: document ${clave} was answered at the same time by another request`,
       );
     }
-    const payload: DocumentJobPayload = { tenantId, documentId: id };
-    await enqueue(tx, { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload });
   });
   deps.wakeWorker?.();
   deps.logger.info('receiver message signed', { tenantId, clave, mensaje, consecutivo: consecutivo.value });
