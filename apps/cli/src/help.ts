@@ -23,6 +23,12 @@ Comandos:
   webhook configurar <url> | consultar | reenviar <clave>
   webhook escuchar [--puerto <n>] [--secreto <whsec_…>]… [--configurar]
                                 Receptor local que verifica e imprime los eventos (desarrollo)
+  correo configurar --host <h> --puerto <n> --remitente <correo> [--usuario u] [--password p]
+         [--secure|--starttls] [--nombre-remitente n]  |  correo configurar --predeterminado
+                                Servidor SMTP propio para los correos a los receptores (o el de la plataforma)
+  correo consultar              Qué servidor envía los correos (nunca la contraseña)
+  correo reenviar <clave> [--destinatario <correo>]…
+                                Envía de nuevo el correo de un documento aceptado
 
 Opciones globales:
   --json                 Salida JSON para scripts (stdout); el progreso va a stderr
@@ -60,6 +66,12 @@ Commands:
   webhook configurar <url> | consultar | reenviar <clave>
   webhook escuchar [--puerto <n>] [--secreto <whsec_…>]… [--configurar]
                                 Local receiver that verifies and prints events (development)
+  correo configurar --host <h> --puerto <n> --remitente <email> [--usuario u] [--password p]
+         [--secure|--starttls] [--nombre-remitente n]  |  correo configurar --predeterminado
+                                Your own SMTP server for the e-mails to receptors (or the platform's)
+  correo consultar              Which server sends the e-mails (never the password)
+  correo reenviar <clave> [--destinatario <email>]…
+                                Send an accepted document's e-mail again
 
 Global options:
   --json                 JSON output for scripts (stdout); progress goes to stderr
@@ -98,6 +110,10 @@ const COMMANDS: Record<string, Record<Lang, string>> = {
   webhook: {
     es: 'cr webhook configurar <url>\ncr webhook consultar\ncr webhook reenviar <clave>\ncr webhook escuchar [--puerto <n>] [--secreto <whsec_…>]… [--configurar]\n\n`escuchar` abre un receptor local (127.0.0.1) que verifica cada entrega (Standard Webhooks) con los secretos dados\n(o CR_WEBHOOK_SECRET) e imprime los eventos. Con --configurar apunta el webhook del tenant al receptor y usa el secreto nuevo.\n',
     en: "cr webhook configurar <url>\ncr webhook consultar\ncr webhook reenviar <clave>\ncr webhook escuchar [--puerto <n>] [--secreto <whsec_…>]… [--configurar]\n\n`escuchar` opens a local receiver (127.0.0.1) that verifies each delivery (Standard Webhooks) with the given secrets\n(or CR_WEBHOOK_SECRET) and prints the events. With --configurar it points the tenant's webhook at the receiver and uses the new secret.\n",
+  },
+  correo: {
+    es: 'cr correo configurar --host <servidor> --puerto <n> --remitente <correo> [--usuario <usuario>] [--password <contraseña>]\n                      [--secure|--starttls] [--nombre-remitente <nombre>]\ncr correo configurar --predeterminado\ncr correo consultar\ncr correo reenviar <clave> [--destinatario <correo>]…\n\n`configurar` reemplaza el servidor SMTP que envía a los receptores el XML firmado, la respuesta de Hacienda y el PDF de cada documento\naceptado (--secure: TLS desde el inicio, por defecto en el puerto 465; --starttls: STARTTLS). La contraseña se lee de --password o de\nCR_SMTP_PASSWORD, se guarda sellada y no se vuelve a mostrar. --predeterminado vuelve al servidor de la plataforma.\n`reenviar` pone en cola un correo nuevo, a los --destinatario dados o al receptor y las copias del documento.\n',
+    en: "cr correo configurar --host <server> --puerto <n> --remitente <email> [--usuario <user>] [--password <password>]\n                      [--secure|--starttls] [--nombre-remitente <name>]\ncr correo configurar --predeterminado\ncr correo consultar\ncr correo reenviar <clave> [--destinatario <email>]…\n\n`configurar` replaces the SMTP server that sends receptors the signed XML, Hacienda's answer and the PDF of each accepted\ndocument (--secure: TLS from the first byte, the default on port 465; --starttls: STARTTLS). The password is read from --password or\nCR_SMTP_PASSWORD, stored sealed and never shown again. --predeterminado goes back to the platform's server.\n`reenviar` queues a new e-mail, to the given --destinatario or to the document's receptor and copias.\n",
   },
 };
 

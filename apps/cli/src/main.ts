@@ -3,6 +3,7 @@
 // and the exit code says what happened (exit-codes.ts).
 import { AuthenticationError, CrEinvoiceError, TokenExpiredError } from '@cr-einvoice/sdk';
 import { login, logout } from './commands/login';
+import { correo } from './commands/correo';
 import { consultar, descargar, enviar } from './commands/documents';
 import { emisor } from './commands/emisor';
 import { cabys, contribuyente, exoneracion } from './commands/lookups';
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   exoneracion,
   contribuyente,
   webhook,
+  correo,
 };
 
 interface Split {

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SmtpCatcher } from '@cr/mail-catcher';
 import { type Stack, invoice, startStack } from '@cr/stack';
 
 jest.setTimeout(180_000);
@@ -90,11 +91,14 @@ describe('help and usage', () => {
 
 describe('the whole flow', () => {
   let clave: string;
+  let rejectedClave: string;
   let listener: ChildProcess | undefined;
   const events: string[] = [];
+  let smtp: SmtpCatcher | undefined;
 
-  afterAll(() => {
+  afterAll(async () => {
     listener?.kill('SIGTERM');
+    await smtp?.stop();
   });
 
   it('when the password is wrong, then login exits 3 naming invalid_credentials', async () => {
@@ -219,6 +223,141 @@ describe('the whole flow', () => {
     expect(r.code).toBe(7);
     expect(r.stdout).toContain('Veredicto de Hacienda: rechazado');
     expect(r.stdout).toContain('Rechazo forzado de prueba');
+    rejectedClave = /Clave: (506\d{47})/.exec(r.stdout)![1]!;
+  });
+
+  it('when no SMTP server of its own is set, then `correo consultar` names the platform’s', async () => {
+    const r = await cr(['correo', 'consultar']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('lo envía el servidor SMTP de la plataforma');
+    const json = await cr(['correo', 'consultar', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ origen: 'plataforma', tienePassword: false });
+  });
+
+  it('when `correo configurar` misses an option or mixes them, then exit 2 and nothing is sent', async () => {
+    const missing = await cr(['correo', 'configurar', '--host', 'smtp.acme.cr', '--puerto', '587']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--remitente');
+    const port = await cr([
+      'correo',
+      'configurar',
+      '--host',
+      'h',
+      '--puerto',
+      '99999',
+      '--remitente',
+      'a@b.cr',
+    ]);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('--puerto must be 1-65535');
+    const mixed = await cr(['correo', 'configurar', '--predeterminado', '--host', 'smtp.acme.cr']);
+    expect(mixed.code).toBe(2);
+    expect((await cr(['correo'])).code).toBe(2);
+  });
+
+  it('when the service refuses the SMTP settings, then exit 4 naming the field', async () => {
+    const host = await cr([
+      'correo',
+      'configurar',
+      '--host',
+      'smtp acme',
+      '--puerto',
+      '587',
+      '--remitente',
+      'facturas@acme.cr',
+    ]);
+    expect(host.code).toBe(4);
+    expect(host.stderr).toContain('host');
+    const from = await cr([
+      'correo',
+      'configurar',
+      '--host',
+      'smtp.acme.cr',
+      '--puerto',
+      '587',
+      '--remitente',
+      'no-es-correo',
+      '--json',
+    ]);
+    expect(from.code).toBe(4);
+    expect(JSON.stringify(JSON.parse(from.stderr))).toContain('remitente');
+  });
+
+  it('when the tenant’s own SMTP server is configured, then the password is taken from CR_SMTP_PASSWORD and never shown', async () => {
+    smtp = await new SmtpCatcher({ port: 0 }).start();
+    const secret = 'smtp-Secreto-de-prueba-77';
+    const r = await cr(
+      [
+        'correo',
+        'configurar',
+        '--host',
+        '127.0.0.1',
+        '--puerto',
+        String(smtp.port),
+        '--starttls',
+        '--usuario',
+        'facturas@acme.cr',
+        '--remitente',
+        'facturas@acme.cr',
+        '--nombre-remitente',
+        'Acme Facturación',
+      ],
+      { CR_SMTP_PASSWORD: secret },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `servidor SMTP del tenant 127.0.0.1:${smtp.port} (STARTTLS), remitente facturas@acme.cr`,
+    );
+    expect(r.stdout).toContain('guardada sellada');
+    const json = await cr(['correo', 'consultar', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({
+      origen: 'tenant',
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      usuario: 'facturas@acme.cr',
+      tienePassword: true,
+      remitente: 'facturas@acme.cr',
+    });
+    expect(r.stdout + json.stdout).not.toContain(secret);
+  });
+
+  it('when an accepted document’s e-mail is resent to a destinatario, then it reaches the tenant’s server with the PDF and `consultar` lists it', async () => {
+    const before = smtp!.messages.length;
+    const r = await cr(['correo', 'reenviar', clave, '--destinatario', 'contabilidad@example.com', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const { envioId } = JSON.parse(r.stdout) as { envioId: string };
+    expect(JSON.parse(r.stdout)).toMatchObject({ clave, envioId: expect.any(String) });
+    const [message] = (await smtp!.waitFor(before + 1, 60_000)).slice(before);
+    expect(message!.envelope.to).toEqual(['contabilidad@example.com']);
+    expect(message!.from).toContain('facturas@acme.cr');
+    const pdf = message!.attachments.find((a) => a.contentType === 'application/pdf');
+    expect(pdf?.content.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await waitUntilAsync(async () =>
+      (await cr(['consultar', clave])).stdout.includes(`${envioId} → enviado`),
+    );
+    const shown = await cr(['consultar', clave]);
+    expect(shown.stdout).toContain('Correos al receptor:');
+    expect(shown.stdout).toContain(`reenvio ${envioId} → enviado (contabilidad@example.com)`);
+  });
+
+  it('when the e-mail of an unknown, rejected or malformed clave is resent, then exit 5, 4 and 2', async () => {
+    const unknown = await cr(['correo', 'reenviar', '5'.repeat(50)]);
+    expect(unknown.code).toBe(5);
+    const rejected = await cr(['correo', 'reenviar', rejectedClave]);
+    expect(rejected.code).toBe(4);
+    expect(rejected.stderr).toContain('not accepted');
+    const malformed = await cr(['correo', 'reenviar', '123']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('<clave> must be 50 digits');
+  });
+
+  it('when `correo configurar --predeterminado` runs, then the platform’s server sends again', async () => {
+    const r = await cr(['correo', 'configurar', '--predeterminado', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ origen: 'plataforma', host: null, tienePassword: false });
   });
 
   it('when CABYS is searched, then codes are listed', async () => {
@@ -269,6 +408,14 @@ async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function waitUntilAsync(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

@@ -259,6 +259,8 @@ async function startTenantApi(o: {
     HACIENDA_DATA_DIR: haciendaDataDir(),
     // Webhooks go to receivers on 127.0.0.1 over http, as under `pnpm start`.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+    // A tenant's own SMTP server may be on 127.0.0.1 (a test's mail catcher), as under `pnpm start`.
+    MAIL_ALLOW_PRIVATE_HOSTS: true,
     JOBS_POLL_INTERVAL_MS: 50,
     DATA_DIR: o.dataDir,
   });

@@ -27,6 +27,17 @@ function describe(ctx: Context, doc: DocumentStatus): string[] {
     for (const e of doc.webhook.entregas)
       lines.push(`  ${e.fecha} webhook #${e.intento} → ${e.status ?? e.error ?? '?'} (${e.url})`);
   }
+  const envios = doc.correo?.envios ?? [];
+  if (envios.length) {
+    lines.push(ctx.t('mailHistory'));
+    for (const e of envios) {
+      const last = e.intentos.at(-1);
+      const reply = last && !last.ok && last.respuesta ? `: ${last.respuesta}` : '';
+      lines.push(
+        `  ${e.fecha} ${e.motivo} ${e.envioId} → ${e.estado}${reply} (${e.destinatarios.join(', ')})`,
+      );
+    }
+  }
   return lines;
 }
 
