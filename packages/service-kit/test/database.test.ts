@@ -49,6 +49,34 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     expect(r.rows[0]?.amount).toBe('1234567890.12345');
     expect(r.rowCount).toBe(1);
   });
+
+  it('when a transaction opens with begin statements, then they hold inside it and vanish at its end', async () => {
+    const seen = await db.transaction(
+      async (tx) =>
+        (await tx.query<{ v: string }>("SELECT current_setting('app.probe', true) AS v")).rows[0]?.v,
+      { begin: "SELECT set_config('app.probe', 'inside', true)" },
+    );
+    expect(seen).toBe('inside');
+    const after = await db.transaction(
+      async (tx) =>
+        (await tx.query<{ v: string | null }>("SELECT current_setting('app.probe', true) AS v")).rows[0]?.v,
+    );
+    expect(after ?? '').toBe('');
+  });
+
+  it('when a begin statement fails, then the transaction fails and its callback never runs', async () => {
+    let ran = false;
+    await expect(
+      db.transaction(
+        async () => {
+          ran = true;
+        },
+        { begin: 'SELECT no_such_function()' },
+      ),
+    ).rejects.toThrow(/no_such_function/);
+    expect(ran).toBe(false);
+    expect((await db.query<{ n: number }>('SELECT 1 AS n')).rows[0]).toEqual({ n: 1 });
+  });
 });
 
 describe('PGlite statements take turns with the event loop', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite, types } from '@electric-sql/pglite';
 import { traced } from './traced';
-import type { Db, QueryResult, Queryable } from './types';
+import type { Db, QueryResult, Queryable, TransactionOptions } from './types';
 
 export interface PgliteOptions {
   /** Directory for the data files; omitted → in memory. */
@@ -93,8 +93,14 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     kind: 'pglite',
     query: <R>(sql: string, params?: unknown[]) => turn(() => base.query<R>(sql, params)),
     exec: (sql: string) => turn(() => base.exec(sql)),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      turn(() => db.transaction((tx) => fn(wrap(tx as unknown as PgliteLike)))),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions) =>
+      turn(() =>
+        db.transaction(async (raw) => {
+          const tx = wrap(raw as unknown as PgliteLike);
+          if (options?.begin) await tx.exec(options.begin);
+          return fn(tx);
+        }),
+      ),
     async ping(): Promise<void> {
       await base.query('SELECT 1');
     },

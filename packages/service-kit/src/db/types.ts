@@ -20,10 +20,18 @@ export interface Db extends Queryable {
    * the one running), so a probe answers promptly under load and still proves the database answers.
    */
   ping(): Promise<void>;
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
   /** Connections in use and callers waiting, for the metrics (PGlite: one session and its queue). */
   poolStats?(): DbPoolStats;
+}
+
+export interface TransactionOptions {
+  /**
+   * Statements without parameters that open every such transaction (e.g. transaction-local settings). On
+   * PostgreSQL they travel with the BEGIN in one round trip; on PGlite they are the transaction's first exec.
+   */
+  begin?: string;
 }
 
 export interface DbPoolStats {
