@@ -70,9 +70,10 @@ class LetterWriter {
     d.font(opts.font ?? REGULAR)
       .fontSize(opts.size ?? 8)
       .fillColor(opts.color ?? '#000000');
-    const h = d.heightOfString(str, { width });
+    // pdfkit leaves its cursor under the text it drew: that is the height (measuring it first with
+    // heightOfString wrapped every string twice).
     d.text(str, x, this.y, { width, align: opts.align ?? 'left' });
-    return h;
+    return d.y - this.y;
   }
 
   /** A block of lines at x; returns its height (y is not moved). */
