@@ -342,3 +342,38 @@ describe('POST /api/enviar/items: refusals', () => {
     expect(res.status).toBe(400);
   });
 });
+
+// Issue 12's remaining line and summary fields (h12lines): each one wrong through the real route.
+describe('POST /api/enviar/items: the surtido, IVA devuelto, export and REP line fields', () => {
+  const body = (k: DocumentKind, n: number) => documentBody(k, n) as unknown as Record<string, unknown>;
+  const firstLine = (b: Record<string, unknown>) => (b.detalleServicio as Record<string, unknown>[])[0]!;
+  const withLine = (k: DocumentKind, n: number, edit: (l: Record<string, unknown>) => object) => {
+    const b = body(k, n);
+    return { ...b, detalleServicio: [edit(firstLine(b))] };
+  };
+  const cases: Array<[string, () => unknown, string]> = [
+    [
+      'an invoice line has no CABYS code (only a payment receipt may omit it)',
+      () => withLine('invoice', 460, ({ codigo: _c, ...l }) => l),
+      'detalleServicio[0].codigo',
+    ],
+    [
+      'an invoice line has no unidadMedida',
+      () => withLine('invoice', 461, ({ unidadMedida: _u, ...l }) => l),
+      'detalleServicio[0].unidadMedida',
+    ],
+  ];
+
+  it.each(cases.map(([n, b, p]) => [n, p, b] as const))(
+    'when %s, then 400 bad_request naming %s and nothing is stored',
+    async (_name, path, make) => {
+      const before = await countDocuments();
+      const res = await post(ctx, 'acme', '/api/enviar/items', make());
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('bad_request');
+      const paths = (res.body.details ?? []).map((d: { path: string }) => d.path);
+      expect({ paths, ok: paths.some((p: string) => p.startsWith(path)) }).toMatchObject({ ok: true });
+      expect(await countDocuments()).toBe(before);
+    },
+  );
+});

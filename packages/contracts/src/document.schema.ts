@@ -487,7 +487,13 @@ export const DocumentLinea = Type.Object(
       maximum: 1000,
       description: 'Consecutive line number starting at 1',
     }),
-    codigo: Type.String({ pattern: '^\\d{13}$', description: 'CABYS code, 13 digits' }),
+    codigo: Type.Optional(
+      Type.String({
+        pattern: '^\\d{13}$',
+        description:
+          'CABYS code, 13 digits; required in every kind but a payment receipt (tipoDoc 10), whose XML line has none',
+      }),
+    ),
     partidaArancelaria: Type.Optional(
       Type.String({
         pattern: '^\\d{12}$',
@@ -501,9 +507,11 @@ export const DocumentLinea = Type.Object(
       maximum: 9999999999999,
       description: 'Quantity, at most 3 decimals',
     }),
-    unidadMedida: code(
-      UNIDADES_MEDIDA,
-      'Unit of measure of the v4.4 XSD (case-sensitive), e.g. Unid, Os, Sp',
+    unidadMedida: Type.Optional(
+      code(
+        UNIDADES_MEDIDA,
+        'Unit of measure of the v4.4 XSD (case-sensitive), e.g. Unid, Os, Sp; required in every kind but a payment receipt (tipoDoc 10)',
+      ),
     ),
     unidadMedidaComercial: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
     numeroVINoSerie: Type.Optional(

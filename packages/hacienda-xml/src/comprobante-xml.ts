@@ -202,10 +202,10 @@ function buildLines(doc: CheckedDocument): string {
     const s = l.source;
     let xml = `<LineaDetalle><NumeroLinea>${s.numeroLinea}</NumeroLinea>`;
     if (rules.partidaArancelaria !== 'none') xml += opt('PartidaArancelaria', s.partidaArancelaria);
-    xml += el('CodigoCABYS', s.codigo);
+    xml += el('CodigoCABYS', s.codigo!);
     for (const c of s.codigoComercial ?? [])
       xml += `<CodigoComercial>${el('Tipo', c.tipo)}${el('Codigo', c.codigo)}</CodigoComercial>`;
-    xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', s.unidadMedida)}`;
+    xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', s.unidadMedida!)}`;
     if (rules.tipoTransaccion) xml += opt('TipoTransaccion', s.tipoTransaccion);
     xml += opt('UnidadMedidaComercial', s.unidadMedidaComercial) + el('Detalle', s.detalle);
     for (const vin of s.numeroVINoSerie ?? []) xml += el('NumeroVINoSerie', vin);

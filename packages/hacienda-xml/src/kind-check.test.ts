@@ -235,3 +235,38 @@ describe('the OpenAPI examples of each kind', () => {
     expect(r.ok ? [] : r.issues).toEqual([]);
   });
 });
+
+describe('the CABYS code and unit of a line, by kind', () => {
+  const { codigo: _c, unidadMedida: _u, ...bare } = line(1);
+
+  it.each([
+    ['invoice', invoice({ detalleServicio: [bare] })],
+    ['debit note', debitNote({ detalleServicio: [bare] })],
+    ['export invoice', exportInvoice({ detalleServicio: [bare] })],
+  ] as Array<[string, DocumentRequest]>)(
+    'when an %s line has neither, then both paths are named as required',
+    (_kind, doc) => {
+      const paths = issuesOf(doc).map((i) => `${i.path}: ${i.reason}`);
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^detalleServicio\[0\]\.codigo: is required/),
+          expect.stringMatching(/^detalleServicio\[0\]\.unidadMedida: is required/),
+        ]),
+      );
+    },
+  );
+
+  it('when a payment receipt line has neither (its XSD line has no CABYS nor unit), then it has no issue', () => {
+    const doc = paymentReceipt();
+    expect(doc.detalleServicio[0]).not.toHaveProperty('codigo');
+    expect(doc.detalleServicio[0]).not.toHaveProperty('unidadMedida');
+    expect(issuesOf(doc)).toEqual([]);
+  });
+
+  it('when a payment receipt line still sends them, then it is accepted and they are not written', () => {
+    const doc = paymentReceipt({
+      detalleServicio: [{ ...paymentReceipt().detalleServicio[0]!, codigo: '8314300000000', unidadMedida: 'Sp' }],
+    });
+    expect(issuesOf(doc)).toEqual([]);
+  });
+});

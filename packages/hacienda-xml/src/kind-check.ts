@@ -142,7 +142,12 @@ function checkLines(doc: DocumentRequest, rules: KindRules, add: AddIssue): void
     const p = `detalleServicio[${i}]`;
     if (rules.partidaArancelaria === 'none' && line.partidaArancelaria !== undefined)
       add(`${p}.partidaArancelaria`, `is not allowed in ${articled(rules.name)}`);
-    const goods = !isServiceCabys(line.codigo);
+    // The REP's line has neither CABYS nor unit (its XSD); every other kind's requires both.
+    if (rules.lines !== 'payment') {
+      if (line.codigo === undefined) add(`${p}.codigo`, `is required in ${articled(rules.name)}`);
+      if (line.unidadMedida === undefined) add(`${p}.unidadMedida`, `is required in ${articled(rules.name)}`);
+    }
+    const goods = !isServiceCabys(line.codigo ?? '');
     if (rules.partidaArancelaria === 'goods' && goods && line.partidaArancelaria === undefined)
       add(`${p}.partidaArancelaria`, 'is required on a goods line of an export invoice');
     if (!rules.descuentos) {

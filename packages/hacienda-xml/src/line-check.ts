@@ -258,7 +258,7 @@ export function checkLine(line: DocumentLinea, i: number, ctx: LineCheckContext)
     ...(t.tarifaExonerada !== undefined ? { tarifaExonerada: t.tarifaExonerada } : {}),
   }));
   const amounts = computeLine({
-    cabys: line.codigo,
+    cabys: line.codigo ?? '',
     cantidad,
     precioUnitario,
     descuentos,

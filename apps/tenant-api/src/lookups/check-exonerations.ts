@@ -93,7 +93,7 @@ export async function checkExonerations(
           reason: `${numero} is granted to ${auth.identificacion}, not to the receptor ${receptorId}`,
         });
       }
-      if ((auth.poseeCabys || auth.cabys.length > 0) && !auth.cabys.includes(line.codigo)) {
+      if ((auth.poseeCabys || auth.cabys.length > 0) && !auth.cabys.includes(line.codigo ?? '')) {
         issues.push({
           path: `detalleServicio[${i}].codigo`,
           reason: `CABYS ${line.codigo} is not among the codes exoneration ${numero} covers (${auth.cabys.join(', ') || 'none'})`,

@@ -394,10 +394,8 @@ export const paymentReceiptRequestExample: DocumentRequest = {
   detalleServicio: [
     {
       numeroLinea: 1,
-      codigo: '8314300000000',
       detalle: 'Pago parcial de la factura 33',
       cantidad: 1,
-      unidadMedida: 'Sp',
       precioUnitario: '500.00',
       subTotal: '500.00',
       montoTotal: '500.00',

@@ -188,11 +188,13 @@ export function exportInvoice(overrides: Partial<DocumentRequest> = {}): Documen
 
 /** A payment receipt (REP): a payment against an FE sold on credit under art. 27 LIVA (condición 10). */
 export function paymentReceipt(overrides: Partial<DocumentRequest> = {}): DocumentRequest {
+  // Without CABYS and unit: the REP's line has neither (its XSD), so the request needs neither.
+  const { codigo: _codigo, unidadMedida: _unidad, ...paid } = line(1, { precio: '500.00' });
   return invoice({
     tipoDoc: '10',
     folioType: 'PAYMENT_RECEIPT',
     condicionVenta: '11',
-    detalleServicio: [{ ...line(1, { precio: '500.00' }), detalle: 'Pago parcial de la factura 33' }],
+    detalleServicio: [{ ...paid, detalle: 'Pago parcial de la factura 33' }],
     resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '04' }] },
     informacionReferencia: [
       { ...FE_REFERENCE, codigo: '17', tipoDocumento: '01', razon: 'Pago a la factura a credito' },
