@@ -362,6 +362,32 @@ describe('POST /api/enviar/items: the surtido, IVA devuelto, export and REP line
       () => withLine('invoice', 461, ({ unidadMedida: _u, ...l }) => l),
       'detalleServicio[0].unidadMedida',
     ],
+    [
+      'an invoice tax carries montoExportacion (only export invoices and notes have it)',
+      () =>
+        withLine('invoice', 462, (l) => ({
+          ...l,
+          impuesto: (l.impuesto as object[]).map((t) => ({ ...t, montoExportacion: '10.00' })),
+        })),
+      'detalleServicio[0].impuesto[0].montoExportacion',
+    ],
+    [
+      'an export invoice’s montoExportacion is not an amount',
+      () =>
+        withLine('exportInvoice', 463, (l) => ({
+          ...l,
+          impuesto: (l.impuesto as object[]).map((t) => ({ ...t, montoExportacion: 'mucho' })),
+        })),
+      'detalleServicio[0].impuesto[0].montoExportacion',
+    ],
+    [
+      'totalIVADevuelto is sent where nothing is returned (paid in cash)',
+      () => {
+        const b = body('invoice', 464);
+        return { ...b, resumenFactura: { ...(b.resumenFactura as object), totalIVADevuelto: '50.00' } };
+      },
+      'resumenFactura.totalIVADevuelto',
+    ],
   ];
 
   it.each(cases.map(([n, b, p]) => [n, p, b] as const))(

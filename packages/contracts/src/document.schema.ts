@@ -456,6 +456,11 @@ export const DocumentImpuesto = Type.Object(
     ),
     datosImpuestoEspecifico: Type.Optional(DocumentDatosImpuestoEspecifico),
     monto: amount('Computed tax amount'),
+    montoExportacion: Type.Optional(
+      amount(
+        'MontoExportacion: only in an export invoice (tipoDoc 9) or a debit/credit note (2, 3), on a special tax (not IVA 01/07/08) of a goods line; informational, written as given and outside every total',
+      ),
+    ),
     exoneracion: Type.Optional(DocumentExoneracion),
   },
   { additionalProperties: false },

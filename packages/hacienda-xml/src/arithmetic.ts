@@ -80,6 +80,8 @@ export interface LineAmounts {
   exoneradoPart: Dec;
   /** The part of MontoTotal that counts as gravado, exento or no sujeto (MontoTotal − exoneradoPart). */
   categoryPart: Dec;
+  /** The IVA (net) of a health-service line, returned to the buyer when paid by card (TotalIVADevuelto). */
+  ivaDevolvible: Dec;
 }
 
 export interface DesgloseEntry {
@@ -134,6 +136,14 @@ export function categorize(codigoTarifa: string): TaxCategory {
 /** A CABYS starting with 5–9 is a service, 0–4 goods. */
 export function isServiceCabys(cabys: string): boolean {
   return cabys.charCodeAt(0) >= 53; // '5'
+}
+
+/**
+ * CABYS 931…: human health services (CPC 93.1). Their IVA, when the buyer pays by card, is returned to
+ * the buyer and shown as TotalIVADevuelto (REFERENCE §9.2, ADR 0024).
+ */
+export function isHealthServiceCabys(cabys: string): boolean {
+  return cabys.startsWith('931');
 }
 
 /** The IVA classification of a line: by its IVA tax; exento with IVACobradoFabrica 02; no IVA tax = no sujeto. */
@@ -252,6 +262,7 @@ export function computeLine(input: LineInput): LineAmounts {
       : ZERO;
   return {
     isService: isServiceCabys(input.cabys),
+    ivaDevolvible: iva && isHealthServiceCabys(input.cabys) ? iva.neto : ZERO,
     category,
     montoTotal,
     descuentos,
@@ -273,9 +284,14 @@ export function desgloseKey(codigo: string, codigoTarifa?: string): string {
   return codigo === '01' || codigo === '07' ? `${codigo}|${codigoTarifa ?? ''}` : codigo;
 }
 
+/**
+ * `ivaDevuelto`: the document is paid by card alone (every MedioPago 02) and its kind has TotalIVADevuelto
+ * (FE, TE, NC, ND); then the IVA of its health-service lines is returned (ADR 0024).
+ */
 export function computeSummary(
   lines: ReadonlyArray<LineAmounts>,
   otrosCargos: ReadonlyArray<Dec>,
+  options: { ivaDevuelto?: boolean } = {},
 ): SummaryAmounts {
   const bucket = {
     servG: ZERO,
@@ -322,7 +338,7 @@ export function computeSummary(
   const totalVentaNeta = totalVenta.minus(totalDescuentos);
   const totalImpuesto = sum(lines.map((l) => l.impuestoNeto));
   const totalImpAsumEmisorFabrica = sum(lines.map((l) => l.impuestoAsumidoEmisorFabrica));
-  const totalIVADevuelto = ZERO;
+  const totalIVADevuelto = options.ivaDevuelto ? sum(lines.map((l) => l.ivaDevolvible)) : ZERO;
   const totalOtrosCargos = round5(sum(otrosCargos));
   const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos).minus(totalIVADevuelto);
   return {

@@ -10,6 +10,7 @@ import {
   type TaxCategory,
   desgloseKey,
   especificoMonto,
+  isHealthServiceCabys,
   isServiceCabys,
   lineCategory,
 } from './arithmetic';
@@ -44,6 +45,8 @@ interface LineFacts {
   grossByKey: Map<string, Dec>;
   /** ImpuestoNeto as written, or as computed where the kind's line has none (FEE). */
   neto: Dec;
+  /** The net IVA of a health-service line (CABYS 931…): what a card payment returns (TotalIVADevuelto). */
+  ivaDevolvible: Dec;
 }
 
 export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMismatch[] {
@@ -124,6 +127,15 @@ export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMi
   summary('TotalVentaNeta', r('TotalVenta').minus(r('TotalDescuentos')));
   checkDesglose(a, facts, r('TotalImpuesto'), out);
   summary('TotalOtrosCargos', total(a.otrosCargos.map(dec)));
+  // TotalIVADevuelto: the IVA of health services, returned when paid by card (ADR 0024): all of it when
+  // every MedioPago is 02, at most all of it when a card is one of several means, none without a card.
+  const devolvible = total(facts.map((f) => f.ivaDevolvible));
+  const tipos = a.mediosPago.map((m) => m.tipo);
+  if (tipos.length > 0 && tipos.every((t) => t === '02'))
+    summary('TotalIVADevuelto', devolvible, 'resumen', sumTol(n));
+  else if (!tipos.includes('02')) summary('TotalIVADevuelto', ZERO);
+  else if (r('TotalIVADevuelto').gt(devolvible.plus(sumTol(n))))
+    compare('resumen', 'ResumenFactura/TotalIVADevuelto', r('TotalIVADevuelto'), devolvible);
   summary(
     'TotalComprobante',
     r('TotalVentaNeta').plus(r('TotalImpuesto')).plus(r('TotalOtrosCargos')).minus(r('TotalIVADevuelto')),
@@ -298,8 +310,10 @@ function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
   const ivaMonto = ivaIndex >= 0 ? montos[ivaIndex]! : ZERO;
   const exonerado =
     ivaExon && ivaMonto.gt(0) ? montoTotal.times(Dec.min(ivaExon, ivaMonto)).div(ivaMonto) : ZERO;
+  const ivaNet = Dec.max(ZERO, ivaMonto.minus(ivaExon ?? ZERO).minus(asumido));
   return {
     isService: line.cabys !== undefined && isServiceCabys(line.cabys),
+    ivaDevolvible: line.cabys !== undefined && isHealthServiceCabys(line.cabys) ? ivaNet : ZERO,
     category,
     montoTotal,
     exonerado,

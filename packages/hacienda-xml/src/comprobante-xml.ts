@@ -10,7 +10,7 @@ import type { CheckedLine, CheckedTax } from './line-check';
 import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
 import type { Clave, Consecutivo } from './identifiers';
 import type { Issuer } from './issuer';
-import { type Dec, formatAmount, toFixedHalfUp } from './money';
+import { Dec, formatAmount, toFixedHalfUp } from './money';
 import { el, opt } from './xml-text';
 
 const amount = (name: string, value: Dec) => `<${name}>${formatAmount(value)}</${name}>`;
@@ -137,7 +137,8 @@ function buildExoneracion(tax: CheckedTax, montoExoneracion: Dec): string {
 /** One Impuesto in ImpuestoType order: Codigo, CodigoImpuestoOTRO, CodigoTarifaIVA, Tarifa, FactorCalculoIVA,
  *  DatosImpuestoEspecifico, Monto, Exoneracion. */
 /** `especifico`: the kind's ImpuestoType has DatosImpuestoEspecifico (FE, NC, ND, TE; not FEC, FEE, REP). */
-function buildImpuesto(tax: CheckedTax, t: TaxAmounts, especifico: boolean): string {
+/** `exportacion`: the kind's ImpuestoType has MontoExportacion (FEE, NC, ND). */
+function buildImpuesto(tax: CheckedTax, t: TaxAmounts, especifico: boolean, exportacion = false): string {
   const s = tax.source;
   let xml = `<Impuesto>${el('Codigo', s.codigo)}`;
   if (s.codigo === '99') xml += opt('CodigoImpuestoOTRO', s.codigoImpuestoOtro);
@@ -154,6 +155,8 @@ function buildImpuesto(tax: CheckedTax, t: TaxAmounts, especifico: boolean): str
     xml += `${amount('ImpuestoUnidad', e.impuestoUnidad)}</DatosImpuestoEspecifico>`;
   }
   xml += amount('Monto', t.monto);
+  if (exportacion && s.montoExportacion !== undefined)
+    xml += amount('MontoExportacion', new Dec(s.montoExportacion));
   if (s.exoneracion && t.montoExoneracion && tax.tarifaExonerada)
     xml += buildExoneracion(tax, t.montoExoneracion);
   return `${xml}</Impuesto>`;
@@ -216,7 +219,7 @@ function buildLines(doc: CheckedDocument): string {
     if (factoryTax) xml += opt('IVACobradoFabrica', s.ivaCobradoFabrica);
     if (!exportLine) xml += amount('BaseImponible', l.baseImponible);
     l.impuestos.forEach((t, i) => {
-      xml += buildImpuesto(l.checkedTaxes[i]!, t, factoryTax);
+      xml += buildImpuesto(l.checkedTaxes[i]!, t, factoryTax, rules.montoExportacion);
     });
     if (factoryTax) xml += amount('ImpuestoAsumidoEmisorFabrica', l.impuestoAsumidoEmisorFabrica);
     if (!exportLine) xml += amount('ImpuestoNeto', l.impuestoNeto);

@@ -122,7 +122,12 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     otrosCargos.push(new Dec(c.montoCargo));
   });
 
-  const summary = computeSummary(lines, otrosCargos);
+  // IVA on health services paid by card is returned to the buyer: only when every payment means is a
+  // card (02), in the kinds whose summary has TotalIVADevuelto (FE, TE, NC, ND; ADR 0024).
+  const pagos = doc.resumenFactura.mediosPago;
+  const ivaDevuelto =
+    rules.resumen === 'full' && pagos.length > 0 && pagos.every((m) => medioCode(m.tipoMedioPago) === '02');
+  const summary = computeSummary(lines, otrosCargos, { ivaDevuelto });
   checkClientSummary(doc.resumenFactura, summary, compare, add);
 
   // Payment means.

@@ -265,7 +265,9 @@ describe('the CABYS code and unit of a line, by kind', () => {
 
   it('when a payment receipt line still sends them, then it is accepted and they are not written', () => {
     const doc = paymentReceipt({
-      detalleServicio: [{ ...paymentReceipt().detalleServicio[0]!, codigo: '8314300000000', unidadMedida: 'Sp' }],
+      detalleServicio: [
+        { ...paymentReceipt().detalleServicio[0]!, codigo: '8314300000000', unidadMedida: 'Sp' },
+      ],
     });
     expect(issuesOf(doc)).toEqual([]);
   });

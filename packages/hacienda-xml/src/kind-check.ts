@@ -166,6 +166,19 @@ function checkLines(doc: DocumentRequest, rules: KindRules, add: AddIssue): void
         add(`${p}.impuestoAsumidoEmisorFabrica`, `is not allowed in ${articled(rules.name)}`);
     }
     taxes.forEach((tax, j) => {
+      // MontoExportacion: "uso exclusivo para exportación de mercancías que apliquen impuestos especiales"
+      // (FEE, NC, ND ImpuestoType); informational, see ADR 0024.
+      if (tax.montoExportacion !== undefined) {
+        const mp = `${impuestoPath(line, p, j)}.montoExportacion`;
+        if (!rules.montoExportacion)
+          add(
+            mp,
+            `is not allowed in ${articled(rules.name)} (only in export invoices and debit or credit notes)`,
+          );
+        else if (tax.codigo === '01' || tax.codigo === '07' || tax.codigo === '08')
+          add(mp, 'is only for a special tax (not IVA 01, 07 or 08)');
+        else if (!goods) add(mp, 'is only for goods (a CABYS starting with 0–4), not services');
+      }
       if (rules.lines !== 'full' && tax.datosImpuestoEspecifico !== undefined)
         add(
           `${impuestoPath(line, p, j)}.datosImpuestoEspecifico`,

@@ -44,6 +44,8 @@ export interface KindRules {
   tarifasTransitorias: boolean;
   /** Exoneration types 01, 05, 06, 07 are for NC/ND only; FEE and REP carry no Exoneracion at all. */
   exoneracion: 'all' | 'ordinary' | 'none';
+  /** Impuesto/MontoExportacion has a place in the XML (FEE, NC, ND). */
+  montoExportacion: boolean;
   /** Whether discounts and other charges have a place in the XML. */
   descuentos: boolean;
   otrosCargos: boolean;
@@ -73,6 +75,7 @@ const base = {
   condicionPorDefecto: '01',
   tarifasTransitorias: false,
   exoneracion: 'ordinary',
+  montoExportacion: false,
   descuentos: true,
   otrosCargos: true,
   medioPagoSiempre: false,
@@ -109,6 +112,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'DEBIT_NOTE',
     title: 'Nota de Débito Electrónica',
     name: 'debit note',
+    montoExportacion: true,
     condiciones: CONDICIONES_VENTA,
     receptor: 'required',
     receptorTipos: [...NATIONAL, '05'],
@@ -124,6 +128,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'CREDIT_NOTE',
     title: 'Nota de Crédito Electrónica',
     name: 'credit note',
+    montoExportacion: true,
     condiciones: CONDICIONES_VENTA,
     receptor: 'required',
     receptorTipos: NATIONAL,
@@ -166,6 +171,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'INVOICE',
     title: 'Factura Electrónica de Exportación',
     name: 'export invoice',
+    montoExportacion: true,
     condiciones: TE_FEC_FEE_CONDICIONES,
     receptor: 'required',
     receptorTipos: ['05'],
