@@ -82,11 +82,17 @@ async function ok(url: string, options: Parameters<typeof request>[1]): Promise<
 }
 
 /** Builds the app bundles once (`dist/main.js`), as the images do. */
+/**
+ * Builds the apps' bundles through turbo, as the images and the bundle check do: their workspace packages and
+ * the dashboard (which the tenant-api's bundle carries as dist/dashboard) come first.
+ */
 export function buildBundles(apps: string[]): void {
-  for (const app of apps) {
-    const r = spawnSync('pnpm', ['--filter', `@cr/${app}`, 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`build of ${app} failed`);
-  }
+  const filters = ['@cr/dashboard', ...apps.map((app) => `@cr/${app}`)].flatMap((f) => ['--filter', f]);
+  const r = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) throw new Error(`build of ${apps.join(', ')} failed`);
 }
 
 async function startService(
