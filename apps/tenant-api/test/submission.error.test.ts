@@ -1,3 +1,4 @@
+import { taxedLine } from '@cr/hacienda-xml/src/testing/tax-mothers';
 import request from 'supertest';
 import { withTenant } from '../src/db/with-tenant';
 import { hashRequestBody } from '../src/documents/canonical-hash';
@@ -400,6 +401,583 @@ describe('POST /api/enviar/items: the surtido, IVA devuelto, export and REP line
       const paths = (res.body.details ?? []).map((d: { path: string }) => d.path);
       expect({ paths, ok: paths.some((p: string) => p.startsWith(path)) }).toMatchObject({ ok: true });
       expect(await countDocuments()).toBe(before);
+    },
+  );
+});
+
+// Issue 12's fields, each wrong, through the real route: 400 bad_request whose message and details name the
+// field's path, and nothing stored. The base is a valid invoice whose one line carries a selectivo, an
+// alcohol tax and the IVA on the enlarged base, with two discounts.
+describe('POST /api/enviar/items: the v4.4 line, reference and kind fields, each wrong', () => {
+  const GOODS = '2132100000100';
+  const IVA13 = { codigo: '01', codigoTarifa: '08', tarifa: '13' } as const;
+  type Body = Record<string, unknown> & {
+    detalleServicio: Array<Record<string, unknown> & { impuesto: Array<Record<string, unknown>> }>;
+    resumenFactura: Record<string, unknown>;
+  };
+  // Each body its own number: the number is looked up before the content is checked, so a body that was
+  // wrongly accepted would turn every later case with its number into a 409.
+  let numero = 500;
+  const multiTax = (): Body =>
+    documentBody('invoice', numero++, {
+      detalleServicio: [
+        taxedLine(1, {
+          cabys: GOODS,
+          cantidad: 12,
+          precio: '1500.00',
+          descuentos: [
+            {
+              montoDescuento: '1500.00',
+              codigoDescuento: '01',
+              naturalezaDescuento: 'Una unidad de regalía',
+            },
+            { montoDescuento: '300.00', codigoDescuento: '05' },
+          ],
+          impuestos: [
+            { codigo: '02', tarifa: '10' },
+            {
+              codigo: '04',
+              datosImpuestoEspecifico: {
+                cantidadUnidadMedida: '0.75',
+                porcentaje: '12.5',
+                impuestoUnidad: '5.23',
+              },
+            },
+            IVA13,
+          ],
+        }),
+      ],
+    }) as unknown as Body;
+  /** The valid body with its first line (taxes 02, 04, 01 at [0], [1], [2]) edited in place. */
+  const line = (edit: (l: Body['detalleServicio'][number]) => void) => () => {
+    const body = multiTax();
+    edit(body.detalleServicio[0]!);
+    return body;
+  };
+  const other = (kind: DocumentKind, edit: (b: Record<string, unknown>) => void) => () => {
+    const body = documentBody(kind, numero++) as unknown as Record<string, unknown>;
+    edit(body);
+    return body;
+  };
+  const L = 'detalleServicio[0]';
+  const codigoComercial = { tipo: '01', codigo: 'SKU-1' };
+  /** The first reference, the references made a list (so its path is informacionReferencia[0]). */
+  const refOf = (b: Record<string, unknown>) => {
+    const r = b.informacionReferencia as Record<string, unknown> | Record<string, unknown>[];
+    b.informacionReferencia = Array.isArray(r) ? r : [r];
+    return (b.informacionReferencia as Record<string, unknown>[])[0]!;
+  };
+
+  const cases: Array<[string, string, () => unknown]> = [
+    // impuesto as an array
+    [
+      'impuesto is an empty array',
+      `${L}.impuesto`,
+      line((l) => {
+        l.impuesto = [];
+      }),
+    ],
+    [
+      'a tax code exists in no Nota 8 revision',
+      `${L}.impuesto[0].codigo`,
+      line((l) => {
+        l.impuesto[0]!.codigo = '09';
+      }),
+    ],
+    [
+      'the IVA’s codigoTarifa is unknown',
+      `${L}.impuesto[2].codigoTarifa`,
+      line((l) => {
+        l.impuesto[2]!.codigoTarifa = '12';
+      }),
+    ],
+    [
+      'the IVA’s tarifa disagrees with its codigoTarifa',
+      `${L}.impuesto[2].tarifa`,
+      line((l) => {
+        l.impuesto[2]!.tarifa = '12';
+      }),
+    ],
+    [
+      'the selectivo has no tarifa',
+      `${L}.impuesto[0].tarifa`,
+      line((l) => {
+        delete l.impuesto[0]!.tarifa;
+      }),
+    ],
+    [
+      'the alcohol tax carries a tarifa',
+      `${L}.impuesto[1].tarifa`,
+      line((l) => {
+        l.impuesto[1]!.tarifa = '10';
+      }),
+    ],
+    [
+      'a line carries two IVA taxes',
+      `${L}.impuesto`,
+      line((l) => {
+        l.impuesto.push({ ...l.impuesto[2]! });
+      }),
+    ],
+    [
+      'a tax code appears twice',
+      `${L}.impuesto[1].codigo`,
+      line((l) => {
+        l.impuesto[1] = { ...l.impuesto[0]! };
+      }),
+    ],
+    [
+      'a tax 99 has no codigoImpuestoOtro',
+      `${L}.impuesto[0].codigoImpuestoOtro`,
+      line((l) => {
+        l.impuesto[0]!.codigo = '99';
+      }),
+    ],
+    [
+      'a tax has an unknown member',
+      `${L}.impuesto[0].tasa`,
+      line((l) => {
+        l.impuesto[0]!.tasa = '10';
+      }),
+    ],
+    [
+      'a tax monto is not an amount',
+      `${L}.impuesto[0].monto`,
+      line((l) => {
+        l.impuesto[0]!.monto = 'diez';
+      }),
+    ],
+    // datosImpuestoEspecifico
+    [
+      'the alcohol tax has no datosImpuestoEspecifico',
+      `${L}.impuesto[1].datosImpuestoEspecifico`,
+      line((l) => {
+        delete l.impuesto[1]!.datosImpuestoEspecifico;
+      }),
+    ],
+    [
+      'the alcohol tax has no porcentaje',
+      `${L}.impuesto[1].datosImpuestoEspecifico.porcentaje`,
+      line((l) => {
+        delete (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).porcentaje;
+      }),
+    ],
+    [
+      'cantidadUnidadMedida is missing',
+      `${L}.impuesto[1].datosImpuestoEspecifico.cantidadUnidadMedida`,
+      line((l) => {
+        delete (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).cantidadUnidadMedida;
+      }),
+    ],
+    [
+      'cantidadUnidadMedida has 3 decimals',
+      `${L}.impuesto[1].datosImpuestoEspecifico.cantidadUnidadMedida`,
+      line((l) => {
+        (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).cantidadUnidadMedida = '0.755';
+      }),
+    ],
+    [
+      'impuestoUnidad is not an amount',
+      `${L}.impuesto[1].datosImpuestoEspecifico.impuestoUnidad`,
+      line((l) => {
+        (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).impuestoUnidad = '-5';
+      }),
+    ],
+    [
+      'the alcohol tax carries volumenUnidadConsumo',
+      `${L}.impuesto[1].datosImpuestoEspecifico.volumenUnidadConsumo`,
+      line((l) => {
+        (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).volumenUnidadConsumo = '0.35';
+      }),
+    ],
+    [
+      'the proporcion disagrees',
+      `${L}.impuesto[1].datosImpuestoEspecifico.proporcion`,
+      line((l) => {
+        (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).proporcion = '50';
+      }),
+    ],
+    [
+      'the IVA carries datosImpuestoEspecifico',
+      `${L}.impuesto[2].datosImpuestoEspecifico`,
+      line((l) => {
+        l.impuesto[2]!.datosImpuestoEspecifico = { cantidadUnidadMedida: '1', impuestoUnidad: '1.00' };
+      }),
+    ],
+    [
+      'datosImpuestoEspecifico has an unknown member',
+      `${L}.impuesto[1].datosImpuestoEspecifico.grados`,
+      line((l) => {
+        (l.impuesto[1]!.datosImpuestoEspecifico as Record<string, unknown>).grados = '12';
+      }),
+    ],
+    // factorCalculoIVA
+    [
+      'IVA 08 has no factorCalculoIVA',
+      `${L}.impuesto[2].factorCalculoIVA`,
+      line((l) => {
+        l.impuesto[2] = { codigo: '08', monto: '1.00' };
+      }),
+    ],
+    [
+      'factorCalculoIVA is zero',
+      `${L}.impuesto[2].factorCalculoIVA`,
+      line((l) => {
+        l.impuesto[2] = { codigo: '08', factorCalculoIVA: '0', monto: '1.00' };
+      }),
+    ],
+    [
+      'factorCalculoIVA has 5 decimals',
+      `${L}.impuesto[2].factorCalculoIVA`,
+      line((l) => {
+        l.impuesto[2] = { codigo: '08', factorCalculoIVA: '0.12345', monto: '1.00' };
+      }),
+    ],
+    [
+      'IVA 01 carries factorCalculoIVA',
+      `${L}.impuesto[2].factorCalculoIVA`,
+      line((l) => {
+        l.impuesto[2]!.factorCalculoIVA = '0.1';
+      }),
+    ],
+    // descuentos
+    [
+      'a line has six discounts',
+      `${L}.descuentos`,
+      line((l) => {
+        l.descuentos = Array.from({ length: 6 }, () => ({ montoDescuento: '10.00', codigoDescuento: '07' }));
+      }),
+    ],
+    [
+      'a codigoDescuento is unknown',
+      `${L}.descuentos[1].codigoDescuento`,
+      line((l) => {
+        (l.descuentos as Record<string, unknown>[])[1]!.codigoDescuento = '10';
+      }),
+    ],
+    [
+      'a discount 99 has no naturalezaDescuento',
+      `${L}.descuentos[1].naturalezaDescuento`,
+      line((l) => {
+        Object.assign((l.descuentos as Record<string, unknown>[])[1]!, {
+          codigoDescuento: '99',
+          codigoDescuentoOtro: 'Descuento por volumen',
+        });
+      }),
+    ],
+    [
+      'codigoDescuentoOtro is sent for a code other than 99',
+      `${L}.descuentos[1].codigoDescuentoOtro`,
+      line((l) => {
+        (l.descuentos as Record<string, unknown>[])[1]!.codigoDescuentoOtro = 'Descuento por volumen';
+      }),
+    ],
+    [
+      'a discount has no montoDescuento',
+      `${L}.descuentos[1].montoDescuento`,
+      line((l) => {
+        delete (l.descuentos as Record<string, unknown>[])[1]!.montoDescuento;
+      }),
+    ],
+    [
+      'the discounts exceed quantity × price',
+      `${L}.descuentos[1].montoDescuento`,
+      line((l) => {
+        (l.descuentos as Record<string, unknown>[])[1]!.montoDescuento = '17000.00';
+      }),
+    ],
+    [
+      'descuento and descuentos are both sent',
+      `${L}.descuento`,
+      line((l) => {
+        l.descuento = '100.00';
+      }),
+    ],
+    // factory level
+    [
+      'ivaCobradoFabrica is 03',
+      `${L}.ivaCobradoFabrica`,
+      line((l) => {
+        l.ivaCobradoFabrica = '03';
+      }),
+    ],
+    [
+      'ivaCobradoFabrica 01 has no baseImponible',
+      `${L}.baseImponible`,
+      line((l) => {
+        l.ivaCobradoFabrica = '01';
+      }),
+    ],
+    [
+      'ivaCobradoFabrica 02 keeps a 13 % IVA',
+      `${L}.impuesto[2].codigoTarifa`,
+      line((l) => {
+        l.ivaCobradoFabrica = '02';
+      }),
+    ],
+    [
+      'baseImponible is not an amount',
+      `${L}.baseImponible`,
+      line((l) => {
+        l.baseImponible = '1e5';
+      }),
+    ],
+    [
+      'baseImponible disagrees',
+      `${L}.baseImponible`,
+      line((l) => {
+        l.baseImponible = '100.00';
+      }),
+    ],
+    [
+      'impuestoAsumidoEmisorFabrica disagrees',
+      `${L}.impuestoAsumidoEmisorFabrica`,
+      line((l) => {
+        l.impuestoAsumidoEmisorFabrica = '1.00';
+      }),
+    ],
+    [
+      'impuestoAsumidoEmisorFabrica is negative',
+      `${L}.impuestoAsumidoEmisorFabrica`,
+      line((l) => {
+        l.impuestoAsumidoEmisorFabrica = '-1.00';
+      }),
+    ],
+    // vehicles, medicines, commercial units and codes
+    [
+      'a numeroVINoSerie is 18 characters',
+      `${L}.numeroVINoSerie[1]`,
+      line((l) => {
+        l.numeroVINoSerie = ['1HGCM82633A004352', 'X'.repeat(18)];
+      }),
+    ],
+    [
+      'numeroVINoSerie is a string',
+      `${L}.numeroVINoSerie`,
+      line((l) => {
+        l.numeroVINoSerie = '1HGCM82633A004352';
+      }),
+    ],
+    [
+      'registroMedicamento is 101 characters',
+      `${L}.registroMedicamento`,
+      line((l) => {
+        l.registroMedicamento = 'R'.repeat(101);
+      }),
+    ],
+    [
+      'formaFarmaceutica is 4 characters',
+      `${L}.formaFarmaceutica`,
+      line((l) => {
+        l.formaFarmaceutica = 'TABL';
+      }),
+    ],
+    [
+      'unidadMedidaComercial is empty',
+      `${L}.unidadMedidaComercial`,
+      line((l) => {
+        l.unidadMedidaComercial = '';
+      }),
+    ],
+    [
+      'unidadMedidaComercial is 21 characters',
+      `${L}.unidadMedidaComercial`,
+      line((l) => {
+        l.unidadMedidaComercial = 'U'.repeat(21);
+      }),
+    ],
+    [
+      'a line has six codigoComercial',
+      `${L}.codigoComercial`,
+      line((l) => {
+        l.codigoComercial = Array(6).fill(codigoComercial);
+      }),
+    ],
+    [
+      'a codigoComercial tipo is unknown',
+      `${L}.codigoComercial[0].tipo`,
+      line((l) => {
+        l.codigoComercial = [{ ...codigoComercial, tipo: '05' }];
+      }),
+    ],
+    // informacionReferencia
+    [
+      'a credit note has eleven references',
+      'informacionReferencia',
+      other('creditNote', (b) => {
+        b.informacionReferencia = Array(11).fill(b.informacionReferencia);
+      }),
+    ],
+    [
+      'a reference tipoDocumento is unknown',
+      'informacionReferencia[0].tipoDocumento',
+      other('debitNote', (b) => {
+        refOf(b).tipoDocumento = '21';
+      }),
+    ],
+    [
+      'a reference codigo is unknown',
+      'informacionReferencia[0].codigo',
+      other('debitNote', (b) => {
+        refOf(b).codigo = '00';
+      }),
+    ],
+    [
+      'a reference 99 has no codigoOtro',
+      'informacionReferencia[0].codigoOtro',
+      other('debitNote', (b) => {
+        refOf(b).codigo = '99';
+      }),
+    ],
+    [
+      'a reference is dated after the document',
+      'informacionReferencia[0].fechaEmision',
+      other('debitNote', (b) => {
+        refOf(b).fechaEmision = '2099-01-01T00:00:00-06:00';
+      }),
+    ],
+    [
+      'a debit note references a supplier abroad (16)',
+      'informacionReferencia[0].tipoDocumento',
+      other('debitNote', (b) => {
+        refOf(b).tipoDocumento = '16';
+      }),
+    ],
+    // proveedor (FEC)
+    [
+      'a supplier of type 06 sells on condition 01',
+      'proveedor.identificacion.tipo',
+      other('purchaseInvoice', (b) => {
+        b.proveedor = { nombre: 'Juan Perez Mora', identificacion: { tipo: '06', numero: '112340567' } };
+      }),
+    ],
+    [
+      'a foreign supplier has no reference 16',
+      'informacionReferencia',
+      other('purchaseInvoice', (b) => {
+        b.proveedor = {
+          nombre: 'Foreign Farms Ltd',
+          identificacion: { tipo: '05', numero: 'US998877' },
+          otrasSenasExtranjero: '1 Farm Road, Iowa',
+        };
+      }),
+    ],
+    [
+      'a national supplier carries otrasSenasExtranjero',
+      'proveedor.otrasSenasExtranjero',
+      other('purchaseInvoice', (b) => {
+        (b.proveedor as Record<string, unknown>).otrasSenasExtranjero = '1 Farm Road, Iowa';
+      }),
+    ],
+    [
+      'a supplier’s cédula física has 8 digits',
+      'proveedor.identificacion.numero',
+      other('purchaseInvoice', (b) => {
+        (b.proveedor as { identificacion: Record<string, unknown> }).identificacion.numero = '11234056';
+      }),
+    ],
+    [
+      'a supplier has an unknown member',
+      'proveedor.telefonoMovil',
+      other('purchaseInvoice', (b) => {
+        (b.proveedor as Record<string, unknown>).telefonoMovil = '8888-8888';
+      }),
+    ],
+    [
+      'an invoice names a proveedor',
+      'proveedor',
+      other('invoice', (b) => {
+        b.proveedor = documentBody('purchaseInvoice', 1).proveedor;
+      }),
+    ],
+    // partidaArancelaria (FEE)
+    [
+      'a partidaArancelaria has 11 digits',
+      `${L}.partidaArancelaria`,
+      other('exportInvoice', (b) => {
+        (b.detalleServicio as Record<string, unknown>[])[0]!.partidaArancelaria = '09011100000';
+      }),
+    ],
+    [
+      'an invoice line carries a partidaArancelaria',
+      `${L}.partidaArancelaria`,
+      line((l) => {
+        l.partidaArancelaria = '090111000000';
+      }),
+    ],
+    // folioType
+    [
+      'a debit note is sent as a CREDIT_NOTE',
+      'folioType',
+      other('debitNote', (b) => {
+        b.folioType = 'CREDIT_NOTE';
+      }),
+    ],
+    [
+      'an invoice is sent as a PAYMENT_RECEIPT',
+      'folioType',
+      other('invoice', (b) => {
+        b.folioType = 'PAYMENT_RECEIPT';
+      }),
+    ],
+    [
+      'a payment receipt is sent as a DEBIT_NOTE',
+      'folioType',
+      other('paymentReceipt', (b) => {
+        b.folioType = 'DEBIT_NOTE';
+      }),
+    ],
+  ];
+
+  const storedDocuments = async () =>
+    (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents')).rows[0]!.n;
+
+  /** Posts a body that must be refused; returns the 400's details after checking nothing was stored. */
+  async function refused(body: unknown, path: string) {
+    const before = await storedDocuments();
+    const res = await post(ctx, 'acme', '/api/enviar/items', body);
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'bad_request' });
+    expect(res.body.message).toContain(path);
+    const details = (res.body.details ?? []) as Array<{ path: string; expected?: string }>;
+    expect(details.map((d) => d.path)).toContain(path);
+    expect(await storedDocuments()).toBe(before);
+    return details;
+  }
+
+  it('when the base document is right, then it is accepted (so each case below fails for its one edit)', async () => {
+    const res = await post(ctx, 'acme', '/api/enviar/items', { ...multiTax(), numeroReferencia: 599 });
+    expect(res.status).toBe(200);
+  });
+
+  it.each(cases)('when %s, then 400 bad_request naming %s and nothing stored', async (_name, path, body) => {
+    await refused(body(), path);
+  });
+
+  it.each([
+    ['totalComprobante', (b: Body) => b.detalleServicio.reduce((t, l) => t + Number(l.montoTotalLinea), 0)],
+    ['totalImpuesto', (b: Body) => b.detalleServicio.reduce((t, l) => t + Number(l.impuestoNeto), 0)],
+    [
+      'totalDescuentos',
+      (b: Body) =>
+        b.detalleServicio.reduce(
+          (t, l) =>
+            t +
+            (l.descuentos as Array<{ montoDescuento: string }>).reduce(
+              (s, d) => s + Number(d.montoDescuento),
+              0,
+            ),
+          0,
+        ),
+    ],
+  ] as const)(
+    'when the client’s resumenFactura.%s disagrees, then 400 naming it with the expected value',
+    async (name, expected) => {
+      const body = multiTax();
+      body.resumenFactura[name] = '1.00';
+      const details = await refused(body, `resumenFactura.${name}`);
+      expect(details.find((d) => d.path === `resumenFactura.${name}`)?.expected).toBe(
+        expected(body).toFixed(5),
+      );
     },
   );
 });

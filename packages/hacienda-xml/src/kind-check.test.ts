@@ -58,6 +58,18 @@ const BAD: Array<[string, unknown, string, RegExp]> = [
     'folioType',
     /allowed values|one of/,
   ],
+  [
+    'a debit note carries another kind’s folioType',
+    debitNote({ folioType: 'CREDIT_NOTE' }),
+    'folioType',
+    /not the type of a debit note: use INVOICE or DEBIT_NOTE/,
+  ],
+  [
+    'an invoice carries a payment receipt’s folioType',
+    invoice({ folioType: 'PAYMENT_RECEIPT' }),
+    'folioType',
+    /use INVOICE$/,
+  ],
   ['tipoDoc is unknown', invoice({ tipoDoc: '5' as never }), 'tipoDoc', /allowed values|one of/],
   ['a purchase invoice has no proveedor', { ...fec, proveedor: undefined }, 'proveedor', /required/],
   ['a purchase invoice has a receptor', { ...fec, receptor: invoice().receptor }, 'receptor', /not allowed/],

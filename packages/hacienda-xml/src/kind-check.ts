@@ -208,6 +208,13 @@ export function checkKindRules(
   add: AddIssue,
 ): void {
   checkParties(doc, rules, add);
+  // The contract allows INVOICE for every kind (the spec's original value) or the kind's own type; another
+  // kind's type would be echoed in the webhook event as a document this is not.
+  if (doc.folioType !== 'INVOICE' && doc.folioType !== rules.folioType)
+    add(
+      'folioType',
+      `${doc.folioType} is not the type of ${articled(rules.name)}: use INVOICE${rules.folioType === 'INVOICE' ? '' : ` or ${rules.folioType}`}`,
+    );
   if (!rules.condiciones.includes(context.condicionVenta))
     add(
       'condicionVenta',
