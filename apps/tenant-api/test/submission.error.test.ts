@@ -382,6 +382,59 @@ describe('POST /api/enviar/items: the surtido, IVA devuelto, export and REP line
       'detalleServicio[0].impuesto[0].montoExportacion',
     ],
     [
+      'a surtido component’s tax amount is wrong',
+      () =>
+        withLine('surtido', 465, (l) => ({
+          ...l,
+          detalleSurtido: (l.detalleSurtido as Array<Record<string, unknown>>).map((c, k) =>
+            k === 1
+              ? { ...c, impuestos: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '700.00' }] }
+              : c,
+          ),
+        })),
+      'detalleServicio[0].detalleSurtido[1].impuestos[0].monto',
+    ],
+    [
+      'a surtido has two components',
+      () =>
+        withLine('surtido', 466, (l) => ({
+          ...l,
+          detalleSurtido: (l.detalleSurtido as unknown[]).slice(0, 2),
+        })),
+      'detalleServicio[0].detalleSurtido',
+    ],
+    [
+      'a surtido component has no CABYS code',
+      () =>
+        withLine('surtido', 467, (l) => ({
+          ...l,
+          detalleSurtido: (l.detalleSurtido as Array<Record<string, unknown>>).map(
+            ({ codigo: _c, ...c }) => c,
+          ),
+        })),
+      'detalleServicio[0].detalleSurtido[0].codigo',
+    ],
+    [
+      'a purchase invoice line is a surtido',
+      () => ({ ...body('purchaseInvoice', 468), detalleServicio: [firstLine(body('surtido', 468))] }),
+      'detalleServicio[0].detalleSurtido',
+    ],
+    [
+      'a consultation paid by card claims no returned IVA',
+      () => {
+        const b = body('healthByCard', 469);
+        return {
+          ...b,
+          resumenFactura: {
+            ...(b.resumenFactura as object),
+            totalIVADevuelto: '0.00',
+            totalComprobante: '26000.00',
+          },
+        };
+      },
+      'resumenFactura.totalIVADevuelto',
+    ],
+    [
       'totalIVADevuelto is sent where nothing is returned (paid in cash)',
       () => {
         const b = body('invoice', 464);

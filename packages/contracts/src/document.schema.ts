@@ -485,6 +485,91 @@ export const DocumentDescuento = Type.Object(
   { additionalProperties: false },
 );
 
+/** The taxes a surtido component can carry: its ImpuestoSurtido has no FactorCalculoIVA (08) and no editable base (07). */
+export const CODIGOS_IMPUESTO_SURTIDO = ['01', '02', '03', '04', '05', '06', '12', '99'] as const;
+
+/** One tax of a surtido component (ImpuestoSurtido): no exoneration, factor or MontoExportacion there. */
+export const DocumentImpuestoSurtido = Type.Object(
+  {
+    codigo: code(
+      CODIGOS_IMPUESTO_SURTIDO,
+      'CodigoImpuestoSurtido (Nota 8) without 07 and 08, which the component has no place for',
+    ),
+    codigoImpuestoOtro: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 100,
+        description: 'CodigoImpuestoOTROSurtido; required for 99',
+      }),
+    ),
+    codigoTarifa: Type.Optional(code(CODIGOS_TARIFA_IVA, 'CodigoTarifaIVASurtido; required for 01')),
+    tarifa: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,2}(\\.\\d{1,2})?$',
+        description:
+          'TarifaSurtido in percentage points: matching codigoTarifa for 01; the rate of 02, 12 and 99',
+      }),
+    ),
+    datosImpuestoEspecifico: Type.Optional(DocumentDatosImpuestoEspecifico),
+    monto: amount('MontoImpuestoSurtido of one package; checked against the engine'),
+  },
+  { additionalProperties: false },
+);
+
+/** A discount of a surtido component (DescuentoSurtido). */
+export const DocumentDescuentoSurtido = Type.Object(
+  {
+    montoDescuento: amount('MontoDescuentoSurtido; each one is taken from what the previous ones left'),
+    codigoDescuento: code(CODIGOS_DESCUENTO, 'CodigoDescuentoSurtido (Nota 20)'),
+    descuentoOtros: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 80,
+        description: 'DescuentoSurtidoOtros; required with code 99',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * One component of a surtido (package, combo) line: LineaDetalleSurtido. Its amounts are those of one
+ * package; the line's quantity multiplies them (ADR 0024). Unlike the line's historical `subTotal` /
+ * `montoTotal`, the component's amounts carry their XML meaning.
+ */
+export const DocumentComponenteSurtido = Type.Object(
+  {
+    codigo: Type.String({ pattern: '^\\d{13}$', description: 'CodigoCABYSSurtido, 13 digits' }),
+    codigoComercial: Type.Optional(
+      Type.Array(DocumentCodigoComercial, {
+        maxItems: 5,
+        description: 'CodigoComercialSurtido: TipoSurtido (Nota 12) and CodigoSurtido',
+      }),
+    ),
+    cantidad: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 9999999999999,
+      description: 'CantidadSurtido in one package, at most 3 decimals',
+    }),
+    unidadMedida: code(UNIDADES_MEDIDA, 'UnidadMedidaSurtido (v4.4 XSD, case-sensitive)'),
+    unidadMedidaComercial: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    detalle: Type.String({ minLength: 3, maxLength: 200, description: 'DetalleSurtido' }),
+    precioUnitario: amount('PrecioUnitarioSurtido (≥ 0)'),
+    montoTotal: Type.Optional(amount('MontoTotalSurtido = cantidad × precioUnitario; checked when given')),
+    descuentos: Type.Optional(Type.Array(DocumentDescuentoSurtido, { maxItems: 5 })),
+    subTotal: Type.Optional(amount('SubTotalSurtido = montoTotal − descuentos; checked when given')),
+    baseImponible: Type.Optional(
+      amount('BaseImponibleSurtido = subTotal + taxes 02, 04, 05, 12; checked when given'),
+    ),
+    impuestos: Type.Array(DocumentImpuestoSurtido, {
+      minItems: 1,
+      maxItems: 1000,
+      description: 'ImpuestoSurtido: at least one (the XSD requires it), at most one IVA (01)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const DocumentLinea = Type.Object(
   {
     numeroLinea: Type.Integer({
@@ -531,7 +616,15 @@ export const DocumentLinea = Type.Object(
     formaFarmaceutica: Type.Optional(
       Type.String({ pattern: '^[A-Za-z0-9]{1,3}$', description: 'FormaFarmaceutica code (Nota 19)' }),
     ),
-    precioUnitario: amount('Unit price (> 0)'),
+    detalleSurtido: Type.Optional(
+      Type.Array(DocumentComponenteSurtido, {
+        minItems: 1,
+        maxItems: 20,
+        description:
+          'DetalleSurtido: the components of a package/combo line (at least 3 with different CABYS codes, at most 20). The line then has no impuesto nor discounts of its own: its taxes are the sum of the components’ (ADR 0024). Not in purchase invoices or payment receipts',
+      }),
+    ),
+    precioUnitario: amount('Unit price (> 0); for a surtido line the sum of its components’ subTotal'),
     subTotal: amount('Quantity times unit price (the XML MontoTotal)'),
     descuento: Type.Optional(
       amount('Single discount amount; "0.00" when none (legacy form of one `descuentos` entry)'),
@@ -576,14 +669,16 @@ export const DocumentLinea = Type.Object(
     ),
     // if/then/else rather than anyOf: a bad entry is reported once, at its own path, instead of once per
     // branch (plus "must be object" from the branch the client did not mean).
-    impuesto: Type.Unsafe<DocumentImpuesto[] | DocumentImpuesto>({
-      if: { type: 'array' },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword; the schema is never awaited
-      then: Type.Array(DocumentImpuesto, { minItems: 1, maxItems: 1000 }),
-      else: DocumentImpuesto,
-      description:
-        'Taxes of the line: an array (up to 1000, at most one IVA entry 01/07/08) or a single tax object',
-    }),
+    impuesto: Type.Optional(
+      Type.Unsafe<DocumentImpuesto[] | DocumentImpuesto>({
+        if: { type: 'array' },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword; the schema is never awaited
+        then: Type.Array(DocumentImpuesto, { minItems: 1, maxItems: 1000 }),
+        else: DocumentImpuesto,
+        description:
+          'Taxes of the line: an array (up to 1000, at most one IVA entry 01/07/08) or a single tax object; required unless the line has detalleSurtido',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -827,9 +922,13 @@ export type DocumentMedioPago = Static<typeof DocumentMedioPago>;
 export type DocumentInformacionReferencia = Static<typeof DocumentInformacionReferencia>;
 export type DocumentDescuento = Static<typeof DocumentDescuento>;
 export type DocumentDatosImpuestoEspecifico = Static<typeof DocumentDatosImpuestoEspecifico>;
+export type DocumentComponenteSurtido = Static<typeof DocumentComponenteSurtido>;
+export type DocumentImpuestoSurtido = Static<typeof DocumentImpuestoSurtido>;
+export type DocumentDescuentoSurtido = Static<typeof DocumentDescuentoSurtido>;
 
 /** The line's taxes as a list, whichever form (array or single object) the client sent. */
 export function lineImpuestos(line: Pick<DocumentLinea, 'impuesto'>): DocumentImpuesto[] {
+  if (line.impuesto === undefined) return [];
   return Array.isArray(line.impuesto) ? line.impuesto : [line.impuesto];
 }
 

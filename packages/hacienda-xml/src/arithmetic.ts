@@ -82,6 +82,10 @@ export interface LineAmounts {
   categoryPart: Dec;
   /** The IVA (net) of a health-service line, returned to the buyer when paid by card (TotalIVADevuelto). */
   ivaDevolvible: Dec;
+  /** A surtido line's share of MontoTotal per component (its CABYS and IVA class), instead of the line's. */
+  parts?: Array<{ isService: boolean; category: TaxCategory; amount: Dec }>;
+  /** The taxes TotalDesgloseImpuesto counts when not the line's own (a surtido's components, scaled). */
+  desgloseTaxes?: TaxAmounts[];
 }
 
 export interface DesgloseEntry {
@@ -305,7 +309,17 @@ export function computeSummary(
   };
   const desglose = new Map<string, DesgloseEntry>();
   for (const l of lines) {
-    if (l.isService) {
+    if (l.parts) {
+      for (const part of l.parts) {
+        if (part.isService) {
+          if (part.category === 'gravado') bucket.servG = bucket.servG.plus(part.amount);
+          else if (part.category === 'exento') bucket.servE = bucket.servE.plus(part.amount);
+          else bucket.servN = bucket.servN.plus(part.amount);
+        } else if (part.category === 'gravado') bucket.mercG = bucket.mercG.plus(part.amount);
+        else if (part.category === 'exento') bucket.mercE = bucket.mercE.plus(part.amount);
+        else bucket.mercN = bucket.mercN.plus(part.amount);
+      }
+    } else if (l.isService) {
       if (l.category === 'gravado') bucket.servG = bucket.servG.plus(l.categoryPart);
       else if (l.category === 'exento') bucket.servE = bucket.servE.plus(l.categoryPart);
       else bucket.servN = bucket.servN.plus(l.categoryPart);
@@ -316,7 +330,7 @@ export function computeSummary(
       else bucket.mercN = bucket.mercN.plus(l.categoryPart);
       bucket.mercX = bucket.mercX.plus(l.exoneradoPart);
     }
-    for (const t of l.impuestos) {
+    for (const t of l.desgloseTaxes ?? l.impuestos) {
       const rated = t.codigo === '01' || t.codigo === '07';
       const key = desgloseKey(t.codigo, t.codigoTarifa);
       const entry = desglose.get(key);

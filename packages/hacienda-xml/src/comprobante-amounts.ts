@@ -20,6 +20,18 @@ export interface AmountTax {
   montoExoneracion?: string;
 }
 
+/** One LineaDetalleSurtido: a surtido component's amounts for one package. */
+export interface AmountComponent {
+  cabys?: string;
+  cantidad?: string;
+  precioUnitario?: string;
+  montoTotal?: string;
+  descuentos: Array<{ monto?: string; codigo?: string }>;
+  subTotal?: string;
+  baseImponible?: string;
+  impuestos: AmountTax[];
+}
+
 export interface AmountLine {
   numeroLinea?: string;
   cabys?: string;
@@ -34,6 +46,8 @@ export interface AmountLine {
   impuestoAsumidoEmisorFabrica?: string;
   impuestoNeto?: string;
   montoTotalLinea?: string;
+  /** DetalleSurtido's components, when the line is a surtido. */
+  surtido?: AmountComponent[];
 }
 
 export interface ComprobanteAmounts {
@@ -82,6 +96,51 @@ function readTax(i: Element): AmountTax {
   return out;
 }
 
+/** ImpuestoSurtido read into the line tax shape (its elements carry a Surtido suffix). */
+function readComponentTax(i: Element): AmountTax {
+  const datos = childElements(i, 'DatosImpuestoEspecificoSurtido')[0];
+  const out: AmountTax = {};
+  const pairs: Array<[keyof AmountTax, Element | undefined, string]> = [
+    ['codigo', i, 'CodigoImpuestoSurtido'],
+    ['codigoTarifaIVA', i, 'CodigoTarifaIVASurtido'],
+    ['tarifa', i, 'TarifaSurtido'],
+    ['cantidadUnidadMedida', datos, 'CantidadUnidadMedidaSurtido'],
+    ['porcentaje', datos, 'PorcentajeSurtido'],
+    ['proporcion', datos, 'ProporcionSurtido'],
+    ['volumenUnidadConsumo', datos, 'VolumenUnidadConsumoSurtido'],
+    ['impuestoUnidad', datos, 'ImpuestoUnidadSurtido'],
+    ['monto', i, 'MontoImpuestoSurtido'],
+  ];
+  for (const [key, parent, name] of pairs) {
+    const value = childText(parent, name);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function readComponent(c: Element): AmountComponent {
+  const out: AmountComponent = {
+    descuentos: childElements(c, 'DescuentoSurtido').map((d) => ({
+      monto: childText(d, 'MontoDescuentoSurtido'),
+      codigo: childText(d, 'CodigoDescuentoSurtido'),
+    })),
+    impuestos: childElements(c, 'ImpuestoSurtido').map(readComponentTax),
+  };
+  const fields = [
+    ['cabys', 'CodigoCABYSSurtido'],
+    ['cantidad', 'CantidadSurtido'],
+    ['precioUnitario', 'PrecioUnitarioSurtido'],
+    ['montoTotal', 'MontoTotalSurtido'],
+    ['subTotal', 'SubTotalSurtido'],
+    ['baseImponible', 'BaseImponibleSurtido'],
+  ] as const;
+  for (const [key, element] of fields) {
+    const value = childText(c, element);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
 function readLine(l: Element): AmountLine {
   const line: AmountLine = {
     descuentos: childElements(l, 'Descuento').map((d) => ({
@@ -107,6 +166,8 @@ function readLine(l: Element): AmountLine {
     const value = childText(l, element);
     if (value !== undefined) line[key] = value;
   }
+  const surtido = childElements(l, 'DetalleSurtido')[0];
+  if (surtido) line.surtido = childElements(surtido, 'LineaDetalleSurtido').map(readComponent);
   return line;
 }
 

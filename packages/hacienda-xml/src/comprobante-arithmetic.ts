@@ -47,6 +47,8 @@ interface LineFacts {
   neto: Dec;
   /** The net IVA of a health-service line (CABYS 931…): what a card payment returns (TotalIVADevuelto). */
   ivaDevolvible: Dec;
+  /** A surtido line's MontoTotal split per component (its CABYS and IVA class), for the buckets. */
+  parts?: Array<{ isService: boolean; category: TaxCategory; amount: Dec }>;
 }
 
 export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMismatch[] {
@@ -89,10 +91,24 @@ export function verifyComprobanteArithmetic(a: ComprobanteAmounts): ArithmeticMi
       ['TotalMercNoSujeta', false, 'noSujeto'],
     ];
     for (const [name, service, cat] of buckets) {
-      const lines = facts.filter((f) => f.isService === service);
+      const lines = facts.filter((f) => f.isService === service || f.parts !== undefined);
       const expected = total(
         lines.map((f) =>
-          cat === 'exonerado' ? f.exonerado : categoryOf(f) === cat ? f.montoTotal.minus(f.exonerado) : ZERO,
+          f.parts
+            ? total(
+                f.parts.map((p) =>
+                  p.isService === service &&
+                  cat !== 'exonerado' &&
+                  categoryOf({ ...f, category: p.category }) === cat
+                    ? p.amount
+                    : ZERO,
+                ),
+              )
+            : cat === 'exonerado'
+              ? f.exonerado
+              : categoryOf(f) === cat
+                ? f.montoTotal.minus(f.exonerado)
+                : ZERO,
         ),
       );
       summary(name, expected, service ? 'servicios' : 'mercancias', sumTol(lines.length));
@@ -225,7 +241,94 @@ function checkDesglose(
 
 type Compare = (kind: ArithmeticKind, path: string, found: Dec | undefined, expected: Dec, tol?: Dec) => void;
 
-function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
+/**
+ * A surtido line (ADR 0024): each component is checked as a line of its own; the line's PrecioUnitario,
+ * SubTotal, each Impuesto's Monto and the asumido are the components' at the line's quantity; the buckets
+ * and TotalDesgloseImpuesto take the components' CABYS, IVA class and rate.
+ */
+function checkSurtidoLine(line: AmountLine, at: string, compare: Compare): LineFacts {
+  const comps = line.surtido!;
+  const q = dec(line.cantidad) ?? ZERO;
+  const tol = TOLERANCE.times(Math.max(1, comps.length));
+  const cf = comps.map((c, k) =>
+    checkLine(
+      { ...c, numeroLinea: String(k + 1) },
+      `${at}/DetalleSurtido/LineaDetalleSurtido[${k + 1}]`,
+      compare,
+      true,
+    ),
+  );
+  const compSub = comps.map((c) => dec(c.subTotal) ?? ZERO);
+  const subTotal = dec(line.subTotal) ?? ZERO;
+  compare('linea', `${at}/MontoTotal`, dec(line.montoTotal), q.times(dec(line.precioUnitario) ?? ZERO));
+  compare('linea', `${at}/PrecioUnitario (Σ SubTotalSurtido)`, dec(line.precioUnitario), total(compSub), tol);
+  compare(
+    'linea',
+    `${at}/SubTotal`,
+    dec(line.subTotal),
+    (dec(line.montoTotal) ?? ZERO).minus(total(line.descuentos.map((d) => dec(d.monto)))),
+  );
+  // Each line Impuesto: the components' Monto of that code at the line's quantity.
+  const byCode = new Map<string, Dec>();
+  for (const t of comps.flatMap((c) => c.impuestos)) {
+    const code = t.codigo ?? '';
+    byCode.set(code, (byCode.get(code) ?? ZERO).plus((dec(t.monto) ?? ZERO).times(q)));
+  }
+  const foundByCode = new Map<string, Dec>();
+  line.impuestos.forEach((t) => {
+    const code = t.codigo ?? '';
+    foundByCode.set(code, (foundByCode.get(code) ?? ZERO).plus(dec(t.monto) ?? ZERO));
+  });
+  for (const [code, expected] of byCode)
+    compare(
+      'linea',
+      `${at}/Impuesto[${code}]/Monto (Σ MontoImpuestoSurtido × Cantidad)`,
+      foundByCode.get(code),
+      expected,
+      tol,
+    );
+  for (const [code, found] of foundByCode)
+    if (!byCode.has(code)) compare('linea', `${at}/Impuesto[${code}]/Monto`, found, ZERO);
+  const gross = total(line.impuestos.map((t) => dec(t.monto)));
+  const inBase = total(
+    line.impuestos.map((t) => (IN_IVA_BASE_CODES.has(t.codigo ?? '') ? dec(t.monto) : ZERO)),
+  );
+  if (line.baseImponible !== undefined)
+    compare('linea', `${at}/BaseImponible`, dec(line.baseImponible), subTotal.plus(inBase));
+  const asumido = dec(line.impuestoAsumidoEmisorFabrica) ?? ZERO;
+  compare(
+    'linea',
+    `${at}/ImpuestoAsumidoEmisorFabrica`,
+    asumido,
+    total(cf.map((f) => f.asumido.times(q))),
+    tol,
+  );
+  const neto = dec(line.impuestoNeto) ?? (line.impuestoNeto === undefined ? gross.minus(asumido) : ZERO);
+  if (line.impuestoNeto !== undefined)
+    compare('linea', `${at}/ImpuestoNeto`, dec(line.impuestoNeto), gross.minus(asumido));
+  compare('linea', `${at}/MontoTotalLinea`, dec(line.montoTotalLinea), subTotal.plus(neto));
+
+  const grossByKey = new Map<string, Dec>();
+  cf.forEach((f) => {
+    for (const [key, g] of f.grossByKey) grossByKey.set(key, (grossByKey.get(key) ?? ZERO).plus(g.times(q)));
+  });
+  const montoTotal = dec(line.montoTotal) ?? ZERO;
+  return {
+    isService: line.cabys !== undefined && isServiceCabys(line.cabys),
+    category: cf[0]?.category ?? 'noSujeto',
+    montoTotal,
+    exonerado: ZERO,
+    asumido,
+    grossByKey,
+    neto,
+    ivaDevolvible: total(cf.map((f) => f.ivaDevolvible.times(q))),
+    parts: cf.map((f, k) => ({ isService: f.isService, category: f.category, amount: compSub[k]!.times(q) })),
+  };
+}
+
+/** `component`: a surtido's LineaDetalleSurtido, which has no asumido, ImpuestoNeto nor MontoTotalLinea. */
+function checkLine(line: AmountLine, at: string, compare: Compare, component = false): LineFacts {
+  if (!component && line.surtido && line.surtido.length > 0) return checkSurtidoLine(line, at, compare);
   const cantidad = dec(line.cantidad);
   const precio = dec(line.precioUnitario);
   const montoTotal = dec(line.montoTotal) ?? ZERO;
@@ -287,8 +390,12 @@ function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
     grossByKey.set(key, (grossByKey.get(key) ?? ZERO).plus(montos[j]!.minus(exon ?? ZERO)));
   });
   const gross = total([...grossByKey.values()]);
-  const asumido = dec(line.impuestoAsumidoEmisorFabrica) ?? ZERO;
-  if (asumido.gt(gross.plus(TOLERANCE)))
+  const asumido = component
+    ? Dec.min(regaliaAsumido, gross)
+    : (dec(line.impuestoAsumidoEmisorFabrica) ?? ZERO);
+  if (component) {
+    // nothing more on a component: its asumido and net tax are the line's business.
+  } else if (asumido.gt(gross.plus(TOLERANCE)))
     compare('linea', `${at}/ImpuestoAsumidoEmisorFabrica`, asumido, gross);
   else if (line.ivaCobradoFabrica === undefined)
     compare('linea', `${at}/ImpuestoAsumidoEmisorFabrica`, asumido, Dec.min(regaliaAsumido, gross));
@@ -296,7 +403,7 @@ function checkLine(line: AmountLine, at: string, compare: Compare): LineFacts {
   const neto = dec(line.impuestoNeto) ?? (line.impuestoNeto === undefined ? gross.minus(asumido) : ZERO);
   if (taxes.length > 0 && line.impuestoNeto !== undefined)
     compare('linea', `${at}/ImpuestoNeto`, dec(line.impuestoNeto), gross.minus(asumido));
-  compare('linea', `${at}/MontoTotalLinea`, dec(line.montoTotalLinea), subTotal.plus(neto));
+  if (!component) compare('linea', `${at}/MontoTotalLinea`, dec(line.montoTotalLinea), subTotal.plus(neto));
 
   const category = lineCategory(
     taxes.map((t) => ({

@@ -7,6 +7,7 @@ import type { TaxAmounts } from './arithmetic';
 import { V44_NAMESPACE_BASE } from './comprobante-kinds';
 import type { CheckedDocument } from './document-check';
 import type { CheckedLine, CheckedTax } from './line-check';
+import type { CheckedSurtido } from './surtido';
 import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
 import type { Clave, Consecutivo } from './identifiers';
 import type { Issuer } from './issuer';
@@ -175,6 +176,63 @@ function buildDescuentos(l: CheckedLine): string {
   return xml;
 }
 
+/**
+ * DetalleSurtido: each component in LineaDetalleSurtido order. FEE components have neither
+ * BaseImponibleSurtido nor DatosImpuestoEspecificoSurtido (its XSD); `full` = FE, TE, NC, ND.
+ */
+function buildDetalleSurtido(s: CheckedSurtido, full: boolean): string {
+  let xml = '<DetalleSurtido>';
+  for (const c of s.components) {
+    const src = c.source;
+    xml += `<LineaDetalleSurtido>${el('CodigoCABYSSurtido', src.codigo)}`;
+    for (const cc of src.codigoComercial ?? [])
+      xml += `<CodigoComercialSurtido>${el('TipoSurtido', cc.tipo)}${el('CodigoSurtido', cc.codigo)}</CodigoComercialSurtido>`;
+    xml +=
+      `<CantidadSurtido>${toFixedHalfUp(c.cantidad, 3)}</CantidadSurtido>${el('UnidadMedidaSurtido', src.unidadMedida)}` +
+      opt('UnidadMedidaComercialSurtido', src.unidadMedidaComercial) +
+      el('DetalleSurtido', src.detalle) +
+      amount('PrecioUnitarioSurtido', c.precioUnitario) +
+      amount('MontoTotalSurtido', c.montoTotal);
+    c.discountSources.forEach((d, j) => {
+      xml +=
+        `<DescuentoSurtido>${amount('MontoDescuentoSurtido', c.descuentos[j]!)}${el('CodigoDescuentoSurtido', d.codigoDescuento)}` +
+        `${d.codigoDescuento === '99' ? opt('DescuentoSurtidoOtros', d.descuentoOtros) : ''}</DescuentoSurtido>`;
+    });
+    xml += amount('SubTotalSurtido', c.subTotal);
+    if (full) xml += amount('BaseImponibleSurtido', c.baseImponible);
+    c.impuestos.forEach((t, k) => {
+      const ct = c.checkedTaxes[k]!;
+      const ts = ct.source;
+      xml += `<ImpuestoSurtido>${el('CodigoImpuestoSurtido', ts.codigo)}`;
+      if (ts.codigo === '99') xml += opt('CodigoImpuestoOTROSurtido', ts.codigoImpuestoOtro);
+      if (ts.codigo === '01') xml += opt('CodigoTarifaIVASurtido', ts.codigoTarifa);
+      if (ct.tarifa) xml += `<TarifaSurtido>${rate(ct.tarifa)}</TarifaSurtido>`;
+      const e = ct.especifico;
+      if (e && full) {
+        xml += `<DatosImpuestoEspecificoSurtido><CantidadUnidadMedidaSurtido>${rate(e.cantidadUnidadMedida)}</CantidadUnidadMedidaSurtido>`;
+        if (e.porcentaje) xml += `<PorcentajeSurtido>${rate(e.porcentaje)}</PorcentajeSurtido>`;
+        if (t.proporcion) xml += `<ProporcionSurtido>${formatAmount(t.proporcion)}</ProporcionSurtido>`;
+        if (e.volumenUnidadConsumo)
+          xml += `<VolumenUnidadConsumoSurtido>${rate(e.volumenUnidadConsumo)}</VolumenUnidadConsumoSurtido>`;
+        xml += `${amount('ImpuestoUnidadSurtido', e.impuestoUnidad)}</DatosImpuestoEspecificoSurtido>`;
+      }
+      xml += `${amount('MontoImpuestoSurtido', t.monto)}</ImpuestoSurtido>`;
+    });
+    xml += '</LineaDetalleSurtido>';
+  }
+  return `${xml}</DetalleSurtido>`;
+}
+
+/** A surtido line's own Impuesto entries: code (and CodigoImpuestoOTRO) and the components' sum, no rate. */
+function buildSurtidoImpuestos(l: CheckedLine, s: CheckedSurtido): string {
+  return l.impuestos
+    .map(
+      (t, i) =>
+        `<Impuesto>${el('Codigo', t.codigo)}${t.codigo === '99' ? opt('CodigoImpuestoOTRO', s.otros[i]) : ''}${amount('Monto', t.monto)}</Impuesto>`,
+    )
+    .join('');
+}
+
 /** REP lines: the payment registered per original line, with its IVA (ReciboElectronicoPago LineaDetalle). */
 function buildPaymentLines(doc: CheckedDocument): string {
   const parts: string[] = ['<DetalleServicio>'];
@@ -213,14 +271,17 @@ function buildLines(doc: CheckedDocument): string {
     xml += opt('UnidadMedidaComercial', s.unidadMedidaComercial) + el('Detalle', s.detalle);
     for (const vin of s.numeroVINoSerie ?? []) xml += el('NumeroVINoSerie', vin);
     xml += opt('RegistroMedicamento', s.registroMedicamento) + opt('FormaFarmaceutica', s.formaFarmaceutica);
+    if (l.surtido) xml += buildDetalleSurtido(l.surtido, factoryTax);
     xml += amount('PrecioUnitario', l.precioUnitario) + amount('MontoTotal', l.montoTotal);
     xml += buildDescuentos(l);
     xml += amount('SubTotal', l.subTotal);
     if (factoryTax) xml += opt('IVACobradoFabrica', s.ivaCobradoFabrica);
     if (!exportLine) xml += amount('BaseImponible', l.baseImponible);
-    l.impuestos.forEach((t, i) => {
-      xml += buildImpuesto(l.checkedTaxes[i]!, t, factoryTax, rules.montoExportacion);
-    });
+    if (l.surtido) xml += buildSurtidoImpuestos(l, l.surtido);
+    else
+      l.impuestos.forEach((t, i) => {
+        xml += buildImpuesto(l.checkedTaxes[i]!, t, factoryTax, rules.montoExportacion);
+      });
     if (factoryTax) xml += amount('ImpuestoAsumidoEmisorFabrica', l.impuestoAsumidoEmisorFabrica);
     if (!exportLine) xml += amount('ImpuestoNeto', l.impuestoNeto);
     xml += `${amount('MontoTotalLinea', l.montoTotalLinea)}</LineaDetalle>`;

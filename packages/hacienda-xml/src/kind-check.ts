@@ -156,6 +156,18 @@ function checkLines(doc: DocumentRequest, rules: KindRules, add: AddIssue): void
       if ((line.descuentos?.length ?? 0) > 0)
         add(`${p}.descuentos`, `are not allowed in ${articled(rules.name)}`);
     }
+    // The same for each exported goods component of a surtido line.
+    if (rules.lines === 'export')
+      (line.detalleSurtido ?? []).forEach((c, k) => {
+        if (isServiceCabys(c.codigo)) return;
+        c.impuestos.forEach((tax, m) => {
+          if (tax.codigo === '01' && tax.tarifa !== undefined && !new Dec(tax.tarifa).isZero())
+            add(
+              `${p}.detalleSurtido[${k}].impuestos[${m}].codigoTarifa`,
+              'exported goods carry no IVA: use codigoTarifa 01 (0 %, with credit) or 10 (exenta)',
+            );
+        });
+      });
     const taxes = lineImpuestos(line);
     if (rules.lines === 'payment' && (taxes.length !== 1 || taxes[0]!.codigo !== '01'))
       add(`${p}.impuesto`, 'a payment receipt line registers one tax: the IVA (01) of the payment');

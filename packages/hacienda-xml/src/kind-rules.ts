@@ -44,6 +44,8 @@ export interface KindRules {
   tarifasTransitorias: boolean;
   /** Exoneration types 01, 05, 06, 07 are for NC/ND only; FEE and REP carry no Exoneracion at all. */
   exoneracion: 'all' | 'ordinary' | 'none';
+  /** LineaDetalle/DetalleSurtido has a place in the XML (FE, ND, NC, TE, FEE; not FEC, REP). */
+  surtido: boolean;
   /** Impuesto/MontoExportacion has a place in the XML (FEE, NC, ND). */
   montoExportacion: boolean;
   /** Whether discounts and other charges have a place in the XML. */
@@ -76,6 +78,7 @@ const base = {
   tarifasTransitorias: false,
   exoneracion: 'ordinary',
   montoExportacion: false,
+  surtido: true,
   descuentos: true,
   otrosCargos: true,
   medioPagoSiempre: false,
@@ -157,6 +160,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'INVOICE',
     title: 'Factura Electrónica de Compra',
     name: 'purchase invoice',
+    surtido: false,
     condiciones: TE_FEC_FEE_CONDICIONES,
     receptor: 'issuer',
     receptorTipos: [],
@@ -188,6 +192,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'PAYMENT_RECEIPT',
     title: 'Recibo Electrónico de Pago',
     name: 'payment receipt',
+    surtido: false,
     // 09 pays services rendered to the State on credit (08), 11 a sale on credit under art. 27 LIVA (10).
     condiciones: ['09', '11'],
     condicionPorDefecto: '11',

@@ -20,6 +20,7 @@ import {
 } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
 import { type KindRules, articled } from './kind-rules';
+import { type CheckedSurtido, checkSurtidoLine } from './surtido';
 import { Dec, ZERO, parseDecimal, round5, withinTolerance } from './money';
 
 /** IVA rate (percentage points) required by each CodigoTarifaIVA (REFERENCE §7.4); exenta is 0. */
@@ -64,6 +65,8 @@ export interface CheckedLine extends LineAmounts {
   /** The discounts in the request's order, legacy `descuento` included (code 07 unless given). */
   discountSources: DocumentDescuento[];
   checkedTaxes: CheckedTax[];
+  /** The components of a surtido line (DetalleSurtido), which its amounts come from. */
+  surtido?: CheckedSurtido;
 }
 
 export interface LineCheckContext {
@@ -92,7 +95,7 @@ function discountsOf(line: DocumentLinea, p: string, ctx: LineCheckContext): Doc
   ];
 }
 
-function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContext): CheckedTax {
+export function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContext): CheckedTax {
   const out: CheckedTax = { source: tax, path: tp };
   const { add } = ctx;
   const c = tax.codigo;
@@ -196,6 +199,30 @@ export function checkLine(line: DocumentLinea, i: number, ctx: LineCheckContext)
   if (precioUnitario.lte(0)) add(`${p}.precioUnitario`, 'must be greater than 0');
   if (!ctx.rules.tipoTransaccion && line.tipoTransaccion !== undefined)
     add(`${p}.tipoTransaccion`, `is not allowed in ${articled(ctx.rules.name)}`);
+  if (line.detalleSurtido !== undefined) {
+    const { amounts, surtido } = checkSurtidoLine(line, p, cantidad, ctx, checkTax);
+    compare(`${p}.subTotal`, line.subTotal, amounts.montoTotal);
+    compare(`${p}.montoTotal`, line.montoTotal, amounts.subTotal);
+    if (line.baseImponible !== undefined)
+      compare(`${p}.baseImponible`, line.baseImponible, amounts.baseImponible);
+    if (line.impuestoAsumidoEmisorFabrica !== undefined)
+      compare(
+        `${p}.impuestoAsumidoEmisorFabrica`,
+        line.impuestoAsumidoEmisorFabrica,
+        amounts.impuestoAsumidoEmisorFabrica,
+      );
+    compare(`${p}.impuestoNeto`, line.impuestoNeto, amounts.impuestoNeto);
+    compare(`${p}.montoTotalLinea`, line.montoTotalLinea, amounts.montoTotalLinea);
+    const checked = amounts as CheckedLine;
+    checked.source = line;
+    checked.cantidad = cantidad;
+    checked.precioUnitario = surtido.components.reduce((acc, c) => acc.plus(c.subTotal), ZERO);
+    checked.discountSources = [];
+    checked.checkedTaxes = [];
+    checked.surtido = surtido;
+    return checked;
+  }
+  if (line.impuesto === undefined) add(`${p}.impuesto`, 'is required (unless the line has detalleSurtido)');
 
   const discountSources = discountsOf(line, p, ctx);
   const discountPath = (j: number) => (line.descuentos !== undefined ? `${p}.descuentos[${j}]` : p);

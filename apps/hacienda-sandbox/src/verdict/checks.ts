@@ -214,7 +214,9 @@ export const codesCheck: VerdictCheck = {
     }
     doc.lines.forEach((line, i) => {
       const n = line.numeroLinea ?? String(i + 1);
-      for (const imp of line.impuestos) {
+      // A surtido line's Impuesto carries no rate: the rates are its components' (ADR 0024).
+      const surtido = line.surtido !== undefined && line.surtido.length > 0;
+      for (const imp of surtido ? line.surtido!.flatMap((c) => c.impuestos) : line.impuestos) {
         if (imp.codigo && !IMPUESTO.has(imp.codigo)) {
           findings.push({
             code: CODES.codigo,
@@ -248,15 +250,14 @@ export const cabysCheck: VerdictCheck = {
   name: 'cabys',
   run({ doc, cabys }) {
     if (!cabys.complete) return [];
+    // A surtido's components are checked too (CodigoCABYSSurtido).
     return doc.lines.flatMap((line, i) =>
-      line.cabys && !cabys.get(line.cabys)
-        ? [
-            {
-              code: CODES.cabys,
-              text: `Línea ${line.numeroLinea ?? i + 1}: el código CABYS ${line.cabys} no existe en el catálogo vigente`,
-            },
-          ]
-        : [],
+      [line.cabys, ...(line.surtido ?? []).map((c) => c.cabys)]
+        .filter((code): code is string => code !== undefined && !cabys.get(code))
+        .map((code) => ({
+          code: CODES.cabys,
+          text: `Línea ${line.numeroLinea ?? i + 1}: el código CABYS ${code} no existe en el catálogo vigente`,
+        })),
     );
   },
 };

@@ -8,6 +8,7 @@ import {
   line,
   paymentReceipt,
   purchaseInvoice,
+  surtidoLine,
 } from '@cr/hacienda-xml/src/testing/mothers';
 
 export const EMISOR = '3101123456';
@@ -27,7 +28,9 @@ export type DocumentKind =
   | 'debitNote'
   | 'purchaseInvoice'
   | 'exportInvoice'
-  | 'paymentReceipt';
+  | 'paymentReceipt'
+  | 'surtido'
+  | 'healthByCard';
 
 export const KINDS: DocumentKind[] = [
   'invoice',
@@ -39,6 +42,8 @@ export const KINDS: DocumentKind[] = [
   'purchaseInvoice',
   'exportInvoice',
   'paymentReceipt',
+  'surtido',
+  'healthByCard',
 ];
 
 /** The folioType each kind's request carries (and its webhook event echoes). */
@@ -52,6 +57,8 @@ export const FOLIO_TYPE_OF: Record<DocumentKind, DocumentRequest['folioType']> =
   purchaseInvoice: 'INVOICE',
   exportInvoice: 'INVOICE',
   paymentReceipt: 'PAYMENT_RECEIPT',
+  surtido: 'INVOICE',
+  healthByCard: 'INVOICE',
 };
 
 const REFERENCED_FE = '50601012600310112345600100001010000000001100000001';
@@ -117,6 +124,24 @@ export function documentBody(
       return exportInvoice({ fechaEmision: base.fechaEmision, numeroReferencia, ...overrides });
     case 'paymentReceipt':
       return paymentReceipt({ fechaEmision: base.fechaEmision, numeroReferencia, ...overrides });
+    // Issue 12's last fields (ADR 0024): an invoice with a surtido line (two baskets of three products),
+    // and a medical consultation paid by card, whose IVA is returned (TotalIVADevuelto).
+    case 'surtido':
+      return { ...base, detalleServicio: [surtidoLine(1, 2), line(2)], ...overrides };
+    case 'healthByCard':
+      return {
+        ...base,
+        detalleServicio: [
+          line(1, { cabys: '9310100000300', precio: '25000.00', codigoTarifa: '04', tarifa: '4' }),
+        ],
+        resumenFactura: {
+          codigoTipoMoneda: { codigoMoneda: 'CRC' },
+          mediosPago: [{ tipoMedioPago: '02' }],
+          totalIVADevuelto: '1000.00',
+          totalComprobante: '25000.00',
+        },
+        ...overrides,
+      };
   }
 }
 

@@ -456,6 +456,69 @@ export const multiTaxRequestExample: DocumentRequest = {
   },
 };
 
+/** An invoice with a surtido line (ADR 0024): two gift baskets of three products with different CABYS
+ *  codes, each component with its own taxes; the line's amounts are the components' times 2. */
+export const surtidoRequestExample: DocumentRequest = {
+  ...documentRequestExample,
+  numeroReferencia: 35,
+  receptor: { nombre: 'Pixdea SA', identificacion: { tipo: '02', numero: '3101779527' } },
+  detalleServicio: [
+    {
+      numeroLinea: 1,
+      codigo: '2399999002200',
+      codigoComercial: [{ tipo: '03', codigo: '7441001234567' }],
+      detalle: 'Canasta navideña',
+      cantidad: 2,
+      unidadMedida: 'Unid',
+      detalleSurtido: [
+        {
+          codigo: '2149400000400',
+          detalle: 'Mermelada de fresa 250 g',
+          cantidad: 2,
+          unidadMedida: 'Unid',
+          precioUnitario: '1500.00',
+          montoTotal: '3000.00',
+          descuentos: [{ montoDescuento: '300.00', codigoDescuento: '07' }],
+          subTotal: '2700.00',
+          impuestos: [{ codigo: '01', codigoTarifa: '02', tarifa: '1', monto: '27.00' }],
+        },
+        {
+          codigo: '2225102010100',
+          detalle: 'Queso gouda',
+          cantidad: 1,
+          unidadMedida: 'Kg',
+          precioUnitario: '6000.00',
+          impuestos: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '780.00' }],
+        },
+        {
+          codigo: '2132100000100',
+          detalle: 'Jugo de tomate 330 ml',
+          cantidad: 3,
+          unidadMedida: 'Unid',
+          precioUnitario: '800.00',
+          baseImponible: '2640.00',
+          impuestos: [
+            { codigo: '02', tarifa: '10', monto: '240.00' },
+            { codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '343.20' },
+          ],
+        },
+      ],
+      precioUnitario: '11100.00',
+      subTotal: '22200.00',
+      montoTotal: '22200.00',
+      baseImponible: '22680.00',
+      impuestoNeto: 2780.4,
+      montoTotalLinea: 24980.4,
+    },
+  ],
+  resumenFactura: {
+    codigoTipoMoneda: { codigoMoneda: 'CRC' },
+    mediosPago: [{ tipoMedioPago: '04' }],
+    totalImpuesto: '2780.40',
+    totalComprobante: '24980.40',
+  },
+};
+
 export const enviarItemsResponseExample: EnviarItemsResponse = {
   status: 'success',
   message: `document ${CLAVE} received; Hacienda's answer will follow`,

@@ -574,6 +574,10 @@ export function tenantApiRoutes(): RouteDoc[] {
             summary: 'Several taxes and discounts on one line (selectivo, alcohol, IVA; a regalía)',
             value: ex.multiTaxRequestExample,
           },
+          surtido: {
+            summary: 'A surtido (package) line: its components with their own taxes (DetalleSurtido)',
+            value: ex.surtidoRequestExample,
+          },
           debitNote: { summary: 'Nota de débito (tipoDoc 2)', value: ex.debitNoteRequestExample },
           purchaseInvoice: {
             summary: 'Factura de compra (tipoDoc 8): the supplier as proveedor',

@@ -202,3 +202,63 @@ export function paymentReceipt(overrides: Partial<DocumentRequest> = {}): Docume
     ...overrides,
   });
 }
+
+/**
+ * A surtido line (ADR 0024): a gift basket (CABYS "surtido de productos alimenticios") of three products
+ * with different CABYS codes, `cantidad` baskets. Per basket: 2 jams at 1500 less 300 (IVA 1 %), a cheese
+ * at 6000 (IVA 13 %), 3 juices at 800 with selectivo 10 % and IVA 13 % on SubTotal + selectivo; so
+ * PrecioUnitario 11 100 and, for 2 baskets, SubTotal 22 200, Impuesto 01 2 300.4 and 02 480.
+ */
+export function surtidoLine(n = 1, cantidad = 2): DocumentLinea {
+  const per = { iva: 27 + 780 + 343.2, selectivo: 240 };
+  const impuestoNeto = Math.round((per.iva + per.selectivo) * cantidad * 100000) / 100000;
+  const subTotal = 11100 * cantidad;
+  return {
+    numeroLinea: n,
+    codigo: '2399999002200',
+    codigoComercial: [{ tipo: '03', codigo: '7441001234567' }],
+    detalle: 'Canasta navideña',
+    cantidad,
+    unidadMedida: 'Unid',
+    precioUnitario: '11100.00',
+    subTotal: subTotal.toFixed(2),
+    montoTotal: subTotal.toFixed(2),
+    impuestoNeto,
+    montoTotalLinea: Math.round((subTotal + impuestoNeto) * 100000) / 100000,
+    detalleSurtido: [
+      {
+        codigo: '2149400000400',
+        detalle: 'Mermelada de fresa 250 g',
+        cantidad: 2,
+        unidadMedida: 'Unid',
+        precioUnitario: '1500.00',
+        montoTotal: '3000.00',
+        descuentos: [{ montoDescuento: '300.00', codigoDescuento: '07' }],
+        subTotal: '2700.00',
+        baseImponible: '2700.00',
+        impuestos: [{ codigo: '01', codigoTarifa: '02', tarifa: '1', monto: '27.00' }],
+      },
+      {
+        codigo: '2225102010100',
+        codigoComercial: [{ tipo: '01', codigo: 'GOUDA-1K' }],
+        detalle: 'Queso gouda',
+        cantidad: 1,
+        unidadMedida: 'Kg',
+        precioUnitario: '6000.00',
+        impuestos: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '780.00' }],
+      },
+      {
+        codigo: '2132100000100',
+        detalle: 'Jugo de tomate 330 ml',
+        cantidad: 3,
+        unidadMedida: 'Unid',
+        unidadMedidaComercial: 'lata',
+        precioUnitario: '800.00',
+        impuestos: [
+          { codigo: '02', tarifa: '10', monto: '240.00' },
+          { codigo: '01', codigoTarifa: '08', tarifa: '13', monto: '343.20' },
+        ],
+      },
+    ],
+  };
+}
