@@ -107,7 +107,8 @@ async function startService(
   if (!existsSync(entry)) throw new Error(`no ${entry}${form === 'dist' ? ' (build first)' : ''}`);
   const args = form === 'dist' ? ['--enable-source-maps', entry] : ['--import', 'tsx', entry];
   const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, NODE_OPTIONS: '', ...env })) {
+  // METRICS_PORT 0: an ephemeral port, so a bench or soak runs beside a `pnpm start` that holds 9400-9402.
+  for (const [k, v] of Object.entries({ ...process.env, NODE_OPTIONS: '', METRICS_PORT: '0', ...env })) {
     if (v !== undefined) childEnv[k] = v;
   }
   const child = spawn(process.execPath, args, { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
