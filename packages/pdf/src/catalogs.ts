@@ -62,6 +62,20 @@ export const IMPUESTOS: Record<string, string> = {
   '99': 'Otros',
 };
 
+/** The same taxes by a short name, for narrow columns. */
+export const IMPUESTOS_CORTOS: Record<string, string> = {
+  '01': 'IVA',
+  '02': 'Selectivo',
+  '03': 'Combustibles',
+  '04': 'Beb. alcohólicas',
+  '05': 'Beb. sin alcohol, jabones',
+  '06': 'Tabaco',
+  '07': 'IVA especial',
+  '08': 'IVA bienes usados',
+  '12': 'Cemento',
+  '99': 'Otros',
+};
+
 export const TARIFAS_IVA: Record<string, string> = {
   '01': 'Tarifa 0 %',
   '02': 'Tarifa reducida 1 %',

@@ -3,13 +3,18 @@
 // the QR with the clave, Hacienda's legend, the tenant's footer and page numbers.
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
-import type { ComprobanteView, Linea } from './model';
+import type { ComponenteSurtido, ComprobanteView, Linea } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
 import type { Branding } from './render';
 import {
+  SURTIDO_TITLE,
+  componenteDetalle,
+  componenteUnidad,
   condicionText,
   desgloseRows,
+  impuestoCorto,
   impuestoShort,
+  ivaDevueltoRow,
   lineNotes,
   mediosPagoLines,
   monedaText,
@@ -204,6 +209,75 @@ function lineCells(l: Linea): string[] {
   ];
 }
 
+/**
+ * A surtido's components under their line, in columns of their own (a wider tax column, every tax a
+ * component carries; the last column is its subtotal). Same total width as the table.
+ */
+const COMPONENT_COLUMNS: Column[] = [
+  { title: '', width: 16, align: 'left' },
+  { title: 'CABYS', width: 68, align: 'left' },
+  { title: SURTIDO_TITLE, width: 150, align: 'left' },
+  { title: 'Cant.', width: 38, align: 'right' },
+  { title: 'Unidad', width: 38, align: 'left' },
+  { title: 'Precio unit.', width: 58, align: 'right' },
+  { title: 'Descuento', width: 50, align: 'right' },
+  { title: 'Impuesto', width: 64, align: 'right' },
+  { title: 'Subtotal', width: 58, align: 'right' },
+];
+const COMPONENT_SIZE = 6.5;
+const COMPONENT_COLOR = '#333333';
+
+/** A surtido component's cells: amounts of one unit of the line, each tax it carries. */
+function componentCells(c: ComponenteSurtido): string[] {
+  return [
+    '',
+    c.cabys,
+    componenteDetalle(c),
+    formatQuantity(c.cantidad),
+    componenteUnidad(c),
+    formatNumber(c.precioUnitario),
+    c.descuentos.map((d) => formatNumber(d.monto)).join('\n'),
+    c.impuestos.map((i) => `${impuestoCorto(i)}\n${formatNumber(i.monto)}`).join('\n'),
+    formatNumber(c.subTotal),
+  ];
+}
+
+/** The height of a row of cells at `size` (the tallest cell). */
+function rowHeight(doc: Doc, columns: Column[], cells: string[], size: number, font = REGULAR): number {
+  doc.font(font).fontSize(size);
+  let height = 0;
+  columns.forEach((c, i) => {
+    if (cells[i]) height = Math.max(height, doc.heightOfString(cells[i]!, { width: c.width - 4 }));
+  });
+  return height;
+}
+
+function drawRow(
+  w: LetterWriter,
+  columns: Column[],
+  cells: string[],
+  opts: { size: number; font?: string; color?: string },
+): void {
+  let x = M;
+  columns.forEach((c, i) => {
+    if (cells[i]) w.text(cells[i]!, x + 2, c.width - 4, { ...opts, align: c.align });
+    x += c.width;
+  });
+}
+
+/** The components' title row, under their line (and at the top of a page they continue on). */
+function componentHeader(w: LetterWriter, doc: Doc, titles: string[], height: number): void {
+  drawRow(w, COMPONENT_COLUMNS, titles, { size: COMPONENT_SIZE, font: BOLD, color: GRAY });
+  w.y += height + 1;
+  doc
+    .moveTo(M + COMPONENT_COLUMNS[0]!.width, w.y)
+    .lineTo(W - M, w.y)
+    .lineWidth(0.25)
+    .strokeColor('#dddddd')
+    .stroke();
+  w.y += 2;
+}
+
 function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
   const moneda = v.resumen.codigoMoneda;
   w.text(`Detalle (montos en ${moneda})`, M, CONTENT, { font: BOLD, size: 8 });
@@ -211,25 +285,40 @@ function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
   tableHeader(w, doc);
   for (const l of v.lineas) {
     const cells = lineCells(l);
-    doc.font(REGULAR).fontSize(7.5);
-    let height = 0;
-    COLUMNS.forEach((c, i) => {
-      height = Math.max(height, doc.heightOfString(cells[i]!, { width: c.width - 4 }));
-    });
+    const height = rowHeight(doc, COLUMNS, cells, 7.5);
     const notes = lineNotes(l, moneda);
     const notesText = notes.join('\n');
     doc.fontSize(6.5);
     const notesHeight = notes.length > 0 ? doc.heightOfString(notesText, { width: CONTENT - 90 }) + 2 : 0;
-    if (w.ensure(height + notesHeight + 4)) tableHeader(w, doc);
-    let x = M;
-    COLUMNS.forEach((c, i) => {
-      w.text(cells[i]!, x + 2, c.width - 4, { size: 7.5, align: c.align });
-      x += c.width;
+    const components = l.surtido.map((c) => {
+      const cc = componentCells(c);
+      return { cells: cc, height: rowHeight(doc, COMPONENT_COLUMNS, cc, COMPONENT_SIZE) };
     });
+    const titles = COMPONENT_COLUMNS.map((c) => c.title);
+    const continued = [...titles];
+    continued[2] = `Línea ${l.numero} (continuación)`;
+    const titleHeight =
+      components.length > 0 ? rowHeight(doc, COMPONENT_COLUMNS, titles, COMPONENT_SIZE, BOLD) : 0;
+    // The line, its notes and its first component stay together; further components may go on.
+    const first = components.length > 0 ? titleHeight + 3 + components[0]!.height + 2 : 0;
+    if (w.ensure(height + notesHeight + first + 4)) tableHeader(w, doc);
+    drawRow(w, COLUMNS, cells, { size: 7.5 });
     w.y += height + 1;
     if (notes.length > 0) {
       w.text(notesText, M + 86, CONTENT - 90, { size: 6.5, color: GRAY });
       w.y += notesHeight;
+    }
+    if (components.length > 0) {
+      w.y += 1;
+      componentHeader(w, doc, titles, titleHeight);
+      for (const c of components) {
+        if (w.ensure(c.height + 6)) {
+          tableHeader(w, doc);
+          componentHeader(w, doc, continued, titleHeight);
+        }
+        drawRow(w, COMPONENT_COLUMNS, c.cells, { size: COMPONENT_SIZE, color: COMPONENT_COLOR });
+        w.y += c.height + 2;
+      }
     }
     doc
       .moveTo(M, w.y + 1)
@@ -278,6 +367,8 @@ function summary(w: LetterWriter, v: ComprobanteView): void {
     rows.push(['Total impuesto', formatMoney(v.resumen.totalImpuesto, moneda), false]);
   if (v.resumen.totalOtrosCargos !== undefined && !/^0*(\.0*)?$/.test(v.resumen.totalOtrosCargos))
     rows.push(['Otros cargos', formatMoney(v.resumen.totalOtrosCargos, moneda), false]);
+  const devuelto = ivaDevueltoRow(v);
+  if (devuelto) rows.push([...devuelto, false]);
   rows.push(['TOTAL', formatMoney(v.resumen.totalComprobante, moneda), true]);
 
   const left: { text: string; font?: string; size?: number; color?: string }[] = [];

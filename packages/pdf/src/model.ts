@@ -33,7 +33,27 @@ export interface Impuesto {
   codigoTarifa?: string;
   tarifa?: string;
   monto: string;
+  /** FEE, NC, ND goods lines: the special tax not charged on the export, informational. */
+  montoExportacion?: string;
   exoneracion?: Exoneracion;
+}
+
+/**
+ * One component of a surtido (package) line, as written in its LineaDetalleSurtido: its amounts are those of
+ * one unit of the line (the line is the components at its own quantity).
+ */
+export interface ComponenteSurtido {
+  cabys: string;
+  codigosComerciales: string[];
+  cantidad: string;
+  unidadMedida: string;
+  unidadMedidaComercial?: string;
+  detalle: string;
+  precioUnitario: string;
+  montoTotal: string;
+  descuentos: { monto: string; codigo?: string }[];
+  subTotal: string;
+  impuestos: { codigo: string; codigoTarifa?: string; tarifa?: string; monto: string }[];
 }
 
 export interface Linea {
@@ -44,6 +64,8 @@ export interface Linea {
   unidadMedida?: string;
   detalle: string;
   precioUnitario?: string;
+  /** A surtido line's components (empty for any other line). */
+  surtido: ComponenteSurtido[];
   montoTotal: string;
   descuentos: { monto: string; codigo?: string; naturaleza?: string }[];
   subTotal: string;
@@ -84,6 +106,8 @@ export interface Resumen {
   desglose: { codigo: string; codigoTarifa?: string; monto: string }[];
   totalImpuesto?: string;
   totalOtrosCargos?: string;
+  /** IVA returned on health services paid by card: TotalComprobante is net of it. */
+  totalIVADevuelto?: string;
   totalComprobante: string;
   mediosPago: MedioPago[];
 }

@@ -2,9 +2,21 @@
 // generically (element names, no schema) and picks what the PDF shows; the document engine's validation
 // and arithmetic stay in @cr/hacienda-xml. Pure: string in, view out.
 import { COMPROBANTE_KINDS, HaciendaXmlError, parseXml } from '@cr/hacienda-xml';
-import type { ComprobanteView, Exoneracion, Impuesto, Linea, Party, Referencia, Resumen } from './model';
+import type {
+  ComponenteSurtido,
+  ComprobanteView,
+  Exoneracion,
+  Impuesto,
+  Linea,
+  Party,
+  Referencia,
+  Resumen,
+} from './model';
 
-/** Summary totals shown when present, in XSD order (TotalComprobante and the tax breakdown apart). */
+/**
+ * Summary totals shown when present, in XSD order (the tax breakdown, TotalIVADevuelto and TotalComprobante
+ * apart: the layouts print them after the taxes and other charges, so the rows add up to the total).
+ */
 const SUMMARY_TOTALS = [
   'TotalServGravados',
   'TotalServExentos',
@@ -22,7 +34,6 @@ const SUMMARY_TOTALS = [
   'TotalDescuentos',
   'TotalVentaNeta',
   'TotalImpAsumEmisorFabrica',
-  'TotalIVADevuelto',
 ] as const;
 
 interface Node {
@@ -108,6 +119,31 @@ function readExoneracion(n: Node | undefined): Exoneracion | undefined {
   };
 }
 
+/** A LineaDetalleSurtido (its DetalleSurtido child is the component's description). */
+function readComponente(n: Node): ComponenteSurtido {
+  return {
+    cabys: req(n, 'CodigoCABYSSurtido'),
+    codigosComerciales: kids(n, 'CodigoComercialSurtido').map((c) => req(c, 'CodigoSurtido')),
+    cantidad: req(n, 'CantidadSurtido'),
+    unidadMedida: req(n, 'UnidadMedidaSurtido'),
+    ...some('unidadMedidaComercial', txt(n, 'UnidadMedidaComercialSurtido')),
+    detalle: req(n, 'DetalleSurtido'),
+    precioUnitario: req(n, 'PrecioUnitarioSurtido'),
+    montoTotal: req(n, 'MontoTotalSurtido'),
+    descuentos: kids(n, 'DescuentoSurtido').map((d) => ({
+      monto: req(d, 'MontoDescuentoSurtido'),
+      ...some('codigo', txt(d, 'CodigoDescuentoSurtido')),
+    })),
+    subTotal: req(n, 'SubTotalSurtido'),
+    impuestos: kids(n, 'ImpuestoSurtido').map((i) => ({
+      codigo: req(i, 'CodigoImpuestoSurtido'),
+      ...some('codigoTarifa', txt(i, 'CodigoTarifaIVASurtido')),
+      ...some('tarifa', txt(i, 'TarifaSurtido')),
+      monto: req(i, 'MontoImpuestoSurtido'),
+    })),
+  };
+}
+
 function readLinea(n: Node): Linea {
   const impuestos: Impuesto[] = kids(n, 'Impuesto').map((i) => {
     const exoneracion = readExoneracion(kid(i, 'Exoneracion'));
@@ -116,6 +152,7 @@ function readLinea(n: Node): Linea {
       ...some('codigoTarifa', txt(i, 'CodigoTarifaIVA')),
       ...some('tarifa', txt(i, 'Tarifa')),
       monto: req(i, 'Monto'),
+      ...some('montoExportacion', txt(i, 'MontoExportacion')),
       ...(exoneracion ? { exoneracion } : {}),
     };
   });
@@ -127,6 +164,7 @@ function readLinea(n: Node): Linea {
     ...some('unidadMedida', txt(n, 'UnidadMedida')),
     detalle: req(n, 'Detalle'),
     ...some('precioUnitario', txt(n, 'PrecioUnitario')),
+    surtido: kids(kid(n, 'DetalleSurtido'), 'LineaDetalleSurtido').map(readComponente),
     montoTotal: req(n, 'MontoTotal'),
     descuentos: kids(n, 'Descuento').map((d) => ({
       monto: req(d, 'MontoDescuento'),
@@ -156,6 +194,7 @@ function readResumen(n: Node | undefined): Resumen {
     })),
     ...some('totalImpuesto', txt(n, 'TotalImpuesto')),
     ...some('totalOtrosCargos', txt(n, 'TotalOtrosCargos')),
+    ...some('totalIVADevuelto', txt(n, 'TotalIVADevuelto')),
     totalComprobante: req(n, 'TotalComprobante'),
     mediosPago: kids(n, 'MedioPago').map((m) => ({
       tipo: req(m, 'TipoMedioPago'),

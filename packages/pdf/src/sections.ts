@@ -3,16 +3,26 @@ import {
   CODIGOS_REFERENCIA,
   CONDICIONES_VENTA,
   IMPUESTOS,
+  IMPUESTOS_CORTOS,
   INSTITUCIONES,
   MEDIOS_PAGO,
   TIPOS_DOC_REFERENCIA,
   TIPOS_EXONERACION,
   TARIFAS_IVA,
   TIPOS_IDENTIFICACION,
+  TOTALES,
   label,
 } from './catalogs';
 import { formatDateTime, formatIdentificacion, formatMoney, formatNumber, formatRate } from './format';
-import type { ComprobanteView, Exoneracion, Impuesto, Linea, Party, Referencia } from './model';
+import type {
+  ComponenteSurtido,
+  ComprobanteView,
+  Exoneracion,
+  Impuesto,
+  Linea,
+  Party,
+  Referencia,
+} from './model';
 
 /**
  * The headings over the two parties. On a purchase invoice (FEC) the XML's Emisor is the supplier who
@@ -56,13 +66,22 @@ export function exoneracionText(e: Exoneracion, moneda: string): string {
   );
 }
 
-/** `IVA 13 %` for the tax column. */
-export function impuestoShort(i: Impuesto): string {
+/** `IVA 13 %` for the tax column (a line's tax or a surtido component's). */
+export function impuestoShort(i: Pick<Impuesto, 'codigo' | 'tarifa'>): string {
   const name = i.codigo === '01' ? 'IVA' : label(IMPUESTOS, i.codigo);
   return i.tarifa !== undefined ? `${name} ${formatRate(i.tarifa)}` : name;
 }
 
-/** Extra lines under a document line: commercial codes, discounts' nature, other taxes, exonerations. */
+/** `Selectivo 10 %`: the short name, for a surtido component's narrow tax column. */
+export function impuestoCorto(i: Pick<Impuesto, 'codigo' | 'tarifa'>): string {
+  const name = label(IMPUESTOS_CORTOS, i.codigo);
+  return i.tarifa !== undefined ? `${name} ${formatRate(i.tarifa)}` : name;
+}
+
+/**
+ * Extra lines under a document line: commercial codes, discounts' nature, other taxes, the amount of a tax
+ * recorded for an export (informational: in no total), exonerations.
+ */
 export function lineNotes(l: Linea, moneda: string): string[] {
   const out: string[] = [];
   if (l.codigosComerciales.length > 0) out.push(`Código comercial: ${l.codigosComerciales.join(', ')}`);
@@ -72,8 +91,36 @@ export function lineNotes(l: Linea, moneda: string): string[] {
       `Impuestos: ${l.impuestos.map((i) => `${impuestoShort(i)} ${formatMoney(i.monto, moneda)}`).join('; ')}`,
     );
   }
+  for (const i of l.impuestos)
+    if (i.montoExportacion !== undefined)
+      out.push(
+        `${impuestoShort(i)}: monto de exportación ${formatMoney(i.montoExportacion, moneda)} (informativo)`,
+      );
   for (const i of l.impuestos) if (i.exoneracion) out.push(exoneracionText(i.exoneracion, moneda));
   return out;
+}
+
+/** The title over a surtido line's components: their amounts are those of one unit of the line. */
+export const SURTIDO_TITLE = 'Contenido de cada unidad';
+
+/** A component's unit (`Unid`, `Unid (lata)`) and its description with its commercial codes. */
+export function componenteUnidad(c: ComponenteSurtido): string {
+  return c.unidadMedidaComercial ? `${c.unidadMedida} (${c.unidadMedidaComercial})` : c.unidadMedida;
+}
+export function componenteDetalle(c: ComponenteSurtido): string {
+  return c.codigosComerciales.length > 0
+    ? `${c.detalle}\nCódigo comercial: ${c.codigosComerciales.join(', ')}`
+    : c.detalle;
+}
+
+/**
+ * The summary row of the IVA returned (health services paid by card), printed after the taxes and other
+ * charges with a minus sign: venta neta + impuesto + otros cargos − IVA devuelto = total. None when zero.
+ */
+export function ivaDevueltoRow(v: ComprobanteView): [string, string] | undefined {
+  const monto = v.resumen.totalIVADevuelto;
+  if (monto === undefined || /^0*(\.0*)?$/.test(monto)) return undefined;
+  return [label(TOTALES, 'TotalIVADevuelto'), `-${formatMoney(monto, v.resumen.codigoMoneda)}`];
 }
 
 export function condicionText(v: ComprobanteView): string | undefined {

@@ -6,9 +6,13 @@ import type { ComprobanteView } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
 import type { Branding } from './render';
 import {
+  SURTIDO_TITLE,
+  componenteDetalle,
+  componenteUnidad,
   condicionText,
   desgloseRows,
   impuestoShort,
+  ivaDevueltoRow,
   lineNotes,
   mediosPagoLines,
   monedaText,
@@ -21,6 +25,7 @@ const W = 226.77; // 80 mm
 const M = 9;
 const CONTENT = W - 2 * M;
 const QR = 110;
+const INDENT = 8;
 
 type Item =
   | {
@@ -30,8 +35,10 @@ type Item =
       size?: number;
       align?: 'left' | 'center' | 'right';
       gap?: number;
+      /** From the left margin (a surtido's components). */
+      indent?: number;
     }
-  | { t: 'row'; left: string; right: string; font?: string; size?: number }
+  | { t: 'row'; left: string; right: string; font?: string; size?: number; indent?: number }
   | { t: 'rule' }
   | { t: 'qr' }
   | { t: 'logo' };
@@ -83,6 +90,31 @@ function items(v: ComprobanteView, branding: { logo?: Buffer; footer?: string })
         size: 6.5,
       });
     for (const n of lineNotes(l, moneda)) text(n, { size: 6 });
+    // A surtido's components, indented: each one's CABYS, amounts of one unit of the line and taxes.
+    if (l.surtido.length > 0) text(`${SURTIDO_TITLE}:`, { font: BOLD, size: 6, indent: INDENT, gap: 1 });
+    for (const c of l.surtido) {
+      text(componenteDetalle(c), { size: 6.5, indent: INDENT, gap: 1 });
+      text(`CABYS ${c.cabys}`, { size: 6, indent: INDENT });
+      out.push({
+        t: 'row',
+        left: `${formatQuantity(c.cantidad)} ${componenteUnidad(c)} × ${formatNumber(c.precioUnitario)}`,
+        right: formatNumber(c.montoTotal),
+        size: 6.5,
+        indent: INDENT,
+      });
+      for (const d of c.descuentos)
+        out.push({
+          t: 'row',
+          left: 'Descuento',
+          right: `-${formatNumber(d.monto)}`,
+          size: 6,
+          indent: INDENT,
+        });
+      if (c.descuentos.length > 0)
+        out.push({ t: 'row', left: 'Subtotal', right: formatNumber(c.subTotal), size: 6, indent: INDENT });
+      for (const i of c.impuestos)
+        out.push({ t: 'row', left: impuestoShort(i), right: formatNumber(i.monto), size: 6, indent: INDENT });
+    }
     out.push({ t: 'text', text: '', size: 3 });
   }
   for (const c of v.otrosCargos)
@@ -111,6 +143,8 @@ function items(v: ComprobanteView, branding: { logo?: Buffer; footer?: string })
       right: formatMoney(v.resumen.totalOtrosCargos, moneda),
       size: 7,
     });
+  const devuelto = ivaDevueltoRow(v);
+  if (devuelto) out.push({ t: 'row', left: devuelto[0], right: devuelto[1], size: 7 });
   out.push({
     t: 'row',
     left: 'TOTAL',
@@ -142,17 +176,20 @@ function heightOf(doc: Doc, item: Item): number {
     case 'text':
       doc.font(item.font ?? REGULAR).fontSize(item.size ?? 7);
       return (
-        (item.text ? doc.heightOfString(item.text, { width: CONTENT }) : (item.size ?? 3)) +
+        (item.text
+          ? doc.heightOfString(item.text, { width: CONTENT - (item.indent ?? 0) })
+          : (item.size ?? 3)) +
         (item.gap ?? 0) +
         0.5
       );
     case 'row': {
       doc.font(item.font ?? REGULAR).fontSize(item.size ?? 7);
       const right = doc.widthOfString(item.right) + 4;
+      const width = CONTENT - (item.indent ?? 0);
       return (
         Math.max(
-          doc.heightOfString(item.left || ' ', { width: CONTENT - right }),
-          doc.heightOfString(item.right, { width: CONTENT }),
+          doc.heightOfString(item.left || ' ', { width: width - right }),
+          doc.heightOfString(item.right, { width }),
         ) + 0.5
       );
     }
@@ -183,7 +220,10 @@ function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: { l
         .font(item.font ?? REGULAR)
         .fontSize(item.size ?? 7)
         .fillColor('#000000');
-      doc.text(item.text, M, y + (item.gap ?? 0), { width: CONTENT, align: item.align ?? 'left' });
+      doc.text(item.text, M + (item.indent ?? 0), y + (item.gap ?? 0), {
+        width: CONTENT - (item.indent ?? 0),
+        align: item.align ?? 'left',
+      });
       return;
     case 'row': {
       doc
@@ -191,7 +231,7 @@ function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: { l
         .fontSize(item.size ?? 7)
         .fillColor('#000000');
       const right = doc.widthOfString(item.right) + 4;
-      doc.text(item.left, M, y, { width: CONTENT - right });
+      doc.text(item.left, M + (item.indent ?? 0), y, { width: CONTENT - (item.indent ?? 0) - right });
       doc.text(item.right, W - M - right, y, { width: right, align: 'right' });
       return;
     }

@@ -1,9 +1,10 @@
 // Signed comprobantes of every kind for the PDF tests, built by the document engine as the service builds
 // them.
-import type { DocumentRequest } from '@cr/contracts';
+import type { DocumentComponenteSurtido, DocumentRequest } from '@cr/contracts';
 import type { KindCode } from '../src';
 import { buildSignedDocument, openP12 } from '@cr/hacienda-xml';
-import { ISSUER, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
+import { ISSUER, exportInvoice, invoice, line, surtidoLine } from '@cr/hacienda-xml/src/testing/mothers';
+import { taxedLine } from '@cr/hacienda-xml/src/testing/tax-mothers';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 
 const { p12, pin } = makeTestP12();
@@ -128,6 +129,80 @@ export function kindFixtures(): KindFixture[] {
     { kind: 'FEE', xml: fee, receptor: 'Ñandú Imports LLC' },
     { kind: 'REP', xml: rep, receptor: 'Compañía Ñandú Internacional S.A.' },
   ];
+}
+
+/**
+ * A surtido of the most components a line may carry (20), with long descriptions: one unit of each at
+ * 100 × k colones, IVA 13 % (so 21 000 and 2 730 for the one unit sold).
+ */
+function twentyComponentLine(n: number): DocumentRequest['detalleServicio'][number] {
+  const codes = ['2149400000400', '2225102010100', '2132100000100'];
+  const components: DocumentComponenteSurtido[] = Array.from({ length: 20 }, (_, i) => {
+    const k = i + 1;
+    const precio = `${100 * k}.00`;
+    return {
+      codigo: codes[i % 3]!,
+      detalle: `Componente ${k} del surtido de regalo empresarial, presentación surtida de temporada`,
+      cantidad: 1,
+      unidadMedida: 'Unid',
+      precioUnitario: precio,
+      impuestos: [{ codigo: '01', codigoTarifa: '08', tarifa: '13', monto: `${13 * k}.00` }],
+    };
+  });
+  return {
+    numeroLinea: n,
+    codigo: '2399999002200',
+    codigoComercial: [{ tipo: '03', codigo: '7441001299999' }],
+    detalle: 'Caja de regalo empresarial',
+    cantidad: 1,
+    unidadMedida: 'Unid',
+    precioUnitario: '21000.00',
+    subTotal: '21000.00',
+    montoTotal: '21000.00',
+    impuestoNeto: 2730,
+    montoTotalLinea: 23730,
+    detalleSurtido: components,
+  };
+}
+
+/** An FE with an ordinary line, the two-basket surtido of the engine's tests and a 20-component one. */
+export function surtidoInvoiceXml(): string {
+  return sign(
+    fiveLineInvoice({
+      numeroReferencia: 21,
+      detalleServicio: [line(1), surtidoLine(2, 2), twentyComponentLine(3)],
+    }),
+  );
+}
+
+/** A medical consultation (4 %) and another service (13 %) paid by card: the 1 000 of IVA is returned. */
+export function healthByCardXml(): string {
+  return sign(
+    fiveLineInvoice({
+      numeroReferencia: 22,
+      detalleServicio: [
+        line(1, { cabys: '9310100000300', precio: '25000.00', codigoTarifa: '04', tarifa: '4' }),
+        line(2, { precio: '1000.00' }),
+      ],
+      resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '02' }] },
+    }),
+  );
+}
+
+/** An export invoice whose goods line records its (uncharged) selectivo as MontoExportacion 2 500. */
+export function exportWithSelectivoXml(): string {
+  const l = taxedLine(1, {
+    cabys: '2132100000100',
+    cantidad: 10,
+    precio: '2500.00',
+    impuestos: [
+      { codigo: '01', codigoTarifa: '01', tarifa: '0' },
+      { codigo: '02', tarifa: '0' },
+    ],
+    extra: { partidaArancelaria: '220421000000' },
+  });
+  l.impuesto[1] = { ...l.impuesto[1]!, montoExportacion: '2500.00' };
+  return sign(exportInvoice({ numeroReferencia: 23, detalleServicio: [l] }));
 }
 
 export { line, sign };

@@ -1,16 +1,27 @@
 // Every kind's PDF, in both layouts, looked at as a reader would: page 1 is not blank, its text names the
 // clave, the receptor and the total in Costa Rican format, and its QR code decodes to the clave.
-import { HaciendaXmlError } from '@cr/hacienda-xml';
+import { COMPROBANTE_KINDS, HaciendaXmlError } from '@cr/hacienda-xml';
+import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
 import {
   KIND_TITLES,
   LEYENDA_HACIENDA,
   formatMoney,
+  formatNumber,
   readComprobanteView,
   renderComprobantePdf,
   renderComprobanteXmlPdf,
 } from '../src';
 import { fontCacheStats } from '../src/pdf-kit';
-import { REFERENCED_CLAVE, fiveLineInvoice, kindFixtures, line, sign } from './fixtures';
+import {
+  REFERENCED_CLAVE,
+  exportWithSelectivoXml,
+  fiveLineInvoice,
+  healthByCardXml,
+  kindFixtures,
+  line,
+  sign,
+  surtidoInvoiceXml,
+} from './fixtures';
 import {
   decodeQr,
   firstPage,
@@ -145,6 +156,132 @@ describe('what the PDF shows', () => {
     expect(text).toContain('Página 2 de');
     expect(text).toContain('Servicio de prueba 60');
     expect(decodeQr(firstPage(pdf))).toBeUndefined(); // the QR closes the document, on its last page
+  });
+});
+
+describe('issue 12 on paper: surtido components, IVA devuelto, MontoExportacion', () => {
+  const surtidoXml = surtidoInvoiceXml();
+  const surtido = readComprobanteView(surtidoXml);
+  const health = healthByCardXml();
+
+  (checkTools(['xmllint', 'xmlsec1']).ok ? it : it.skip)(
+    'the documents rendered here are valid (official XSD, xmlsec1)',
+    () => {
+      for (const xml of [surtidoXml, health, exportWithSelectivoXml()]) {
+        const root = /<(\w+) xmlns=/.exec(xml)![1]!;
+        expect(xsdErrors(xml, COMPROBANTE_KINDS[root]!.xsd)).toBe('');
+        expect(xmlsecErrors(xml)).toBe('');
+      }
+    },
+  );
+
+  it('reads each component of a surtido line as written (amounts of one unit of the line)', () => {
+    const [plain, basket, box] = surtido.lineas;
+    expect(plain!.surtido).toEqual([]);
+    expect(box!.surtido).toHaveLength(20);
+    expect(basket!.surtido.map((c) => [c.cabys, c.detalle, c.cantidad, c.subTotal])).toEqual([
+      ['2149400000400', 'Mermelada de fresa 250 g', '2.000', '2700.00000'],
+      ['2225102010100', 'Queso gouda', '1.000', '6000.00000'],
+      ['2132100000100', 'Jugo de tomate 330 ml', '3.000', '2400.00000'],
+    ]);
+    expect(basket!.surtido[0]!.descuentos).toEqual([{ monto: '300.00000', codigo: '07' }]);
+    expect(basket!.surtido[2]!.impuestos.map((i) => [i.codigo, i.tarifa, i.monto])).toEqual([
+      ['02', '10.00', '240.00000'],
+      ['01', '13.00', '343.20000'],
+    ]);
+    expect(basket!.surtido[2]!.unidadMedidaComercial).toBe('lata');
+  });
+
+  it.each(['carta', 'tiquete'] as const)(
+    'in the %s layout, a surtido line lists every component with its CABYS, detalle and amounts',
+    async (layout) => {
+      if (!tools) return;
+      const pdf = await renderComprobantePdf(surtido, { layout });
+      expect(inkRatio(firstPage(pdf))).toBeGreaterThan(0.005);
+      const text = squash(pdfText(pdf));
+      expect(text).toContain('Contenido de cada unidad');
+      for (const [cabys, detalle, amount] of [
+        ['2149400000400', 'Mermelada de fresa 250 g', '300,00'],
+        ['2225102010100', 'Queso gouda', '6 000,00'],
+        ['2132100000100', 'Jugo de tomate 330 ml', '343,20'],
+      ]) {
+        expect(text).toContain(cabys);
+        expect(text).toContain(detalle);
+        expect(text).toContain(amount);
+      }
+      expect(text).toContain('GOUDA-1K');
+      // The 20-component box: every one, in order (the letter wraps the long descriptions in their column).
+      let at = 0;
+      for (let k = 1; k <= 20; k++) {
+        const found = text.indexOf(`Componente ${k} del surtido`, at);
+        expect(found).toBeGreaterThan(at);
+        at = found;
+        expect(text).toContain(formatNumber(String(100 * k)));
+      }
+      expect(text).toContain(squash(formatMoney(surtido.resumen.totalComprobante, 'CRC')));
+      if (layout === 'carta') {
+        // It goes on over a page break, under a repeated title naming its line.
+        expect(pageCount(pdf)).toBe(2);
+        expect(text).toContain('Línea 3 (continuación)');
+      }
+    },
+  );
+
+  it.each(['carta', 'tiquete'] as const)(
+    'in the %s layout, a card-paid consultation shows the IVA devuelto and the rows add up to the total',
+    async (layout) => {
+      if (!tools) return;
+      const view = readComprobanteView(health);
+      expect(view.resumen.totalIVADevuelto).toBe('1000.00000');
+      const pdf = await renderComprobantePdf(view, { layout });
+      expect(inkRatio(firstPage(pdf))).toBeGreaterThan(0.005);
+      const text = squash(pdfText(pdf));
+      // Venta neta + total impuesto − IVA devuelto = TOTAL, in that order on the page.
+      const rows = [
+        'Venta neta ₡ 26 000,00',
+        'Total impuesto ₡ 1 130,00',
+        'IVA devuelto -₡ 1 000,00',
+        'TOTAL ₡ 26 130,00',
+      ];
+      let at = -1;
+      for (const row of rows) {
+        const found = text.indexOf(row, at + 1);
+        expect(found).toBeGreaterThan(at);
+        at = found;
+      }
+      const r = view.resumen;
+      const neta = r.totales.find((t) => t.nombre === 'TotalVentaNeta')!.monto;
+      expect(Number(neta) + Number(r.totalImpuesto) - Number(r.totalIVADevuelto)).toBe(
+        Number(r.totalComprobante),
+      );
+      expect(decodeQr(firstPage(pdf))).toBe(view.clave);
+    },
+  );
+
+  itTools('a document without returned IVA shows no IVA devuelto row', async () => {
+    const fe = fixtures.find((f) => f.kind === 'FE')!;
+    expect(readComprobanteView(fe.xml).resumen.totalIVADevuelto).toBe('0.00000');
+    for (const layout of ['carta', 'tiquete'] as const)
+      expect(pdfText(await renderComprobanteXmlPdf(fe.xml, { layout }))).not.toContain('IVA devuelto');
+  });
+
+  itTools.each(['carta', 'tiquete'] as const)(
+    'in the %s layout, an export line shows its tax’s MontoExportacion as informational',
+    async (layout) => {
+      const xml = exportWithSelectivoXml();
+      expect(readComprobanteView(xml).lineas[0]!.impuestos[1]!.montoExportacion).toBe('2500.00000');
+      const text = squash(pdfText(await renderComprobanteXmlPdf(xml, { layout })));
+      expect(text).toContain('Selectivo de consumo 0 %: monto de exportación $ 2 500,00 (informativo)');
+      expect(text).toContain('TOTAL $ 25 000,00');
+    },
+  );
+
+  it('renders a surtido the same way every time', async () => {
+    for (const layout of ['carta', 'tiquete'] as const) {
+      const a = await renderComprobantePdf(surtido, { layout });
+      const b = await renderComprobanteXmlPdf(surtidoXml, { layout });
+      expect(a.equals(b)).toBe(true);
+    }
   });
 });
 
