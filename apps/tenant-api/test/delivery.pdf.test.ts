@@ -72,6 +72,44 @@ describe('GET /api/descargar/{clave}/pdf', () => {
     },
   );
 
+  it.each(['carta', 'tiquete'] as const)(
+    'when a surtido invoice was submitted (%s), then its PDF lists each component’s CABYS and detalle under the line',
+    async (formato) => {
+      const clave = await submit('surtido');
+      const res = await getPdf(clave, `?formato=${formato}`);
+      expect(res.status).toBe(200);
+      if (!tools) return;
+      const pdf = res.body as Buffer;
+      const text = squash(pdfText(pdf));
+      expect(text).toContain('Canasta navideña');
+      expect(text).toContain('Contenido de cada unidad');
+      for (const [cabys, detalle] of [
+        ['2149400000400', 'Mermelada de fresa 250 g'],
+        ['2225102010100', 'Queso gouda'],
+        ['2132100000100', 'Jugo de tomate 330 ml'],
+      ]) {
+        expect(text).toContain(cabys);
+        expect(text).toContain(detalle);
+      }
+      expect(inkRatio(firstPage(pdf))).toBeGreaterThan(0.005);
+    },
+  );
+
+  it.each(['carta', 'tiquete'] as const)(
+    'when a consultation paid by card was submitted (%s), then its PDF deducts the IVA devuelto before the total',
+    async (formato) => {
+      const clave = await submit('healthByCard');
+      const res = await getPdf(clave, `?formato=${formato}`);
+      expect(res.status).toBe(200);
+      if (!tools) return;
+      const pdf = res.body as Buffer;
+      const text = squash(pdfText(pdf));
+      // 25 000 + 4 % (1 000) − 1 000 returned = 25 000.
+      expect(text).toMatch(/Total impuesto ₡ 1 000,00 .*IVA devuelto -₡ 1 000,00 .*TOTAL ₡ 25 000,00/);
+      expect(inkRatio(firstPage(pdf))).toBeGreaterThan(0.005);
+    },
+  );
+
   it('when formato is given, then that layout; the ticket is 80 mm wide', async () => {
     const clave = await submit('invoice');
     const carta = (await getPdf(clave, '?formato=carta')).body as Buffer;
