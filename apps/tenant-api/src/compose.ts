@@ -132,6 +132,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const certificates = new P12Pool({
     threads: config.P12_THREADS,
     timeoutMs: config.P12_OPEN_TIMEOUT_MS,
+    idleMs: config.P12_IDLE_MS,
     logger,
   });
   const issuerDeps: IssuerDeps = {
