@@ -314,6 +314,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       HACIENDA_PUBLIC_API_URL: sandbox.url,
       HACIENDA_DATA_DIR: haciendaDataDir(),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // One issuer sends everything here: its 100-per-minute submission limit is lifted (as the sandbox's
+      // is), so the jobs' keep-up figure measures the pipeline, not the limit.
+      HACIENDA_SUBMISSIONS_PER_MINUTE: '100000000',
       NODE_ENV: 'development',
       LOG_LEVEL: 'error',
       ...options.tenantEnv,

@@ -66,6 +66,9 @@ export function createHaciendaClients(
       ...common,
       ...(options.sleep ? { sleep: options.sleep } : {}),
     }),
-    submissions: createSubmissionLimiter(options.clock ? { clock: options.clock } : {}),
+    submissions: createSubmissionLimiter({
+      limit: settings.HACIENDA_SUBMISSIONS_PER_MINUTE ?? 100,
+      ...(options.clock ? { clock: options.clock } : {}),
+    }),
   };
 }

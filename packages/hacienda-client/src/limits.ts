@@ -86,7 +86,10 @@ export class SlidingWindowLimiter {
   }
 }
 
-/** ≤ 100 submissions per issuer per minute; the worker calls `tryAcquire(issuerId)` and reschedules on refusal. */
+/**
+ * ≤ 100 submissions per issuer per minute (or `limit`); the worker calls `tryAcquire(issuerId)` and reschedules
+ * on refusal.
+ */
 export function createSubmissionLimiter(options: Partial<SlidingWindowOptions> = {}): SlidingWindowLimiter {
   return new SlidingWindowLimiter({ limit: 100, windowMs: 60_000, name: 'submissions', ...options });
 }

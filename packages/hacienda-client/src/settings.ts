@@ -27,6 +27,11 @@ export const haciendaSettingsProperties = {
     default: HACIENDA_DEFAULTS.HACIENDA_RECEPCION_URL_PROD,
   }),
   HACIENDA_PUBLIC_API_URL: Type.String({ format: 'uri', default: HACIENDA_DEFAULTS.HACIENDA_PUBLIC_API_URL }),
+  /**
+   * Submissions per issuer per minute that the worker sends (100, issue 6; Hacienda's own numbers are
+   * unconfirmed, REFERENCE §4). A load test against the local sandbox lifts it to measure the pipeline.
+   */
+  HACIENDA_SUBMISSIONS_PER_MINUTE: Type.Optional(Type.Integer({ minimum: 1, default: 100 })),
 };
 
 export const HaciendaSettingsSchema = Type.Object(haciendaSettingsProperties);

@@ -1,4 +1,11 @@
-import { createSubmissionLimiter, HaciendaPublicApi, HaciendaUpstreamError, TokenBucket } from '../src';
+import {
+  createHaciendaClients,
+  createSubmissionLimiter,
+  HACIENDA_DEFAULTS,
+  HaciendaPublicApi,
+  HaciendaUpstreamError,
+  TokenBucket,
+} from '../src';
 import { createFakeTime, FakeHacienda } from './fake-hacienda';
 
 const fake = new FakeHacienda();
@@ -140,6 +147,20 @@ describe('limiters', () => {
     expect(limiter.tryAcquire('issuer-2')).toEqual({ ok: true });
     time.advance(50_000);
     expect(limiter.tryAcquire('issuer-1')).toEqual({ ok: true });
+  });
+
+  it('when the settings name a submission limit, then the clients enforce that one, and 100 without it', () => {
+    const time = createFakeTime();
+    const lifted = createHaciendaClients(
+      { ...HACIENDA_DEFAULTS, HACIENDA_SUBMISSIONS_PER_MINUTE: 3 },
+      { clock: time.clock },
+    );
+    for (let i = 0; i < 3; i++) expect(lifted.submissions.tryAcquire('issuer-1')).toEqual({ ok: true });
+    expect(lifted.submissions.tryAcquire('issuer-1')).toMatchObject({ ok: false });
+
+    const standard = createHaciendaClients({ ...HACIENDA_DEFAULTS }, { clock: time.clock });
+    for (let i = 0; i < 100; i++) expect(standard.submissions.tryAcquire('issuer-1')).toEqual({ ok: true });
+    expect(standard.submissions.tryAcquire('issuer-1')).toMatchObject({ ok: false });
   });
 
   it('when a token bucket is drained, then each take waits for the refill in order', async () => {
