@@ -63,4 +63,29 @@ describe('XSD validation of untrusted XML', () => {
       /No matching global declaration/,
     );
   });
+
+  it('when more validations arrive than maxConcurrent, then at most that many xmllint run and the rest wait their turn', async () => {
+    if (!ready) return console.warn('skipping: xmllint or XSDs missing');
+    const bounded = createXsdValidator({ xsdDir: XSD_DIR, maxConcurrent: 2 });
+    const ns = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor';
+    const doc = (i: number) => `<MensajeReceptor xmlns="${ns}"><Clave>${i}</Clave></MensajeReceptor>`;
+    let peak = 0;
+    let sawWaiting = false;
+    const sample = setInterval(() => {
+      const now = bounded.load();
+      peak = Math.max(peak, now.running);
+      sawWaiting ||= now.waiting > 0;
+    }, 1);
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => bounded.validate(doc(i), 'MensajeReceptor_V4.4.xsd')),
+      );
+      expect(outcomes.every((o) => o?.valid === false && o.errors.join('\n').includes('Clave'))).toBe(true);
+    } finally {
+      clearInterval(sample);
+    }
+    expect(peak).toBe(2);
+    expect(sawWaiting).toBe(true);
+    expect(bounded.load()).toEqual({ running: 0, waiting: 0 });
+  });
 });
