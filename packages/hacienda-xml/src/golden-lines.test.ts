@@ -4,7 +4,6 @@
 // XSD (xmllint), verified (xmlsec1) and read back by the shared §9 check the sandbox judges with (ADR 0024).
 import type { DocumentRequest } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
-import { COMPROBANTE_KINDS } from './comprobante-kinds';
 import { checkDocument } from './document-check';
 import { checkReceivedArithmetic } from './received-arithmetic';
 import { openP12 } from './signing-key';
@@ -20,16 +19,14 @@ import {
 } from './testing/mothers';
 import { taxedLine } from './testing/tax-mothers';
 import { makeTestP12 } from './testing/test-certificate';
-import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
+import { XSD_BY_TIPO, checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
 import { verifySignedXml } from './xades-verify';
 
 const tools = checkTools(['xmllint', 'xmlsec1']);
 const { p12, pin } = makeTestP12();
 const key = openP12(p12, pin);
 const NOW = new Date('2026-05-26T18:31:00Z');
-const XSD: Record<string, string> = Object.fromEntries(
-  Object.values(COMPROBANTE_KINDS).map((k) => [k.tipo, k.xsd]),
-);
+const XSD = XSD_BY_TIPO;
 const GOODS = '2132100000100';
 /** Consulta de médico general: a health service (CABYS 931…) at the 4 % rate. */
 const CONSULTA = '9310100000300';

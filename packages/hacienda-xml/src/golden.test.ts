@@ -1,6 +1,5 @@
 import type { DocumentRequest } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
-import { COMPROBANTE_KINDS } from './comprobante-kinds';
 import { openP12 } from './signing-key';
 import {
   FE_REFERENCE,
@@ -14,7 +13,7 @@ import {
   purchaseInvoice,
 } from './testing/mothers';
 import { makeTestP12 } from './testing/test-certificate';
-import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
+import { XSD_BY_TIPO, checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
 import { checkReceivedArithmetic } from './received-arithmetic';
 import { verifySignedXml } from './xades-verify';
 
@@ -23,9 +22,7 @@ const { p12, pin } = makeTestP12();
 const key = openP12(p12, pin);
 const NOW = new Date('2026-05-26T18:31:00Z');
 
-const XSD: Record<string, string> = Object.fromEntries(
-  Object.values(COMPROBANTE_KINDS).map((k) => [k.tipo, k.xsd]),
-);
+const XSD = XSD_BY_TIPO;
 
 function mediosFor(doc: DocumentRequest): DocumentRequest {
   return doc;

@@ -9,7 +9,6 @@ import {
   openApiExamples,
 } from '@cr/contracts';
 import { buildSignedDocument } from './build-document';
-import { COMPROBANTE_KINDS } from './comprobante-kinds';
 import { checkDocument } from './document-check';
 import { checkReceivedArithmetic } from './received-arithmetic';
 import { openP12 } from './signing-key';
@@ -25,16 +24,14 @@ import {
   surtidoLine,
 } from './testing/mothers';
 import { makeTestP12 } from './testing/test-certificate';
-import { checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
+import { XSD_BY_TIPO, checkTools, xmlsecErrors, xsdErrors } from './testing/tools';
 import { verifySignedXml } from './xades-verify';
 
 const tools = checkTools(['xmllint', 'xmlsec1']);
 const { p12, pin } = makeTestP12();
 const key = openP12(p12, pin);
 const NOW = new Date('2026-05-26T18:31:00Z');
-const XSD: Record<string, string> = Object.fromEntries(
-  Object.values(COMPROBANTE_KINDS).map((k) => [k.tipo, k.xsd]),
-);
+const XSD = XSD_BY_TIPO;
 
 function check(doc: unknown) {
   return checkDocument(doc, { issuer: ISSUER, now: new Date('2026-05-27T00:00:00Z') });

@@ -4,11 +4,16 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { COMPROBANTE_KINDS } from '../comprobante-kinds';
 import { extendXsdText } from '../xsd-extension';
 
 const REPO_ROOT = path.resolve(__dirname, '../../../..');
 export const XSD_DIR = process.env.HACIENDA_XSD_DIR ?? path.resolve(REPO_ROOT, '../shared/hacienda/xsd');
 export const SAMPLES_DIR = path.resolve(XSD_DIR, '../samples');
+/** The official XSD file of each tipoDoc, for the golden suites. */
+export const XSD_BY_TIPO: Record<string, string> = Object.fromEntries(
+  Object.values(COMPROBANTE_KINDS).map((k) => [k.tipo, k.xsd]),
+);
 
 function hasTool(name: string): boolean {
   return spawnSync('which', [name]).status === 0;
