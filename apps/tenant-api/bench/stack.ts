@@ -105,7 +105,14 @@ async function startService(
   const dir = path.join(REPO_ROOT, 'apps', app);
   const entry = form === 'dist' ? path.join(dir, 'dist', 'main.js') : path.join(dir, 'src', 'main.ts');
   if (!existsSync(entry)) throw new Error(`no ${entry}${form === 'dist' ? ' (build first)' : ''}`);
-  const args = form === 'dist' ? ['--enable-source-maps', entry] : ['--import', 'tsx', entry];
+  // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it exits (where the time goes).
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, app)}`]
+    : [];
+  const args = [
+    ...profile,
+    ...(form === 'dist' ? ['--enable-source-maps', entry] : ['--import', 'tsx', entry]),
+  ];
   const childEnv: Record<string, string> = {};
   // METRICS_PORT 0: an ephemeral port, so a bench or soak runs beside a `pnpm start` that holds 9400-9402.
   for (const [k, v] of Object.entries({ ...process.env, NODE_OPTIONS: '', METRICS_PORT: '0', ...env })) {

@@ -1,3 +1,4 @@
 export * from './growth';
 export * from './process-memory';
 export * from './service-databases';
+export * from './process-cpu';

@@ -1,0 +1,37 @@
+// CPU time of a process tree from /proc: a live child's time and a finished grandchild's (reaped by the
+// child) both count for the child's tree; a process that is gone counts nothing.
+import { spawn } from 'node:child_process';
+import { namedCpuSeconds, treeCpuSeconds } from '../src';
+
+const BURN = 'const t = Date.now(); while (Date.now() - t < 400) {}';
+
+describe('treeCpuSeconds', () => {
+  it('counts a child that burns CPU, the grandchild it waited for, and nothing once it is gone', async () => {
+    // The child starts a grandchild that burns 0.4 s and exits (reaped: cutime), then burns 0.4 s itself and
+    // stays alive until killed.
+    const script = `
+      const { spawnSync } = require('node:child_process');
+      spawnSync(process.execPath, ['-e', ${JSON.stringify(BURN)}]);
+      ${BURN}
+      process.stdout.write('burnt');
+      setTimeout(() => {}, 30000);`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    try {
+      const seconds = treeCpuSeconds(child.pid as number);
+      // Two 0.4 s burns plus two Node start-ups; well below what a third burn would add.
+      expect(seconds).toBeGreaterThanOrEqual(0.7);
+      expect(seconds).toBeLessThan(5);
+      expect(treeCpuSeconds(process.pid)).toBeGreaterThanOrEqual(seconds);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    expect(treeCpuSeconds(child.pid as number)).toBe(0);
+  });
+
+  it('sums the processes with a given name (this test runner is a node process)', () => {
+    expect(namedCpuSeconds('node')).toBeGreaterThan(0);
+    expect(namedCpuSeconds('no-such-process-name')).toBe(0);
+  });
+});
