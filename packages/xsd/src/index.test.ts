@@ -1,21 +1,79 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { containsDtd, createXsdValidator } from './index';
+import { type XsdOutcome, type XsdValidator, containsDtd, createXsdValidator } from './index';
 
 const XSD_DIR = process.env.HACIENDA_XSD_DIR ?? resolve(__dirname, '../../../../shared/hacienda/xsd');
+const SAMPLES_DIR = process.env.HACIENDA_SAMPLES_DIR ?? resolve(XSD_DIR, '../samples');
+const FE_SAMPLE = join(SAMPLES_DIR, 'fe-50626052600310295087500100001010000000033159073080.xml');
 const ready =
-  existsSync(join(XSD_DIR, 'MensajeReceptor_V4.4.xsd')) && spawnSync('which', ['xmllint']).status === 0;
-if (!ready && process.env.CI === 'true') throw new Error('CI=true and xmllint or the XSDs are missing');
+  existsSync(join(XSD_DIR, 'MensajeReceptor_V4.4.xsd')) &&
+  existsSync(FE_SAMPLE) &&
+  spawnSync('which', ['xmllint']).status === 0;
+if (!ready && process.env.CI === 'true')
+  throw new Error('CI=true and xmllint, the XSDs or the samples are missing');
+
+// Every validator of this file keeps its private directory under this one, so the tests can look inside.
+const TMP = mkdtempSync(join(tmpdir(), 'xsd-test-'));
+const validators: XsdValidator[] = [];
+function validatorOf(options: Partial<Parameters<typeof createXsdValidator>[0]> = {}): XsdValidator {
+  const v = createXsdValidator({ xsdDir: XSD_DIR, tmpDir: TMP, ...options });
+  validators.push(v);
+  return v;
+}
+afterAll(async () => {
+  await Promise.all(validators.map((v) => v.close()));
+  rmSync(TMP, { recursive: true, force: true });
+});
+
+/** Files left in the validators' private directories (there must be some directories to look in). */
+function leftFiles(): string[] {
+  const dirs = readdirSync(TMP);
+  expect(dirs.length).toBeGreaterThan(0);
+  return dirs.flatMap((d) => readdirSync(join(TMP, d)).map((f) => join(d, f)));
+}
+
+const FE = 'FacturaElectronica_V4.4.xsd';
+const ns = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor';
+const feSample = () => readFileSync(FE_SAMPLE, 'utf8');
+/** Invalid, with a complaint naming `mark` (a clave that breaks the 50-digit pattern). */
+const badClave = (mark: string) => feSample().replace(/<Clave>\d+<\/Clave>/, `<Clave>${mark}</Clave>`);
+/** Not well-formed: parser errors and no verdict line. */
+const truncated = () => feSample().slice(0, 3000);
+/** Small, but libxml2 2.9 checks duplicate attributes pairwise: seconds of parsing. */
+const slowDocument = () =>
+  `<FacturaElectronica${Array.from({ length: 100_000 }, (_, i) => ` a${i}=""`).join('')}/>`;
+const nextTurn = () => new Promise((r) => setImmediate(r));
+/** The validator's load once `done` holds for it (or after 10 s). */
+async function loadWhen(v: XsdValidator, done: (load: { running: number; waiting: number }) => boolean) {
+  const deadline = Date.now() + 10_000;
+  while (!done(v.load()) && Date.now() < deadline) await nextTurn();
+  return v.load();
+}
+async function loadBecomes(v: XsdValidator, expected: { running: number; waiting: number }) {
+  return loadWhen(v, (l) => l.running === expected.running && l.waiting === expected.waiting);
+}
+
+const errorsOf = (o: XsdOutcome | undefined) => (o && !o.valid ? o.errors.join('\n') : '');
 
 describe('XSD validation of untrusted XML', () => {
-  const validator = createXsdValidator({ xsdDir: XSD_DIR, maxBytes: 64 * 1024 });
+  const validator = validatorOf({ maxBytes: 64 * 1024 });
 
-  it('when the document carries a DTD (an XML bomb), then it is refused before any parsing', async () => {
+  it('when the document carries a DTD (an XML bomb), then it is refused before xmllint or a file sees it', async () => {
     const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><MensajeReceptor>&lol2;</MensajeReceptor>`;
     expect(containsDtd(bomb)).toBe(true);
+    const before = readdirSync(TMP).length;
     const out = await validator.validate(bomb, 'MensajeReceptor_V4.4.xsd');
     expect(out).toMatchObject({ valid: false, refused: expect.stringMatching(/DTD/) });
+    expect(validator.load()).toEqual({ running: 0, waiting: 0 });
+    expect(readdirSync(TMP).length).toBe(before);
+    // Refused even where no schema or xmllint could run.
+    const nowhere = createXsdValidator({ xsdDir: '/nonexistent' });
+    expect(await nowhere.validate(bomb, 'x.xsd')).toMatchObject({
+      valid: false,
+      refused: expect.stringMatching(/DTD/),
+    });
   });
 
   it('when the document is larger than the limit, then it is refused', async () => {
@@ -23,22 +81,73 @@ describe('XSD validation of untrusted XML', () => {
     expect(out).toMatchObject({ valid: false, refused: expect.stringMatching(/larger/) });
   });
 
-  it('when the document breaks the schema, then xmllint names the element; a wrong schema name is unavailable', async () => {
-    if (!ready) return console.warn('skipping: xmllint or XSDs missing');
-    const out = await validator.validate(
-      '<MensajeReceptor xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor"><Clave>1</Clave></MensajeReceptor>',
+  it('when a lone document breaks the schema, then it runs at once and xmllint names the element by line; a wrong schema name is unavailable', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const pending = validator.validate(
+      `<MensajeReceptor xmlns="${ns}">\n<Clave>1</Clave></MensajeReceptor>`,
       'MensajeReceptor_V4.4.xsd',
     );
+    // It never waits: the first thing the load shows is it running.
+    expect(await loadWhen(validator, (l) => l.running + l.waiting > 0)).toEqual({ running: 1, waiting: 0 });
+    const out = await pending;
     expect(out?.valid).toBe(false);
-    expect(out && !out.valid && out.errors.join('\n')).toMatch(/Clave/);
+    expect(errorsOf(out)).toMatch(/^line 2: element Clave: Schemas validity error/);
     expect(await validator.validate('<a/>', '../etc/passwd')).toBeUndefined();
     expect(await createXsdValidator({ xsdDir: '/nonexistent' }).validate('<a/>', 'x.xsd')).toBeUndefined();
   });
 
-  it('when a derived schema is given, then xmllint compiles it from a pipe with the official imports', async () => {
-    if (!ready) return console.warn('skipping: xmllint or XSDs missing');
-    const derived = createXsdValidator({
-      xsdDir: XSD_DIR,
+  it('when documents wait for the same schema, then one run judges them together and each gets its own verdict and errors, in any order', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const batched = validatorOf({ maxConcurrent: 1 });
+    const kinds = {
+      valid: () => feSample(),
+      bad111: () => badClave('111'),
+      bad222: () => badClave('222'),
+      broken: () => truncated(),
+    } as const;
+    type Kind = keyof typeof kinds;
+    const orders: Kind[][] = [
+      ['valid', 'bad111', 'broken', 'valid', 'bad222'],
+      ['broken', 'bad222', 'valid', 'bad111', 'valid'],
+      ['bad111', 'valid', 'bad222', 'broken', 'broken', 'valid'],
+    ];
+    for (const order of orders) {
+      // A first document takes the only turn; the rest wait, then share one run.
+      const lead = batched.validate(feSample(), FE);
+      const pending = order.map((k) => batched.validate(kinds[k](), FE));
+      expect(await loadBecomes(batched, { running: 1, waiting: order.length })).toEqual({
+        running: 1,
+        waiting: order.length,
+      });
+      expect(await lead).toEqual({ valid: true });
+      await nextTurn();
+      expect(batched.load()).toEqual({ running: 1, waiting: 0 });
+      const outcomes = await Promise.all(pending);
+      for (const [i, kind] of order.entries()) {
+        const out = outcomes[i];
+        const text = errorsOf(out);
+        if (kind === 'valid') {
+          expect(out).toEqual({ valid: true });
+          continue;
+        }
+        expect(out?.valid).toBe(false);
+        expect(text).toMatch(/^line \d+: /);
+        expect(text.includes("'111'")).toBe(kind === 'bad111');
+        expect(text.includes("'222'")).toBe(kind === 'bad222');
+        expect(text.includes('parser error')).toBe(kind === 'broken');
+        // A parser error is followed by its context and caret lines, as xmllint prints them; a schema
+        // error is one line.
+        if (kind === 'broken') expect(text).toMatch(/line 2: parser error : Premature end of data.*\n.+\n\^/);
+        else for (const l of text.split('\n')) expect(l).toMatch(/^line \d+: element Clave: /);
+      }
+    }
+    expect(leftFiles().filter((f) => f.endsWith('.xml'))).toEqual([]);
+  });
+
+  it('when a derived schema is given, then xmllint compiles it from the private directory with the official imports', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const derived = validatorOf({
+      maxConcurrent: 1,
       extendSchema: (text, dir) =>
         text
           .replace('<xs:element name="MensajeReceptor">', '<xs:element name="MensajeReceptorDerivado">')
@@ -47,27 +156,57 @@ describe('XSD validation of untrusted XML', () => {
             `schemaLocation="${dir}/xmldsig-core-schema.xsd"`,
           ),
     });
-    const ns = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor';
-    const out = await derived.validate(
-      `<MensajeReceptorDerivado xmlns="${ns}"><Clave>1</Clave></MensajeReceptorDerivado>`,
-      'MensajeReceptor_V4.4.xsd',
+    const [out, official, again] = await Promise.all(
+      [
+        `<MensajeReceptorDerivado xmlns="${ns}"><Clave>1</Clave></MensajeReceptorDerivado>`,
+        `<MensajeReceptor xmlns="${ns}"><Clave>1</Clave></MensajeReceptor>`,
+        `<MensajeReceptorDerivado xmlns="${ns}"><Clave>2</Clave></MensajeReceptorDerivado>`,
+      ].map((xml) => derived.validate(xml, 'MensajeReceptor_V4.4.xsd')),
     );
-    expect(out?.valid).toBe(false);
     // The derived root is declared (the complaint is about its content), the official one no longer is.
-    expect(out && !out.valid && out.errors.join('\n')).toMatch(/Clave/);
-    const official = await derived.validate(
-      `<MensajeReceptor xmlns="${ns}"><Clave>1</Clave></MensajeReceptor>`,
-      'MensajeReceptor_V4.4.xsd',
+    expect(errorsOf(out)).toMatch(/'1' is not accepted/);
+    expect(errorsOf(again)).toMatch(/'2' is not accepted/);
+    expect(errorsOf(official)).toMatch(/No matching global declaration/);
+    // Written once, readable by this user only, in a directory only this user can enter.
+    const schemas = leftFiles().filter((f) => f.endsWith('.xsd'));
+    expect(schemas).toHaveLength(1);
+    expect(statSync(join(TMP, schemas[0]!)).mode & 0o777).toBe(0o600);
+    const dir = join(TMP, schemas[0]!, '..');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(readFileSync(join(TMP, schemas[0]!), 'utf8')).toContain(`${XSD_DIR}/xmldsig-core-schema.xsd`);
+    // Closing removes the directory; a later validation makes a new one.
+    await derived.close();
+    expect(existsSync(dir)).toBe(false);
+    expect(
+      errorsOf(await derived.validate(`<MensajeReceptor xmlns="${ns}"/>`, 'MensajeReceptor_V4.4.xsd')),
+    ).toMatch(/No matching global declaration/);
+    await derived.close();
+  });
+
+  it('when the derived schema keeps a relative import, then it does not compile and every document of the run fails with that, none with a verdict', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const broken = validatorOf({
+      maxConcurrent: 1,
+      extendSchema: (text) => text,
+    });
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map((i) =>
+        broken.validate(
+          `<MensajeReceptor xmlns="${ns}"><Clave>${i}</Clave></MensajeReceptor>`,
+          'MensajeReceptor_V4.4.xsd',
+        ),
+      ),
     );
-    expect(official && !official.valid && official.errors.join('\n')).toMatch(
-      /No matching global declaration/,
-    );
+    for (const o of outcomes)
+      expect(o).toMatchObject({
+        status: 'rejected',
+        reason: { message: expect.stringMatching(/could not compile the schema: .*xmldsig#}Signature/) },
+      });
   });
 
   it('when more validations arrive than maxConcurrent, then at most that many xmllint run and the rest wait their turn', async () => {
-    if (!ready) return console.warn('skipping: xmllint or XSDs missing');
-    const bounded = createXsdValidator({ xsdDir: XSD_DIR, maxConcurrent: 2 });
-    const ns = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor';
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const bounded = validatorOf({ maxConcurrent: 2 });
     const doc = (i: number) => `<MensajeReceptor xmlns="${ns}"><Clave>${i}</Clave></MensajeReceptor>`;
     let peak = 0;
     let sawWaiting = false;
@@ -78,9 +217,10 @@ describe('XSD validation of untrusted XML', () => {
     }, 1);
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => bounded.validate(doc(i), 'MensajeReceptor_V4.4.xsd')),
+        Array.from({ length: 60 }, (_, i) => bounded.validate(doc(i), 'MensajeReceptor_V4.4.xsd')),
       );
-      expect(outcomes.every((o) => o?.valid === false && o.errors.join('\n').includes('Clave'))).toBe(true);
+      for (const [i, o] of outcomes.entries())
+        expect(errorsOf(o)).toContain(`The value '${i}' is not accepted`);
     } finally {
       clearInterval(sample);
     }
@@ -88,4 +228,28 @@ describe('XSD validation of untrusted XML', () => {
     expect(sawWaiting).toBe(true);
     expect(bounded.load()).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('when a slow document times out a shared run, then only it fails; the others keep or get their own verdicts', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const timed = validatorOf({ maxConcurrent: 1, timeoutMs: 3000 });
+    const lead = timed.validate(feSample(), FE);
+    const before = timed.validate(badClave('111'), FE);
+    const slow = timed.validate(slowDocument(), FE);
+    const after = [timed.validate(feSample(), FE), timed.validate(badClave('222'), FE)];
+    expect(await loadBecomes(timed, { running: 1, waiting: 4 })).toEqual({ running: 1, waiting: 4 });
+    await lead;
+    await nextTurn();
+    expect(timed.load()).toEqual({ running: 1, waiting: 0 });
+    const settled = await Promise.allSettled([before, slow, ...after]);
+    const text = (i: number) => {
+      const s = settled[i];
+      return s?.status === 'fulfilled' ? errorsOf(s.value) : `rejected: ${s?.reason}`;
+    };
+    expect(settled[1]).toMatchObject({ status: 'rejected', reason: new Error('xmllint timed out') });
+    expect(text(0)).toContain("'111'");
+    expect(settled[2]).toEqual({ status: 'fulfilled', value: { valid: true } });
+    expect(text(3)).toContain("'222'");
+    expect(timed.load()).toEqual({ running: 0, waiting: 0 });
+    expect(leftFiles().filter((f) => f.endsWith('.xml'))).toEqual([]);
+  }, 60_000);
 });

@@ -2,20 +2,28 @@
 // (libxml2) in a child process: the schema parser of record for Hacienda's XSDs in this repository. Safe
 // for untrusted input: any DTD (<!DOCTYPE, <!ENTITY) is refused before xmllint sees the bytes, so no
 // entity is ever expanded (XML bombs, external entities); --nonet forbids network access; input size,
-// output size and run time are bounded. Callers get xmllint's complaints as lines, or `undefined` when
-// the XSD directory or xmllint is missing (the caller decides whether that is fatal).
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+// output size and run time are bounded, and so are the xmllint processes at once. Callers get xmllint's
+// complaints as lines, or `undefined` when the XSD directory or xmllint is missing (the caller decides
+// whether that is fatal).
+//
+// Under load, validations waiting for the same schema share one xmllint run (docs/decisions/0029): a spawn
+// from a large Node process and a schema compile cost more than validating a small document, and xmllint
+// judges several files in one run, naming each. The documents wait in a private temp directory (0700,
+// files 0600 with random names, removed after the run). A validation that finds a free turn runs at once.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import type { Writable } from 'node:stream';
+import { dirname, join } from 'node:path';
+import { ScratchDir } from './scratch-dir';
+import { type XmllintRun, runXmllint } from './xmllint-run';
 
 export interface XsdValidatorOptions {
   /** Directory of the official XSDs (HACIENDA_XSD_DIR). */
   xsdDir: string | undefined;
   /** Largest accepted document in bytes (default 2 MiB). */
   maxBytes?: number;
-  /** Kill xmllint after this long (default 20 s). */
+  /** Kill an xmllint run after this long (default 20 s). */
   timeoutMs?: number;
   /**
    * xmllint processes at once (default: the cores); more validations wait their turn. Each process compiles
@@ -25,10 +33,12 @@ export interface XsdValidatorOptions {
   maxConcurrent?: number;
   /**
    * Derives the schema actually used from the official text (e.g. code lists Hacienda announced but has
-   * not published yet). The derived text is compiled from a pipe, never written to disk; relative imports
-   * must be made absolute by it (the official files are never edited or copied).
+   * not published yet). The derived text is written once to the private temp directory (never into the
+   * repository, and the official files are never edited); relative imports must be made absolute by it.
    */
   extendSchema?: (xsdText: string, xsdDir: string) => string;
+  /** Where the private directory is made (default: the system's temp directory). */
+  tmpDir?: string;
 }
 
 export type XsdOutcome =
@@ -42,8 +52,13 @@ export interface XsdValidator {
   readonly available: boolean;
   /** Undefined when the schema or xmllint is not available. */
   validate(xml: string, xsdFile: string): Promise<XsdOutcome | undefined>;
-  /** xmllint processes running now and validations waiting for one. */
+  /** xmllint processes running now and documents waiting for one. */
   load(): { running: number; waiting: number };
+  /**
+   * Resolves once nothing runs or waits, after removing the private temp directory (a later validation
+   * makes a new one). Without it the directory goes when the process exits.
+   */
+  close(): Promise<void>;
 }
 
 /** A DTD in the document: refused everywhere we read untrusted XML. */
@@ -51,68 +66,39 @@ export function containsDtd(xml: string): boolean {
   return /<!DOCTYPE|<!ENTITY/i.test(xml);
 }
 
+/** Documents per shared run, and their bytes together (a larger document runs alone). */
+const MAX_BATCH = 32;
+const MAX_BATCH_BYTES = 2 * 1024 * 1024;
+/** xmllint's exit code when the schema does not compile: no document was looked at. */
+const SCHEMA_FAILED = 5;
+
 let xmllintPresent: Promise<boolean> | undefined;
-
-const derivedSchemas = new Map<string, string>();
-const MAX_STDERR = 1024 * 1024;
-
-/**
- * xmllint over the document on stdin. A derived schema reaches it through a pipe made by bash's process
- * substitution (a Node stdio pipe is a socket, which /dev/fd cannot reopen); the command line is fixed and
- * interpolates no input.
- */
-function runXmllint(
-  schema: string,
-  xml: string,
-  derived: string | undefined,
-  timeoutMs: number,
-): Promise<{ code: number | null; stderr: string; killed: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = derived
-      ? spawn('bash', ['-c', 'exec xmllint --noout --nonet --schema <(exec cat <&3) -'], {
-          stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
-        })
-      : spawn('xmllint', ['--noout', '--nonet', '--schema', schema, '-'], {
-          stdio: ['pipe', 'ignore', 'pipe'],
-        });
-    let stderr = '';
-    let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (stderr.length < MAX_STDERR) stderr += chunk.toString('utf8');
-    });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr, killed });
-    });
-    // The child may exit before reading everything (a schema it cannot compile): ignore broken pipes.
-    const schemaPipe = child.stdio[3] as Writable | undefined;
-    schemaPipe?.on('error', () => {});
-    child.stdin?.on('error', () => {});
-    if (derived) schemaPipe?.end(derived);
-    child.stdin?.end(xml);
-  });
-}
-
-function derivedSchema(file: string, xsdDir: string, extend: (text: string, dir: string) => string): string {
-  let text = derivedSchemas.get(file);
-  if (text === undefined) {
-    text = extend(readFileSync(file, 'utf8'), xsdDir);
-    derivedSchemas.set(file, text);
-  }
-  return text;
-}
 
 function hasXmllint(): Promise<boolean> {
   xmllintPresent ??= new Promise((resolve) => execFile('xmllint', ['--version'], (err) => resolve(!err)));
   return xmllintPresent;
+}
+
+interface Pending {
+  xml: string;
+  bytes: number;
+  xsdFile: string;
+  /** A shared run could not judge it (a timeout, a flood of output): it runs alone. */
+  alone: boolean;
+  resolve: (outcome: XsdOutcome) => void;
+  reject: (err: Error) => void;
+}
+
+/** The outcome of one document of a run, or `undefined` when the run cannot tell. */
+function judge(run: XmllintRun, path: string, alone: boolean): XsdOutcome | undefined {
+  const { verdict, errors } = run.report.files.get(path)!;
+  if (verdict === 'validates') return { valid: true };
+  if (verdict === 'fails' && errors.length) return { valid: false, errors };
+  // A document that is not well-formed gets complaints and no verdict line; trusted only from a run that
+  // ended by itself, and from a run of its own even when its output was cut.
+  const exited = !run.killed && run.code !== null;
+  if (errors.length && exited && (alone || !run.truncated)) return { valid: false, errors };
+  return undefined;
 }
 
 export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
@@ -121,25 +107,107 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const maxConcurrent = Math.max(1, options.maxConcurrent ?? availableParallelism());
   const available = !!xsdDir && existsSync(xsdDir);
+  const scratch = new ScratchDir(options.tmpDir);
+  const derived = new Map<string, { text: string; path?: string }>();
+  const queue: Pending[] = [];
   let running = 0;
-  const waiting: Array<() => void> = [];
-  // A turn at xmllint, handed over first come, first served; the timeout counts from the start of the run.
-  const withTurn = async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (running >= maxConcurrent) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
+  let idle: Array<() => void> = [];
+
+  /** The schema file xmllint compiles: the official one, or the derived text written once. */
+  const schemaPath = (xsdFile: string, dir: string): string => {
+    const official = join(xsdDir!, xsdFile);
+    if (!options.extendSchema) return official;
+    let schema = derived.get(xsdFile);
+    if (!schema) {
+      schema = { text: options.extendSchema(readFileSync(official, 'utf8'), xsdDir!) };
+      derived.set(xsdFile, schema);
+    }
+    if (!schema.path || dirname(schema.path) !== dir || !existsSync(schema.path)) {
+      const path = scratch.file(dir, '.xsd');
+      writeFileSync(path, schema.text, { mode: 0o600, flag: 'wx' });
+      schema.path = path;
+    }
+    return schema.path;
+  };
+
+  const runBatch = async (batch: Pending[]): Promise<void> => {
+    const paths: string[] = [];
+    let run: XmllintRun | undefined;
+    let failure: Error | undefined;
     try {
-      return await fn();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
+      const { dir } = scratch.path();
+      const schema = schemaPath(batch[0]!.xsdFile, dir);
+      for (const _ of batch) paths.push(scratch.file(dir, '.xml'));
+      await Promise.all(batch.map((p, i) => writeFile(paths[i]!, p.xml, { mode: 0o600, flag: 'wx' })));
+      run = await runXmllint(schema, paths, timeoutMs);
+    } catch (err) {
+      failure = err as Error;
+    }
+    // Gone before anyone hears the outcome.
+    await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => {})));
+    if (!run || run.code === SCHEMA_FAILED) {
+      const other = run?.report.other ?? [];
+      const said = other.find((l) => /error/i.test(l)) ?? other[0];
+      const err = failure ?? new Error(`xmllint could not compile the schema${said ? `: ${said}` : ''}`);
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    const alone = batch.length === 1;
+    const retry: Pending[] = [];
+    batch.forEach((p, i) => {
+      const outcome = judge(run, paths[i]!, alone);
+      if (outcome) p.resolve(outcome);
+      else if (!alone) retry.push({ ...p, alone: true });
+      else if (run.killed) p.reject(new Error('xmllint timed out'));
+      else {
+        const said = run.report.other[0];
+        p.reject(new Error(`xmllint failed with exit code ${run.code}${said ? `: ${said}` : ''}`));
+      }
+    });
+    // They have waited already: ahead of the queue, one run each, so a slow document delays only itself.
+    queue.unshift(...retry);
+  };
+
+  /** Hands free turns to the oldest waiting document and the others waiting for the same schema. */
+  const pump = (): void => {
+    while (running < maxConcurrent && queue.length) {
+      const head = queue.shift()!;
+      const batch = [head];
+      let bytes = head.bytes;
+      for (let i = 0; !head.alone && i < queue.length && batch.length < MAX_BATCH; ) {
+        const p = queue[i]!;
+        if (!p.alone && p.xsdFile === head.xsdFile && bytes + p.bytes <= MAX_BATCH_BYTES) {
+          batch.push(p);
+          bytes += p.bytes;
+          queue.splice(i, 1);
+        } else i += 1;
+      }
+      running += 1;
+      void runBatch(batch)
+        .catch((err: Error) => {
+          for (const p of batch) p.reject(err);
+        })
+        .finally(() => {
+          running -= 1;
+          pump();
+          if (running === 0 && !queue.length) {
+            for (const done of idle) done();
+            idle = [];
+          }
+        });
     }
   };
+
   return {
     available,
-    load: () => ({ running, waiting: waiting.length }),
+    load: () => ({ running, waiting: queue.length }),
+    async close() {
+      while (running > 0 || queue.length) await new Promise<void>((resolve) => idle.push(resolve));
+      scratch.remove();
+    },
     async validate(xml, xsdFile) {
-      if (Buffer.byteLength(xml, 'utf8') > maxBytes) {
+      const bytes = Buffer.byteLength(xml, 'utf8');
+      if (bytes > maxBytes) {
         const refused = `the document is larger than ${maxBytes} bytes`;
         return { valid: false, refused, errors: [refused] };
       }
@@ -148,19 +216,11 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
         return { valid: false, refused, errors: [refused] };
       }
       if (!xsdDir || !available || !/^[\w.-]+\.xsd$/.test(xsdFile)) return undefined;
-      const schema = join(xsdDir, xsdFile);
-      if (!existsSync(schema) || !(await hasXmllint())) return undefined;
-      const derived = options.extendSchema ? derivedSchema(schema, xsdDir, options.extendSchema) : undefined;
-      const { code, stderr, killed } = await withTurn(() => runXmllint(schema, xml, derived, timeoutMs));
-      if (code === 0) return { valid: true };
-      if (killed) throw new Error('xmllint timed out');
-      const errors = stderr
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !/validates$|fails to validate$/.test(l))
-        .map((l) => l.replace(/^-:/, 'line '));
-      if (!errors.length) throw new Error(`xmllint failed with exit code ${code}`);
-      return { valid: false, errors: errors.slice(0, 20) };
+      if (!existsSync(join(xsdDir, xsdFile)) || !(await hasXmllint())) return undefined;
+      return new Promise<XsdOutcome>((resolve, reject) => {
+        queue.push({ xml, bytes, xsdFile, alone: false, resolve, reject });
+        pump();
+      });
     },
   };
 }
