@@ -59,6 +59,14 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Polling interval when idle; default 1000 ms. */
   pollIntervalMs?: number;
+  /**
+   * While handlers run, a claim waits until this many slots are free (default half the concurrency) or
+   * until `coalesceMs` has passed since it was wanted: one claim statement then fills several slots instead
+   * of one per finished job. With nothing running a claim goes at once.
+   */
+  minClaim?: number;
+  /** The longest a wanted claim waits for more free slots; default 10 ms. */
+  coalesceMs?: number;
   /** How long a claim lasts without a heartbeat; default 60 s. Extended every lease/3 while running. */
   leaseMs?: number;
   /** Injected clock (tests). */
@@ -136,6 +144,8 @@ export class Worker {
   private readonly queueNames: string[];
   private readonly concurrency: number;
   private readonly pollIntervalMs: number;
+  private readonly minClaim: number;
+  private readonly coalesceMs: number;
   private readonly leaseMs: number;
   private readonly now: () => Date;
   private readonly random: () => number;
@@ -147,6 +157,7 @@ export class Worker {
   private polling: Promise<void> | undefined;
   private pollAgain = false;
   private timer: NodeJS.Timeout | undefined;
+  private coalesceTimer: NodeJS.Timeout | undefined;
   private readonly onDue = (queue: string) => {
     if (!this.queues[queue]) return;
     this.wake();
@@ -161,6 +172,11 @@ export class Worker {
     if (this.queueNames.length === 0) throw new TypeError('Worker: at least one queue is required');
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.minClaim = Math.min(
+      this.concurrency,
+      Math.max(1, options.minClaim ?? Math.ceil(this.concurrency / 2)),
+    );
+    this.coalesceMs = options.coalesceMs ?? 10;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;
@@ -175,12 +191,37 @@ export class Worker {
     this.wake();
   }
 
-  /** Looks for due jobs now (also called on in-process enqueue). */
+  /**
+   * Looks for due jobs (also called on in-process enqueue): now when nothing runs or enough slots are free,
+   * else once more slots free up or `coalesceMs` has passed.
+   */
   wake(): void {
     if (!this.started || this.stopping) return;
     if (this.polling) {
       this.pollAgain = true;
       return;
+    }
+    const free = this.concurrency - this.running.size;
+    if (free <= 0) return; // the next handler to finish wakes the worker again
+    if (this.running.size > 0 && free < this.minClaim) {
+      this.coalesceTimer ??= setTimeout(() => {
+        this.coalesceTimer = undefined;
+        this.claimNow();
+      }, this.coalesceMs).unref();
+      return;
+    }
+    this.claimNow();
+  }
+
+  private claimNow(): void {
+    if (!this.started || this.stopping) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    if (this.coalesceTimer) {
+      clearTimeout(this.coalesceTimer);
+      this.coalesceTimer = undefined;
     }
     this.polling = this.poll().finally(() => {
       this.polling = undefined;
@@ -208,6 +249,7 @@ export class Worker {
     this.stopping = true;
     jobEvents.off('due', this.onDue);
     if (this.timer) clearTimeout(this.timer);
+    if (this.coalesceTimer) clearTimeout(this.coalesceTimer);
     await this.polling;
     this.abort.abort();
     let timeout: NodeJS.Timeout | undefined;

@@ -260,6 +260,85 @@ describe('Worker', () => {
     await worker.stop();
   });
 
+  it('when one of several running handlers finishes, then the claim waits for a second free slot and fills both at once', async () => {
+    const gates = new Map<number, ReturnType<typeof deferred<void>>>();
+    const startedOrder: number[] = [];
+    const worker = new Worker({
+      db,
+      pollIntervalMs: 60_000,
+      concurrency: 4,
+      minClaim: 2,
+      coalesceMs: 60_000, // only the free-slot rule applies here
+      queues: {
+        q: {
+          handler: async (job) => {
+            const n = (job.payload as { n: number }).n;
+            const gate = deferred<void>();
+            gates.set(n, gate);
+            startedOrder.push(n);
+            await gate.promise;
+          },
+        },
+      },
+    });
+    for (let n = 1; n <= 8; n++) {
+      await enqueue(db, { queue: 'q', payload: { n }, runAt: new Date(Date.now() - 1000 + n) });
+    }
+    const until = async (count: number) => {
+      for (let i = 0; i < 200 && startedOrder.length < count; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(startedOrder.length).toBe(count);
+    };
+    worker.start();
+    await until(4);
+    gates.get(1)?.resolve();
+    // One slot free while three handlers run: no claim yet.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(startedOrder).toHaveLength(4);
+    gates.get(2)?.resolve();
+    await until(6);
+    // The oldest four first, then the next two together (one claim; order within a claim is not kept).
+    expect([...startedOrder.slice(0, 4)].sort()).toEqual([1, 2, 3, 4]);
+    expect([...startedOrder.slice(4)].sort()).toEqual([5, 6]);
+    for (const gate of gates.values()) gate.resolve();
+    await until(8);
+    for (const gate of gates.values()) gate.resolve();
+    await worker.stop();
+    const states = await db.query<{ state: string }>('SELECT state FROM jobs');
+    expect(states.rows.map((r) => r.state)).toEqual(Array(8).fill('done'));
+  });
+
+  it('when a slot has been free for coalesceMs while others run, then it is filled without waiting for more', async () => {
+    const gates: Array<ReturnType<typeof deferred<void>>> = [];
+    let started = 0;
+    const worker = new Worker({
+      db,
+      pollIntervalMs: 60_000,
+      concurrency: 4,
+      minClaim: 4,
+      coalesceMs: 30,
+      queues: {
+        q: {
+          handler: async () => {
+            const gate = deferred<void>();
+            gates.push(gate);
+            started += 1;
+            await gate.promise;
+          },
+        },
+      },
+    });
+    for (let n = 1; n <= 5; n++) await enqueue(db, { queue: 'q', payload: { n } });
+    worker.start();
+    for (let i = 0; i < 200 && started < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(started).toBe(4);
+    gates[0]?.resolve();
+    for (let i = 0; i < 200 && started < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(started).toBe(5);
+    for (const gate of gates) gate.resolve();
+    await worker.stop();
+  });
+
   it('when stopped, then it waits for running handlers to finish and claims nothing more', async () => {
     const gate = deferred();
     const started = deferred();

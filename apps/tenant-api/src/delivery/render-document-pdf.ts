@@ -1,6 +1,7 @@
 // Use case of GET /api/descargar/{clave}/pdf, also used by the e-mail and the webhook: the signed XML of a
 // document of the tenant rendered with the tenant's branding. Rendering is deterministic, so the download,
 // the attachment and the webhook's PDF of one document are the same bytes while the branding is unchanged.
+import { createHash } from 'node:crypto';
 import { type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
 import { AppError, type Db, type Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
@@ -23,18 +24,50 @@ export function assertPrintable(doc: Pick<RenderablePdfSource, 'clave' | 'estado
   }
 }
 
+/**
+ * Renders of the last few documents, shared: an accepted document's webhook job and e-mail job each need its
+ * PDF within milliseconds of each other (two renders per document, about a tenth of the tenant-api's CPU per
+ * document in the pipeline bench). The key is a digest of everything the output depends on, so a hit is the
+ * very bytes a render would give; a render in flight is shared too, and one that fails is forgotten.
+ */
+const SHARED_RENDERS = 32;
+const renders = new Map<string, Promise<Buffer>>();
+
+function renderKey(xml: string, branding: BrandingRow | undefined, layout: PdfLayout | undefined): string {
+  const hash = createHash('sha256')
+    .update(layout ?? '')
+    .update('\0');
+  hash.update(branding?.footer ?? '').update('\0');
+  if (branding?.logo) hash.update(branding.logo);
+  return hash.update('\0').update(xml).digest('base64');
+}
+
 export function renderPdf(
   xml: string,
   branding: BrandingRow | undefined,
   layout?: PdfLayout,
 ): Promise<Buffer> {
-  return renderComprobantePdf(readComprobanteView(xml), {
+  const key = renderKey(xml, branding, layout);
+  const shared = renders.get(key);
+  if (shared) {
+    renders.delete(key); // most recently used last
+    renders.set(key, shared);
+    return shared;
+  }
+  const rendering = renderComprobantePdf(readComprobanteView(xml), {
     ...(layout ? { layout } : {}),
     branding: {
       ...(branding?.logo ? { logo: branding.logo } : {}),
       ...(branding?.footer ? { footer: branding.footer } : {}),
     },
   });
+  renders.set(key, rendering);
+  rendering.catch(() => renders.delete(key));
+  for (const oldest of renders.keys()) {
+    if (renders.size <= SHARED_RENDERS) break;
+    renders.delete(oldest);
+  }
+  return rendering;
 }
 
 /** The PDF of a document already loaded in a tenant transaction. */
