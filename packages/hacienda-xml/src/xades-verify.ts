@@ -6,16 +6,14 @@ import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { type TrustedSigner, untrustedReason } from './certificate-chain';
 import { parseIsoDateTime } from './cr-time';
+import {
+  DIGEST_ALGORITHMS,
+  ENVELOPED_XPATH,
+  XPATH_FILTER_TRANSFORM,
+  fastVerifySignature,
+} from './xades-fast-verify';
 import { type SigningKey, describeCertificate } from './signing-key';
 import { DS_NS, ENVELOPED, POLICY_HASH, POLICY_URL, SIGNED_PROPERTIES_TYPE, XADES_NS } from './xades-sign';
-
-const XPATH_TRANSFORM = 'http://www.w3.org/TR/1999/REC-xpath-19991116';
-
-const DIGESTS: Record<string, string> = {
-  'http://www.w3.org/2000/09/xmldsig#sha1': 'sha1',
-  'http://www.w3.org/2001/04/xmlenc#sha256': 'sha256',
-  'http://www.w3.org/2001/04/xmlenc#sha512': 'sha512',
-};
 
 export interface SignatureFinding {
   severity: 'error' | 'warning';
@@ -102,6 +100,79 @@ function hasAlternateIdAttribute(root: Element): boolean {
 
 const text = (el: Element | undefined) => (el?.textContent ?? '').trim();
 
+type Transform = new () => { process(node: unknown, options: { signatureNode?: unknown }): unknown };
+
+/**
+ * Hacienda's XPath filter as xml-crypto's enveloped-signature transform. xml-crypto points that transform at
+ * its own copy of the signature only when it is listed under the enveloped-signature URI; under another name
+ * it is handed the node of our parse, finds it outside the copy being canonicalized and removes nothing, so a
+ * correct Hacienda signature failed its document digest. With no signature node, the transform removes the
+ * referenced element's ds:Signature child: for URI="" the root's, the one the filter leaves out.
+ */
+function xpathFilterAsEnveloped(enveloped: unknown): Transform {
+  const Enveloped = enveloped as Transform;
+  return class extends Enveloped {
+    override process(node: unknown, options: { signatureNode?: unknown }) {
+      return super.process(node, { ...options, signatureNode: null });
+    }
+  };
+}
+
+export interface SignatureValueCheck {
+  /** Which path decided: the fast path only ever decides "valid"; every other verdict is xml-crypto's. */
+  path: 'fast' | 'xml-crypto';
+  findings: SignatureFinding[];
+}
+
+/**
+ * Checks the reference digests and the SignatureValue of `signature` (a child of the root of a document
+ * parsed by parseXml from `xml`) against the certificate, and that the references cover the document and
+ * the SignedProperties. `fastPath: false` runs xml-crypto alone (tests compare the two).
+ */
+export function checkSignatureValue(
+  xml: string,
+  signature: Element,
+  certificatePem: string,
+  { fastPath = true }: { fastPath?: boolean } = {},
+): SignatureValueCheck {
+  const findings: SignatureFinding[] = [];
+  const error = (code: string, message: string) => findings.push({ severity: 'error', code, message });
+  // Hacienda's own messages use the XPath filter not(ancestor-or-self::ds:Signature), which for an
+  // enveloped signature selects exactly what the enveloped-signature transform does.
+  const xpathExpr = text(descendant(signature, DS_NS, 'XPath'));
+  const xpathIsEnveloped = xpathExpr === '' || ENVELOPED_XPATH.test(xpathExpr);
+  const fast = fastPath && fastVerifySignature(xml, signature, certificatePem, xpathIsEnveloped) === 'valid';
+  try {
+    if (!fast) {
+      const root = signature.ownerDocument!.documentElement!;
+      const sig = new SignedXml({ publicCert: certificatePem });
+      if (!hasAlternateIdAttribute(root)) sig.idAttributes = ['Id'];
+      const algorithms = sig.CanonicalizationAlgorithms as Record<string, unknown>;
+      if (xpathIsEnveloped)
+        algorithms[XPATH_FILTER_TRANSFORM] = xpathFilterAsEnveloped(algorithms[ENVELOPED]);
+      sig.loadSignature(signature as unknown as Parameters<SignedXml['loadSignature']>[0]);
+      const ok = sig.checkSignature(xml);
+      if (!ok) {
+        const failed = sig.getReferences().find((r) => r.validationError);
+        error('digest_mismatch', failed?.validationError?.message ?? 'a reference digest does not match');
+      }
+    }
+    const refs = Array.from(
+      descendant(signature, DS_NS, 'SignedInfo')?.getElementsByTagNameNS(DS_NS, 'Reference') ?? [],
+    );
+    if (!refs.some((r) => r.getAttribute('URI') === '')) {
+      error('no_document_reference', 'no reference covers the whole document (URI="")');
+    }
+    if (!refs.some((r) => r.getAttribute('Type') === SIGNED_PROPERTIES_TYPE)) {
+      error('no_signed_properties_reference', 'no reference covers the XAdES SignedProperties');
+    }
+  } catch (err) {
+    const message = (err as Error).message ?? String(err);
+    error(/signature value/.test(message) ? 'bad_signature_value' : 'signature_check_failed', message);
+  }
+  return { path: fast ? 'fast' : 'xml-crypto', findings };
+}
+
 /** Verifies the (first) enveloped ds:Signature of the root element. */
 export function verifySignedXml(xml: string, options: VerifyOptions = {}): VerificationResult {
   const findings: SignatureFinding[] = [];
@@ -146,38 +217,8 @@ export function verifySignedXml(xml: string, options: VerifyOptions = {}): Verif
     }
   }
 
-  // Digests and signature value (xml-crypto, real C14N).
-  if (certInfo) {
-    try {
-      const sig = new SignedXml({ publicCert: certInfo.certificatePem });
-      if (!hasAlternateIdAttribute(root)) sig.idAttributes = ['Id'];
-      const algorithms = sig.CanonicalizationAlgorithms as Record<string, unknown>;
-      // Hacienda's own messages use the XPath filter not(ancestor-or-self::ds:Signature), which for an
-      // enveloped signature selects exactly what the enveloped-signature transform does.
-      const xpathExpr = text(descendant(signature, DS_NS, 'XPath'));
-      if (xpathExpr === '' || /^not\(ancestor-or-self::\w+:Signature\)$/.test(xpathExpr)) {
-        algorithms[XPATH_TRANSFORM] = algorithms[ENVELOPED];
-      }
-      sig.loadSignature(signature as unknown as Parameters<SignedXml['loadSignature']>[0]);
-      const ok = sig.checkSignature(xml);
-      if (!ok) {
-        const failed = sig.getReferences().find((r) => r.validationError);
-        error('digest_mismatch', failed?.validationError?.message ?? 'a reference digest does not match');
-      }
-      const refs = Array.from(
-        descendant(signature, DS_NS, 'SignedInfo')?.getElementsByTagNameNS(DS_NS, 'Reference') ?? [],
-      );
-      if (!refs.some((r) => r.getAttribute('URI') === '')) {
-        error('no_document_reference', 'no reference covers the whole document (URI="")');
-      }
-      if (!refs.some((r) => r.getAttribute('Type') === SIGNED_PROPERTIES_TYPE)) {
-        error('no_signed_properties_reference', 'no reference covers the XAdES SignedProperties');
-      }
-    } catch (err) {
-      const message = (err as Error).message ?? String(err);
-      error(/signature value/.test(message) ? 'bad_signature_value' : 'signature_check_failed', message);
-    }
-  }
+  // Digests and signature value: the fast path on the parsed document, else xml-crypto (ADR 0028).
+  if (certInfo) findings.push(...checkSignatureValue(xml, signature, certInfo.certificatePem).findings);
 
   // XAdES properties.
   const props = descendant(signature, XADES_NS, 'SignedProperties');
@@ -197,7 +238,8 @@ export function verifySignedXml(xml: string, options: VerifyOptions = {}): Verif
     const certDigest = descendant(props, XADES_NS, 'CertDigest');
     if (!certDigest) error('no_signing_certificate', 'SignedProperties has no SigningCertificate/CertDigest');
     else if (certInfo) {
-      const alg = DIGESTS[descendant(certDigest, DS_NS, 'DigestMethod')?.getAttribute('Algorithm') ?? ''];
+      const alg =
+        DIGEST_ALGORITHMS[descendant(certDigest, DS_NS, 'DigestMethod')?.getAttribute('Algorithm') ?? ''];
       const value = text(descendant(certDigest, DS_NS, 'DigestValue'));
       if (!alg) error('bad_cert_digest', 'SigningCertificate uses an unknown digest algorithm');
       else if (createHash(alg).update(certInfo.certificateDer).digest('base64') !== value) {
