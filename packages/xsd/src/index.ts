@@ -9,7 +9,8 @@
 // Under load, validations waiting for the same schema share one xmllint run (docs/decisions/0029): a spawn
 // from a large Node process and a schema compile cost more than validating a small document, and xmllint
 // judges several files in one run, naming each. The documents wait in a private temp directory (0700,
-// files 0600 with random names, removed after the run). A validation that finds a free turn runs at once.
+// files 0600 with random names, removed after the run; the directory, with a derived schema, is removed
+// whenever nothing runs or waits). A validation that finds a free turn runs at once.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
@@ -33,8 +34,9 @@ export interface XsdValidatorOptions {
   maxConcurrent?: number;
   /**
    * Derives the schema actually used from the official text (e.g. code lists Hacienda announced but has
-   * not published yet). The derived text is written once to the private temp directory (never into the
-   * repository, and the official files are never edited); relative imports must be made absolute by it.
+   * not published yet). The derived text is computed once and written to the private temp directory while
+   * validations run (never into the repository, and the official files are never edited); relative imports
+   * must be made absolute by it.
    */
   extendSchema?: (xsdText: string, xsdDir: string) => string;
   /** Where the private directory is made (default: the system's temp directory). */
@@ -54,10 +56,7 @@ export interface XsdValidator {
   validate(xml: string, xsdFile: string): Promise<XsdOutcome | undefined>;
   /** xmllint processes running now and documents waiting for one. */
   load(): { running: number; waiting: number };
-  /**
-   * Resolves once nothing runs or waits, after removing the private temp directory (a later validation
-   * makes a new one). Without it the directory goes when the process exits.
-   */
+  /** Resolves once nothing runs or waits (the private temp directory is then gone). */
   close(): Promise<void>;
 }
 
@@ -87,6 +86,10 @@ interface Pending {
   alone: boolean;
   resolve: (outcome: XsdOutcome) => void;
   reject: (err: Error) => void;
+}
+
+function rejectAll(batch: Pending[], err: Error): void {
+  for (const p of batch) p.reject(err);
 }
 
 /** The outcome of one document of a run, or `undefined` when the run cannot tell. */
@@ -130,7 +133,8 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
     return schema.path;
   };
 
-  const runBatch = async (batch: Pending[]): Promise<void> => {
+  /** One xmllint run over the batch: what to tell each document, and who must run again alone. */
+  const runBatch = async (batch: Pending[]): Promise<{ settle: () => void; retry: Pending[] }> => {
     const paths: string[] = [];
     let run: XmllintRun | undefined;
     let failure: Error | undefined;
@@ -143,29 +147,30 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
     } catch (err) {
       failure = err as Error;
     }
-    // Gone before anyone hears the outcome.
     await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => {})));
     if (!run || run.code === SCHEMA_FAILED) {
       const other = run?.report.other ?? [];
       const said = other.find((l) => /error/i.test(l)) ?? other[0];
       const err = failure ?? new Error(`xmllint could not compile the schema${said ? `: ${said}` : ''}`);
-      for (const p of batch) p.reject(err);
-      return;
+      return { settle: () => rejectAll(batch, err), retry: [] };
     }
+    const done = run;
     const alone = batch.length === 1;
-    const retry: Pending[] = [];
-    batch.forEach((p, i) => {
-      const outcome = judge(run, paths[i]!, alone);
-      if (outcome) p.resolve(outcome);
-      else if (!alone) retry.push({ ...p, alone: true });
-      else if (run.killed) p.reject(new Error('xmllint timed out'));
-      else {
-        const said = run.report.other[0];
-        p.reject(new Error(`xmllint failed with exit code ${run.code}${said ? `: ${said}` : ''}`));
+    const outcomes = batch.map((_, i) => judge(done, paths[i]!, alone));
+    const retry = alone ? [] : batch.filter((_, i) => !outcomes[i]).map((p) => ({ ...p, alone: true }));
+    const settle = () => {
+      for (const [i, p] of batch.entries()) {
+        const outcome = outcomes[i];
+        if (outcome) p.resolve(outcome);
+        else if (!alone) continue;
+        else if (done.killed) p.reject(new Error('xmllint timed out'));
+        else {
+          const said = done.report.other[0];
+          p.reject(new Error(`xmllint failed with exit code ${done.code}${said ? `: ${said}` : ''}`));
+        }
       }
-    });
-    // They have waited already: ahead of the queue, one run each, so a slow document delays only itself.
-    queue.unshift(...retry);
+    };
+    return { settle, retry };
   };
 
   /** Hands free turns to the oldest waiting document and the others waiting for the same schema. */
@@ -184,14 +189,21 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
       }
       running += 1;
       void runBatch(batch)
-        .catch((err: Error) => {
-          for (const p of batch) p.reject(err);
-        })
-        .finally(() => {
+        .catch((err: Error) => ({ settle: () => rejectAll(batch, err), retry: [] }))
+        .then(({ settle, retry }) => {
           running -= 1;
+          // They have waited already: ahead of the queue, one run each, so a slow document delays only
+          // itself.
+          queue.unshift(...retry);
+          const idleNow = running === 0 && !queue.length;
+          // Nothing stays on disk between busy spells, whatever ends the process later (a test runner's
+          // worker, a SIGKILL); writing the derived schema again costs far less than the spawn it serves.
+          // Removed before anyone hears an outcome, so what they see next is the state at rest.
+          if (idleNow) scratch.remove();
+          settle();
           pump();
-          if (running === 0 && !queue.length) {
-            for (const done of idle) done();
+          if (idleNow) {
+            for (const resolve of idle) resolve();
             idle = [];
           }
         });

@@ -1,7 +1,7 @@
 // The private directory where documents wait for xmllint (it reads files: several documents per run) and
-// where a derived schema is written once. mkdtemp makes it 0700 under the system's temp directory, outside
-// the repository; files are 0600 with random names that carry no input. Whatever is left is removed when
-// the process exits.
+// where a derived schema is written for it. mkdtemp makes it 0700 under the system's temp directory (or
+// the given one), outside the repository; files are 0600 with random names that carry no input. The
+// validator removes it when idle; what a busy process leaves is removed when it exits.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
