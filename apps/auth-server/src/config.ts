@@ -1,7 +1,7 @@
 // The auth-server's settings, all from the environment and validated at start.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
+import { databaseSettingsProperties, loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
@@ -18,6 +18,7 @@ export const AuthConfigSchema = Type.Object({
   AUTH_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
   /** `id:base64key[,id:base64key…]`, newest first; generated into DATA_DIR outside production when unset. */
   SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  ...databaseSettingsProperties,
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'auth-server') }),
   LOG_LEVEL: Type.String({ default: 'info' }),

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     dataDir: join(dataDir, 'pgdata'),
     applicationName: 'auth-server',
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   const applied = await migrate(db, readMigrations(MIGRATIONS_DIR));
   if (applied.length) logger.info('migrations applied', { applied });

@@ -1,7 +1,7 @@
 // Settings of the sandbox, every one overridable by the environment. Open mode (auto-provisioned IdP users,
 // unguarded admin API when no token is set) is the development default and off in production.
 import { join, resolve } from 'node:path';
-import { loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
+import { databaseSettingsProperties, loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
@@ -14,6 +14,7 @@ export const SandboxConfigSchema = Type.Object({
   /** Opens GET /health/details (the readiness reasons); unset → that route does not exist. */
   HEALTH_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   DATA_DIR: Type.String({ default: join(REPO_ROOT, '.data', 'hacienda-sandbox') }),
+  ...databaseSettingsProperties,
   DATABASE_URL: Type.Optional(Type.String()),
   LOG_LEVEL: Type.String({ default: 'info' }),
   ...telemetrySettingsProperties(9402),

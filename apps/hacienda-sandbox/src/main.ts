@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'hacienda-sandbox',
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   await migrate(db, readMigrations(MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(config.DATA_DIR);

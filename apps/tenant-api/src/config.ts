@@ -1,7 +1,12 @@
 // The tenant-api's settings, validated at start; every one can be overridden by the environment.
 import { resolve } from 'node:path';
 import { haciendaSettingsProperties } from '@cr/hacienda-client';
-import { loadConfig, parseTrustProxy, telemetrySettingsProperties } from '@cr/service-kit';
+import {
+  databaseSettingsProperties,
+  loadConfig,
+  parseTrustProxy,
+  telemetrySettingsProperties,
+} from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
 
@@ -30,6 +35,7 @@ export const TenantConfigSchema = Type.Object({
   AUTH_REVOCATIONS_MAX_STALENESS_SECONDS: Type.Integer({ default: 120, minimum: 10 }),
   /** Clock skew accepted on exp and iat (a token issued further in the future is refused). */
   AUTH_CLOCK_TOLERANCE_SECONDS: Type.Integer({ default: 10, minimum: 0, maximum: 300 }),
+  ...databaseSettingsProperties,
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),

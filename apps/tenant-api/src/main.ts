@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   const applied = await migrate(db, tenantApiMigrations());
   if (applied.length) logger.info('migrations applied', { applied });

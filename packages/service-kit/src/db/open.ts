@@ -9,6 +9,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string | undefined;
   applicationName?: string;
   poolSize?: number;
+  /** PostgreSQL: prepare parameterised statements once per connection (default true; ADR 0030). */
+  preparedStatements?: boolean;
   pgliteExtensions?: Record<string, unknown>;
 }
 
@@ -18,6 +20,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
       connectionString: options.databaseUrl,
       ...(options.applicationName ? { applicationName: options.applicationName } : {}),
       ...(options.poolSize ? { max: options.poolSize } : {}),
+      ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
     });
     await db.query('SELECT 1');
     return db;

@@ -1,5 +1,6 @@
 // A real PostgreSQL server through node-postgres' pool.
 import pg from 'pg';
+import { PreparedStatements } from './prepared-statements';
 import { traced } from './traced';
 import type { Db, QueryResult, Queryable, TransactionOptions } from './types';
 
@@ -11,12 +12,30 @@ export interface PostgresOptions {
   connectionString: string;
   max?: number;
   applicationName?: string;
+  /**
+   * Prepare each parameterised statement once per connection (default true). Turn off behind a pooler in
+   * transaction mode that cannot carry prepared statements between server sessions (PgBouncer before 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
-function wrap(client: pg.PoolClient | pg.Pool): Queryable {
+function wrap(client: pg.PoolClient | pg.Pool, prepared: PreparedStatements | undefined): Queryable {
+  const run = (sql: string, params: unknown[] | undefined, name: string | undefined) =>
+    client.query(
+      name ? { name, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] },
+    );
   return {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-      const r = await traced('postgresql', sql, () => client.query(sql, params as unknown[]));
+      const r = await traced('postgresql', sql, async () => {
+        const name = prepared?.nameOf(sql, params);
+        try {
+          return await run(sql, params, name);
+        } catch (err) {
+          // Inside a transaction the failed statement has aborted it: the caller's retry decides, not us.
+          if (!name || !prepared?.retireAfter(sql, err) || 'release' in client) throw err;
+          return await run(sql, params, undefined);
+        }
+      });
       return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
     },
     async exec(sql: string): Promise<void> {
@@ -34,7 +53,8 @@ export function openPostgres(options: PostgresOptions): Db {
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const base = wrap(pool);
+  const prepared = options.preparedStatements === false ? undefined : new PreparedStatements();
+  const base = wrap(pool, prepared);
   return {
     kind: 'postgres',
     query: base.query,
@@ -44,7 +64,7 @@ export function openPostgres(options: PostgresOptions): Db {
       try {
         // One simple-protocol message for BEGIN and the opening statements: a round trip fewer per transaction.
         await client.query(options?.begin ? `BEGIN; ${options.begin}` : 'BEGIN');
-        const result = await fn(wrap(client));
+        const result = await fn(wrap(client, prepared));
         await client.query('COMMIT');
         return result;
       } catch (err) {
