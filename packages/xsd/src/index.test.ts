@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type XsdOutcome, type XsdValidator, containsDtd, createXsdValidator } from './index';
+import { launchable, launcherPids } from './xmllint-launcher';
+import { spawnedRun } from './xmllint-run';
 
 const XSD_DIR = process.env.HACIENDA_XSD_DIR ?? resolve(__dirname, '../../../../shared/hacienda/xsd');
 const SAMPLES_DIR = process.env.HACIENDA_SAMPLES_DIR ?? resolve(XSD_DIR, '../samples');
@@ -260,4 +262,60 @@ describe('XSD validation of untrusted XML', () => {
     expect(leftFiles()).toEqual([]);
     expect(readdirSync(TMP)).toEqual([]);
   }, 60_000);
+
+  it('when runs follow each other, then one long-lived launcher starts each xmllint, not this process', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const v = validatorOf();
+    expect(await v.validate(feSample(), FE)).toEqual({ valid: true });
+    const launchers = launcherPids();
+    expect(launchers.length).toBeGreaterThan(0);
+    expect(errorsOf(await v.validate(badClave('7'), FE))).toContain("'7'");
+    expect(await v.validate(feSample(), FE)).toEqual({ valid: true });
+    // The same launcher processes, still alive, and none added for runs that never overlapped.
+    expect(launcherPids()).toEqual(launchers);
+    for (const pid of launchers) expect(existsSync(`/proc/${pid}`)).toBe(true);
+    // Only the launchers are this process's children now: every xmllint was theirs, and has ended.
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of children) expect(launchers).toContain(pid);
+    expect(leftFiles()).toEqual([]);
+  });
+
+  it('when a launcher dies between runs, then the next run starts a new one', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    const v = validatorOf();
+    expect(await v.validate(feSample(), FE)).toEqual({ valid: true });
+    const [first] = launcherPids();
+    process.kill(first as number, 'SIGKILL');
+    for (let i = 0; i < 100 && launcherPids().includes(first as number); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(launcherPids()).not.toContain(first);
+    expect(errorsOf(await v.validate(badClave('6'), FE))).toContain("'6'");
+    expect(launcherPids().length).toBeGreaterThan(0);
+    expect(launcherPids()).not.toContain(first);
+  });
+
+  it('when a path cannot travel in a launcher request, then this process starts xmllint itself, with the same report', async () => {
+    if (!ready) return console.warn('skipping: xmllint, XSDs or samples missing');
+    expect(launchable(['/tmp/a b/c.xml'])).toBe(true);
+    for (const odd of ['/tmp/a\tb/c.xml', '/tmp/a\nb/c.xml', '/tmp/a\rb/c.xml', ''])
+      expect(launchable([odd])).toBe(false);
+    const dir = mkdtempSync(join(TMP, 'spawned-'));
+    try {
+      const good = join(dir, 'good.xml');
+      const bad = join(dir, 'bad.xml');
+      writeFileSync(good, feSample());
+      writeFileSync(bad, badClave('9'));
+      const run = await spawnedRun(join(XSD_DIR, FE), [good, bad], 20_000);
+      expect(run).toMatchObject({ code: 3, killed: false, truncated: false });
+      expect(run.report.files.get(good)).toEqual({ verdict: 'validates', errors: [] });
+      expect(run.report.files.get(bad)?.verdict).toBe('fails');
+      expect(run.report.files.get(bad)?.errors.join('\n')).toContain("'9'");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

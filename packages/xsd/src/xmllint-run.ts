@@ -2,6 +2,8 @@
 // (the schema and the documents' random names), never input; stdout is not read (--noout) and stderr is
 // attributed file by file as it arrives, within a byte bound.
 import { spawn } from 'node:child_process';
+import { open, rm } from 'node:fs/promises';
+import { launchXmllint, launchable, launcherAvailable } from './xmllint-launcher';
 import { XmllintReport } from './xmllint-report';
 
 /** Stderr parsed per run; past it the run's remaining lines are drained unread. */
@@ -16,7 +18,57 @@ export interface XmllintRun {
   truncated: boolean;
 }
 
-export function runXmllint(
+/**
+ * One run, started by the long-lived launcher when there is one (xmllint-launcher.ts: no fork of this
+ * process per run), else by this process. Either way the same report and flags.
+ */
+export async function runXmllint(
+  schemaPath: string,
+  paths: readonly string[],
+  timeoutMs: number,
+): Promise<XmllintRun> {
+  // The stderr file sits beside the documents, in the validator's private directory, under a name made
+  // from the first document's random one.
+  const stderrPath = `${paths[0]}.stderr`;
+  if ((await launcherAvailable()) && launchable([schemaPath, stderrPath, ...paths])) {
+    return launchedRun(schemaPath, paths, stderrPath, timeoutMs);
+  }
+  return spawnedRun(schemaPath, paths, timeoutMs);
+}
+
+async function launchedRun(
+  schemaPath: string,
+  paths: readonly string[],
+  stderrPath: string,
+  timeoutMs: number,
+): Promise<XmllintRun> {
+  try {
+    const launched = await launchXmllint(schemaPath, paths, stderrPath, timeoutMs);
+    const report = new XmllintReport(paths);
+    const file = await open(stderrPath, 'r');
+    let size: number;
+    try {
+      size = (await file.stat()).size;
+      const buffer = Buffer.alloc(Math.min(size, MAX_STDERR));
+      await file.read(buffer, 0, buffer.length, 0);
+      report.push(buffer.toString('utf8'));
+    } finally {
+      await file.close();
+    }
+    report.end();
+    return {
+      report,
+      code: launched.code,
+      killed: launched.killed,
+      truncated: size >= MAX_STDERR || launched.overflowed,
+    };
+  } finally {
+    await rm(stderrPath, { force: true }).catch(() => {});
+  }
+}
+
+/** xmllint started by this process (no launcher, or a path a request line cannot carry). */
+export function spawnedRun(
   schemaPath: string,
   paths: readonly string[],
   timeoutMs: number,
