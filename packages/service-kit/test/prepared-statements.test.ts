@@ -47,7 +47,9 @@ onPostgres('prepared statements on PostgreSQL', () => {
 
   const preparedCount = (tx: { query: TestDatabase['query'] }, text: string) =>
     tx
-      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [text])
+      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [
+        text,
+      ])
       .then((r) => r.rows[0]?.n);
 
   it('when a statement with parameters runs twice in a session, then it is prepared once and answers both', async () => {
