@@ -2,9 +2,8 @@
 // Hacienda settings that point where nothing listens (for benches that must never call Hacienda), and the
 // writer of one section of docs/performance.md.
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { HaciendaSettings } from '@cr/hacienda-client';
+import { writePerformanceSection as writeSection } from '@cr/testkit';
 import jwt from 'jsonwebtoken';
 import { PemKeySource } from '../src/auth/key-source';
 import { noRevocations } from '../src/auth/revocation-list';
@@ -54,15 +53,6 @@ export function unreachableHacienda(): HaciendaSettings {
 
 /** Replaces the section that starts with `heading` in docs/performance.md (or appends it) and prints it. */
 export function writePerformanceSection(heading: string, section: string): void {
-  const file = path.resolve(__dirname, '../../../docs/performance.md');
-  let content = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
-  const start = content.indexOf(heading);
-  if (start >= 0) {
-    const next = content.indexOf('\n## ', start + 1);
-    content = content.slice(0, start) + section + (next >= 0 ? content.slice(next + 1) : '');
-  } else content = `${content.trimEnd()}\n\n${section}`;
-  writeFileSync(file, content);
+  writeSection(heading, section);
   process.stdout.write(`${section}\n`);
 }

@@ -4,12 +4,11 @@
 // core. Rewrites the `pdf` section of docs/performance.md. Run it pinned to one core on a quiet machine:
 // `taskset -c 0 nice -n -5 pnpm --filter @cr/pdf bench` (the table records the load average before and after).
 import { createSign, generateKeyPairSync } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import path from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { readComprobanteView, renderComprobantePdf } from '../src';
 import { fiveLineInvoice, sign } from '../test/fixtures';
+import { writePerformanceSection } from '@cr/testkit';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 
@@ -90,17 +89,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   process.stdout.write(`${section}\n`);
-  const file = path.resolve(__dirname, '../../../docs/performance.md');
-  if (process.env.BENCH_WRITE !== '0' && existsSync(file)) {
-    const doc = readFileSync(file, 'utf8');
-    const start = doc.indexOf('## pdf\n');
-    const next = start < 0 ? -1 : doc.indexOf('\n## ', start + 1);
-    const updated =
-      start < 0
-        ? `${doc.trimEnd()}\n\n${section}`
-        : `${doc.slice(0, start)}${section}${next < 0 ? '' : doc.slice(next + 1)}`;
-    writeFileSync(file, updated.endsWith('\n') ? updated : `${updated}\n`);
-  }
+  if (process.env.BENCH_WRITE !== '0') writePerformanceSection('## pdf', section);
 }
 
 main().catch((err) => {

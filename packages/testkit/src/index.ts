@@ -121,3 +121,4 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
       }),
   };
 }
+export { writePerformanceSection } from './performance-doc';

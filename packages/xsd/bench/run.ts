@@ -4,7 +4,7 @@
 // large process is what a spawn costs its event loop). Reports validations/s, the event loop's busy time
 // and the process's own CPU per validation (spawning happens there), and xmllint's CPU per validation
 // (the launchers and the children, from /proc). Rewrites the `xsd` section of docs/performance.md.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +13,7 @@ import { ISSUER, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
 import { launcherPids } from '../src/xmllint-launcher';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { createXsdValidator } from '../src';
+import { writePerformanceSection } from '@cr/testkit';
 
 const XSD_DIR = process.env.HACIENDA_XSD_DIR ?? path.resolve(__dirname, '../../../../shared/hacienda/xsd');
 const BURST = Number(process.env.BENCH_BURST ?? 200);
@@ -120,17 +121,7 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${section}\n`);
   ballast.length = 0;
-  const file = path.resolve(__dirname, '../../../docs/performance.md');
-  if (process.env.BENCH_WRITE !== '0' && existsSync(file)) {
-    const doc = readFileSync(file, 'utf8');
-    const start = doc.indexOf('## xsd\n');
-    const next = start < 0 ? -1 : doc.indexOf('\n## ', start + 1);
-    const updated =
-      start < 0
-        ? `${doc.trimEnd()}\n\n${section}`
-        : `${doc.slice(0, start)}${section}${next < 0 ? '' : doc.slice(next + 1)}`;
-    writeFileSync(file, updated.endsWith('\n') ? updated : `${updated}\n`);
-  }
+  if (process.env.BENCH_WRITE !== '0') writePerformanceSection('## xsd', section);
 }
 
 main().catch((err) => {

@@ -1,0 +1,25 @@
+// One bench's section replaced, the others kept; a new section appended.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writePerformanceSection } from './performance-doc';
+
+describe('writePerformanceSection', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'perf-doc-'));
+  const file = join(dir, 'performance.md');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('replaces only its own section, appends a new one, and never matches a longer heading', () => {
+    writeFileSync(file, '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nold\n\n## pdf\n\nkeep 2\n');
+    writePerformanceSection('## xsd', '## xsd\n\nnew figures\n', file);
+    expect(readFileSync(file, 'utf8')).toBe(
+      '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nnew figures\n## pdf\n\nkeep 2\n',
+    );
+    writePerformanceSection('## pdf', '## pdf\n\nnewer', file);
+    expect(readFileSync(file, 'utf8')).toBe(
+      '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nnew figures\n## pdf\n\nnewer\n',
+    );
+    writePerformanceSection('## cabys', '## cabys\n\nfirst\n', file);
+    expect(readFileSync(file, 'utf8').endsWith('newer\n\n## cabys\n\nfirst\n')).toBe(true);
+  });
+});

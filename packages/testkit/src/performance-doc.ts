@@ -1,0 +1,23 @@
+// docs/performance.md is written by every package's bench, each owning one `## ` section: a run replaces
+// its own section (from its heading up to the next `## `) and leaves the others as they are.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const PERFORMANCE_MD = join(resolve(__dirname, '../../..'), 'docs', 'performance.md');
+
+const NEW_FILE =
+  "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
+
+/** Replaces the section that starts with the line `heading` (e.g. `## xsd`), or appends it. */
+export function writePerformanceSection(heading: string, section: string, file = PERFORMANCE_MD): void {
+  const doc = existsSync(file) ? readFileSync(file, 'utf8') : NEW_FILE;
+  const start = doc.startsWith(`${heading}\n`) ? 0 : doc.indexOf(`\n${heading}\n`) + 1;
+  const body = section.endsWith('\n') ? section : `${section}\n`;
+  let updated: string;
+  if (start <= 0 && !doc.startsWith(`${heading}\n`)) updated = `${doc.trimEnd()}\n\n${body}`;
+  else {
+    const next = doc.indexOf('\n## ', start + 1);
+    updated = `${doc.slice(0, start)}${body}${next < 0 ? '' : doc.slice(next + 1)}`;
+  }
+  writeFileSync(file, updated);
+}
