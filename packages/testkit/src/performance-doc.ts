@@ -11,13 +11,14 @@ const NEW_FILE =
 /** Replaces the section that starts with the line `heading` (e.g. `## xsd`), or appends it. */
 export function writePerformanceSection(heading: string, section: string, file = PERFORMANCE_MD): void {
   const doc = existsSync(file) ? readFileSync(file, 'utf8') : NEW_FILE;
-  const start = doc.startsWith(`${heading}\n`) ? 0 : doc.indexOf(`\n${heading}\n`) + 1;
   const body = section.endsWith('\n') ? section : `${section}\n`;
-  let updated: string;
-  if (start <= 0 && !doc.startsWith(`${heading}\n`)) updated = `${doc.trimEnd()}\n\n${body}`;
-  else {
-    const next = doc.indexOf('\n## ', start + 1);
-    updated = `${doc.slice(0, start)}${body}${next < 0 ? '' : doc.slice(next + 1)}`;
+  const inside = doc.indexOf(`\n${heading}\n`);
+  const start = doc.startsWith(`${heading}\n`) ? 0 : inside < 0 ? -1 : inside + 1;
+  if (start < 0) {
+    writeFileSync(file, `${doc.trimEnd()}\n\n${body}`);
+    return;
   }
+  const next = doc.indexOf('\n## ', start + 1);
+  const updated = `${doc.slice(0, start)}${body}${next < 0 ? '' : doc.slice(next + 1)}`;
   writeFileSync(file, updated);
 }

@@ -1,6 +1,7 @@
 // One xmllint process over several files against one schema. The command line holds only paths we made
 // (the schema and the documents' random names), never input; stdout is not read (--noout) and stderr is
-// attributed file by file as it arrives, within a byte bound.
+// attributed file by file, within a byte bound: read from a file once the launcher's run has ended, or from
+// the pipe as it arrives when this process starts xmllint itself.
 import { spawn } from 'node:child_process';
 import { open, rm } from 'node:fs/promises';
 import { launchXmllint, launchable, launcherAvailable } from './xmllint-launcher';

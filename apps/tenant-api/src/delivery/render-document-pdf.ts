@@ -34,12 +34,13 @@ const SHARED_RENDERS = 32;
 const renders = new Map<string, Promise<Buffer>>();
 
 function renderKey(xml: string, branding: BrandingRow | undefined, layout: PdfLayout | undefined): string {
-  const hash = createHash('sha256')
-    .update(layout ?? '')
-    .update('\0');
-  hash.update(branding?.footer ?? '').update('\0');
-  if (branding?.logo) hash.update(branding.logo);
-  return hash.update('\0').update(xml).digest('base64');
+  // Each part is preceded by its length, so no footer, logo or XML can pass for another combination.
+  const hash = createHash('sha256');
+  for (const part of [layout ?? '', branding?.footer ?? '', branding?.logo ?? Buffer.alloc(0), xml]) {
+    const bytes = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+    hash.update(`${bytes.length}:`).update(bytes);
+  }
+  return hash.digest('base64');
 }
 
 export function renderPdf(
