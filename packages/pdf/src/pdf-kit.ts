@@ -87,15 +87,22 @@ function prepareFont(doc: Doc, name: string): void {
  * next document shapes "Total", "IVA" and "₡" all over again. A word's run depends only on the font and the
  * word (pdfkit scales it to 1000 units per em, the same for every document), so the documents share one
  * cache per font: each document's cache inherits the shared words and adds its own, which join the shared
- * ones when the document ends. The shared cache is bounded: past LAYOUT_CACHE_WORDS words it starts over.
+ * ones when the document ends.
+ * What is kept is bounded by characters, not words: a run holds a glyph and a position object per character
+ * (about 100 bytes each), and under load the cache used to fill with each document's own identifiers: a
+ * 50-digit clave, a 20-digit consecutivo, amounts, e-mail addresses. Those never come back, and 4,000 of
+ * them per font held 20 MB of the tenant-api's heap. Words longer than SHARED_WORD_MAX_LENGTH stay in their
+ * document's own cache; past LAYOUT_CACHE_CHARACTERS the shared cache starts over.
  * This reaches into pdfkit's EmbeddedFont (`_fontFamilies`, `layoutCache`; pdfkit 0.20): the test
  * "documents share word layouts" fails if a pdfkit upgrade moves them.
  */
-const LAYOUT_CACHE_WORDS = 4000;
+const SHARED_WORD_MAX_LENGTH = 16;
+const LAYOUT_CACHE_CHARACTERS = 20_000;
 type LayoutCache = Record<string, unknown>;
 interface SharedLayouts {
   words: LayoutCache;
   count: number;
+  characters: number;
 }
 const sharedLayouts = new Map<string, SharedLayouts>();
 interface FontkitGlyph {
@@ -126,7 +133,7 @@ function shareLayouts(doc: Doc, font: EmbeddedFontInternals, name: string): void
   if (!font.layoutCache) return;
   let shared = sharedLayouts.get(name);
   if (!shared) {
-    shared = { words: Object.create(null) as LayoutCache, count: 0 };
+    shared = { words: Object.create(null) as LayoutCache, count: 0, characters: 0 };
     sharedLayouts.set(name, shared);
   }
   const own = Object.create(shared.words) as LayoutCache;
@@ -139,16 +146,18 @@ function shareLayouts(doc: Doc, font: EmbeddedFontInternals, name: string): void
 /** Moves the words a finished document shaped into the shared caches. */
 function keepLayouts(doc: Doc): void {
   for (const [shared, own] of docCaches.get(doc) ?? []) {
-    const words = Object.keys(own);
+    const words = Object.keys(own).filter((w) => w.length <= SHARED_WORD_MAX_LENGTH);
     if (words.length === 0) continue;
-    if (shared.count + words.length > LAYOUT_CACHE_WORDS) {
+    const characters = words.reduce((sum, w) => sum + w.length, 0);
+    if (shared.characters + characters > LAYOUT_CACHE_CHARACTERS) {
       // Start over rather than evict one by one: the common words come back with the next document.
-      const fresh = Object.create(null) as LayoutCache;
-      shared.words = fresh;
+      shared.words = Object.create(null) as LayoutCache;
       shared.count = 0;
+      shared.characters = 0;
     }
     for (const w of words) shared.words[w] = own[w];
     shared.count += words.length;
+    shared.characters += characters;
   }
   docCaches.delete(doc);
 }
@@ -227,14 +236,30 @@ function seedSubset(doc: Doc, font: EmbeddedFontInternals, name: string): void {
   };
 }
 
-/** Per font: the words its shared layout cache holds and the encoded subsets kept (tests, benchmark). */
-export function fontCacheStats(): Record<string, { words: number; subsets: number }> {
+export interface FontCacheStats {
+  /** Words in the shared layout cache, their characters and the longest one. */
+  words: number;
+  characters: number;
+  longestWord: number;
+  /** Encoded subsets kept. */
+  subsets: number;
+}
+
+/** Per font: what its shared caches hold (tests, benchmark). */
+export function fontCacheStats(): Record<string, FontCacheStats> {
   const names = new Set([...sharedLayouts.keys(), ...deflatedSubsets.keys()]);
   return Object.fromEntries(
-    [...names].map((name) => [
-      name,
-      { words: sharedLayouts.get(name)?.count ?? 0, subsets: deflatedSubsets.get(name)?.size ?? 0 },
-    ]),
+    [...names].map((name) => {
+      const shared = sharedLayouts.get(name);
+      const words = shared ? Object.keys(shared.words) : [];
+      const stats: FontCacheStats = {
+        words: shared?.count ?? 0,
+        characters: shared?.characters ?? 0,
+        longestWord: Math.max(0, ...words.map((w) => w.length)),
+        subsets: deflatedSubsets.get(name)?.size ?? 0,
+      };
+      return [name, stats];
+    }),
   );
 }
 

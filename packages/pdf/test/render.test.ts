@@ -315,6 +315,25 @@ describe('rendering', () => {
     }
   });
 
+  it("keeps the common words, not each document's identifiers (the 50-digit clave is shaped and let go)", async () => {
+    let xml = '';
+    let pdf: Buffer = Buffer.alloc(0);
+    for (let n = 1; n <= 40; n++) {
+      xml = sign(fiveLineInvoice({ numeroReferencia: n }));
+      pdf = await renderComprobanteXmlPdf(xml);
+    }
+    const stats = fontCacheStats();
+    for (const font of ['regular', 'bold']) {
+      expect(stats[font]?.words).toBeGreaterThan(10);
+      expect(stats[font]?.longestWord).toBeLessThanOrEqual(16);
+      expect(stats[font]?.characters).toBeLessThanOrEqual(20_000);
+    }
+    // The clave is printed all the same.
+    const clave = /<Clave>(\d{50})<\/Clave>/.exec(xml)?.[1];
+    expect(clave).toBeDefined();
+    if (tools) expect(squash(pdfText(pdf))).toContain(clave);
+  });
+
   it('the default layout is the ticket for a TE and the letter for the other kinds', async () => {
     const te = await renderComprobanteXmlPdf(fixtures.find((f) => f.kind === 'TE')!.xml);
     const fe = await renderComprobanteXmlPdf(fixtures[0]!.xml);
