@@ -6,7 +6,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SERVICE_DATABASES, type ServiceName, ensureDerivedDatabases, serviceDatabases } from '@cr/devstack';
+import {
+  SERVICE_DATABASES,
+  type ServiceName,
+  ensureDerivedDatabases,
+  serviceDatabases,
+  serviceNodeOptions,
+} from '@cr/devstack';
 import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 
 const root = join(__dirname, '..');
@@ -122,7 +128,13 @@ const DATABASE_SETTINGS = ['DATABASE_URL', ...Object.values(SERVICE_DATABASES).m
 
 function startApp(app: AppSpec): ChildProcess {
   const main = join(root, 'apps', app.name, 'src', 'main.ts');
-  const env: NodeJS.ProcessEnv = { NODE_ENV: 'development', ...process.env, ...app.env };
+  // The heap the service's default manifest would give it (ADR 0031); the caller's NODE_OPTIONS come last and win.
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: 'development',
+    ...process.env,
+    ...app.env,
+    NODE_OPTIONS: serviceNodeOptions(app.name, process.env.NODE_OPTIONS),
+  };
   for (const name of DATABASE_SETTINGS) if (!(name in app.env)) delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     cwd: join(root, 'apps', app.name),

@@ -34,7 +34,9 @@ FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libxml2-utils \
  && rm -rf /var/lib/apt/lists/*
-ENV NODE_ENV=production SANDBOX_PORT=4002 SANDBOX_HOST=0.0.0.0 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys
+# The young generation fixed at 4 MB semi-spaces; the old generation is left to Node, which sizes it from
+# the container's memory limit (ADR 0031). NODE_OPTIONS set at deploy time replaces this.
+ENV NODE_ENV=production SANDBOX_PORT=4002 SANDBOX_HOST=0.0.0.0 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys NODE_OPTIONS=--max-semi-space-size=4
 WORKDIR /app
 COPY --from=build /out/package.json ./package.json
 COPY --from=build /out/node_modules ./node_modules

@@ -29,7 +29,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
  && test -f /out/dist/main.js
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production TENANT_PORT=4001 TENANT_HOST=0.0.0.0 DATA_DIR=/data
+# The young generation fixed at 4 MB semi-spaces; the old generation is left to Node, which sizes it from
+# the container's memory limit (ADR 0031). NODE_OPTIONS set at deploy time replaces this.
+ENV NODE_ENV=production TENANT_PORT=4001 TENANT_HOST=0.0.0.0 DATA_DIR=/data NODE_OPTIONS=--max-semi-space-size=4
 WORKDIR /app
 COPY --from=build /out/package.json ./package.json
 COPY --from=build /out/node_modules ./node_modules

@@ -6,11 +6,17 @@
 // throw-away database of its own on that server (dropped at stop); without one each runs on PGlite.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ensureDerivedDatabases, serviceDatabases, treeRss } from '@cr/devstack';
+import {
+  type ServiceName,
+  ensureDerivedDatabases,
+  serviceDatabases,
+  serviceNodeOptions,
+  treeRss,
+} from '@cr/devstack';
 import { SecretBox, openPostgres } from '@cr/service-kit';
 import { REPO_ROOT, freePort, haciendaDataDir, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
@@ -96,7 +102,7 @@ export function buildBundles(apps: string[]): void {
 }
 
 async function startService(
-  app: string,
+  app: ServiceName,
   form: ServiceForm,
   port: number,
   env: Record<string, string | undefined>,
@@ -109,13 +115,21 @@ async function startService(
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, app)}`]
     : [];
+  // BENCH_HEAP_DIR=<dir>: SIGUSR2 makes a service write a heap snapshot there (what holds the memory).
+  // Node does not create the directory, and a signal with nowhere to write kills the service.
+  const heapDir = process.env.BENCH_HEAP_DIR ? path.join(process.env.BENCH_HEAP_DIR, app) : undefined;
+  if (heapDir) mkdirSync(heapDir, { recursive: true });
+  const heap = heapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : [];
   const args = [
     ...profile,
+    ...heap,
     ...(form === 'dist' ? ['--enable-source-maps', entry] : ['--import', 'tsx', entry]),
   ];
   const childEnv: Record<string, string> = {};
   // METRICS_PORT 0: an ephemeral port, so a bench or soak runs beside a `pnpm start` that holds 9400-9402.
-  for (const [k, v] of Object.entries({ ...process.env, NODE_OPTIONS: '', METRICS_PORT: '0', ...env })) {
+  // NODE_OPTIONS: the heap `pnpm start` gives the service (ADR 0031), not the bench's own options.
+  const settings = { ...process.env, NODE_OPTIONS: serviceNodeOptions(app), METRICS_PORT: '0', ...env };
+  for (const [k, v] of Object.entries(settings)) {
     if (v !== undefined) childEnv[k] = v;
   }
   const child = spawn(process.execPath, args, { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

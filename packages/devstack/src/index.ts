@@ -2,3 +2,4 @@ export * from './growth';
 export * from './process-memory';
 export * from './service-databases';
 export * from './process-cpu';
+export * from './node-heap';

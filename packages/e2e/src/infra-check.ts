@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { SEMI_SPACE_MB } from '@cr/devstack';
 import { checkGateway } from '../../../infra/gateway/check';
 
 const INFRA = resolve(__dirname, '../../../infra');
@@ -43,6 +44,10 @@ export function checkDockerfiles(): Outcome {
       ['installs from the frozen lockfile', /--frozen-lockfile/.test(text)],
       ['uses no corepack', !/corepack/.test(text)],
       ['copies no secrets', !/\.(pem|p12|key)\b|SECRETS_KEY|ADMIN_TOKEN/.test(text)],
+      [
+        'sizes the young generation as pnpm start does (ADR 0031)',
+        new RegExp(`^ENV .*NODE_OPTIONS=--max-semi-space-size=${SEMI_SPACE_MB}\\b`, 'm').test(text),
+      ],
     ];
     for (const [what, kept] of promises) {
       if (!kept) {
