@@ -31,6 +31,23 @@ export const externalThirdParty = {
   },
 };
 
+/**
+ * Only the bundle's own source map is loaded (ADR 0032). `node --enable-source-maps` parses and keeps the
+ * map of every module that names one, and the third-party packages we load ship theirs with their sources
+ * inside (fontkit, PGlite, xml-crypto, OpenTelemetry…): about 19 MB of each service's heap, for stack
+ * frames inside libraries that are readable JavaScript anyway. The banner turns maps off before the first
+ * require; the footer turns them back on once the bundle's top level has run. main.js's own map was loaded
+ * when Node compiled it, so our frames still name the TypeScript lines. A process started without
+ * --enable-source-maps is left as it was. Node ≥ 20.7 (`process.sourceMapsEnabled`); older ones skip it.
+ * The banner repeats "use strict": a statement before esbuild's own directive would make it a no-op.
+ */
+export const LIBRARY_SOURCE_MAPS_OFF = {
+  banner: {
+    js: '"use strict";\nconst __crLibraryMapsOff = process.sourceMapsEnabled === true;\nif (__crLibraryMapsOff) process.setSourceMapsEnabled(false);',
+  },
+  footer: { js: 'if (__crLibraryMapsOff) process.setSourceMapsEnabled(true);' },
+};
+
 export function appBundle(overrides: Record<string, unknown> = {}) {
   return {
     entry: { main: 'src/main.ts' },
@@ -44,6 +61,7 @@ export function appBundle(overrides: Record<string, unknown> = {}) {
     // tsup would otherwise leave @cr/* external (they are dependencies) and bundle their third-party imports.
     noExternal: [/^@cr\//],
     esbuildPlugins: [externalThirdParty],
+    ...LIBRARY_SOURCE_MAPS_OFF,
     ...overrides,
   };
 }

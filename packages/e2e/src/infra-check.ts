@@ -4,12 +4,16 @@
 //   - `docker compose config` accepts compose.yaml, when `docker compose` exists (else: skipped, said so);
 //   - every ${VAR} compose.yaml reads is documented in .env.example, and every Dockerfile keeps its promises
 //     (non-root, HEALTHCHECK on /health/live, pnpm deploy --prod);
-//   - every k8s Deployment has live/ready probes, resources and a non-root read-only securityContext.
+//   - every k8s Deployment has live/ready probes, resources and a non-root read-only securityContext;
+//   - the bundles' banner and footer (infra/docker/tsup.config.base.ts) keep libraries' source maps unloaded
+//     and the bundle's own map working, checked on a small fixture with this Node.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { SEMI_SPACE_MB } from '@cr/devstack';
+import { LIBRARY_SOURCE_MAPS_OFF } from '../../../infra/docker/tsup.config.base';
 import { checkGateway } from '../../../infra/gateway/check';
 
 const INFRA = resolve(__dirname, '../../../infra');
@@ -264,8 +268,67 @@ export function checkK8s(): Outcome {
   return { ok, lines };
 }
 
+/** An inline source map naming `source` (one mapping per line, each generated line to the same original one). */
+function inlineMap(source: string, lines: number): string {
+  const map = {
+    version: 3,
+    sources: [source],
+    names: [],
+    mappings: ['AAAA', ...Array(lines).fill('AACA')].join(';'),
+  };
+  return `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;
+}
+
+/**
+ * A bundle-shaped fixture: a library with its own map, required by a "bundle" wrapped in the real banner and
+ * footer. Under --enable-source-maps the bundle's map must be loaded and used for its frames, the library's
+ * must not be loaded; without the flag nothing is turned on.
+ */
+export function checkBundleSourceMaps(): Outcome {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-maps-'));
+  try {
+    writeFileSync(join(dir, 'lib.js'), `exports.one = () => 1;\n${inlineMap('lib.ts', 1)}\n`);
+    const body = [
+      "const lib = require('./lib.js');",
+      "const { findSourceMap } = require('node:module');",
+      'setImmediate(() => {',
+      "  const stack = new Error('probe').stack.split('\\n')[1];",
+      "  console.log(JSON.stringify({ own: !!findSourceMap(__filename), lib: !!findSourceMap(require.resolve('./lib.js')), enabled: process.sourceMapsEnabled, mapped: stack.includes('bundle.ts') }));",
+      '});',
+    ].join('\n');
+    const { banner, footer } = LIBRARY_SOURCE_MAPS_OFF;
+    const text = `${banner.js}\n${body}\n${footer.js}\n`;
+    writeFileSync(join(dir, 'main.js'), `${text}${inlineMap('bundle.ts', text.split('\n').length)}\n`);
+    const run = (flags: string[]) => {
+      const r = spawnSync(process.execPath, [...flags, join(dir, 'main.js')], { encoding: 'utf8' });
+      return (r.status === 0 ? JSON.parse(r.stdout) : { error: r.stderr.slice(0, 500) }) as Record<
+        string,
+        unknown
+      >;
+    };
+    const on = run(['--enable-source-maps']);
+    const off = run([]);
+    const ok =
+      on.own === true &&
+      on.lib === false &&
+      on.enabled === true &&
+      on.mapped === true &&
+      off.enabled === false;
+    return {
+      ok,
+      lines: [
+        ok
+          ? "bundles: libraries' source maps stay unloaded, the bundle's own map still names its frames (ADR 0032)"
+          : `bundles: FAIL source-map banner/footer: with --enable-source-maps ${JSON.stringify(on)}, without ${JSON.stringify(off)}`,
+      ],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (require.main === module) {
-  const outcomes = [checkGateway(), checkDockerfiles(), checkCompose(), checkK8s()];
+  const outcomes = [checkGateway(), checkDockerfiles(), checkCompose(), checkK8s(), checkBundleSourceMaps()];
   for (const o of outcomes) for (const line of o.lines) process.stdout.write(`${line}\n`);
   const ok = outcomes.every((o) => o.ok);
   process.stdout.write(ok ? 'infra checks: ok\n' : 'infra checks: FAILED\n');
