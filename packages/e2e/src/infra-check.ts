@@ -293,7 +293,7 @@ export function checkBundleSourceMaps(): Outcome {
       "const { findSourceMap } = require('node:module');",
       'setImmediate(() => {',
       "  const stack = new Error('probe').stack.split('\\n')[1];",
-      "  console.log(JSON.stringify({ own: !!findSourceMap(__filename), lib: !!findSourceMap(require.resolve('./lib.js')), enabled: process.sourceMapsEnabled, mapped: stack.includes('bundle.ts') }));",
+      "  process.stdout.write(JSON.stringify({ own: !!findSourceMap(__filename), lib: !!findSourceMap(require.resolve('./lib.js')), enabled: process.sourceMapsEnabled, mapped: stack.includes('bundle.ts') }));",
       '});',
     ].join('\n');
     const { banner, footer } = LIBRARY_SOURCE_MAPS_OFF;
