@@ -8,6 +8,7 @@ import request from 'supertest';
 import { FakeHacienda } from '../../../packages/hacienda-client/test/fake-hacienda';
 import { withTenant } from '../src/db/with-tenant';
 import { listEvents } from '../src/documents/document-repository';
+import { recordEnviado } from '../src/hacienda/record-transitions';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
@@ -65,6 +66,8 @@ describe('Hacienda follow-up (fake Hacienda)', () => {
   it('when recepción takes the document and then accepts it, then enviado → aceptado with one event each', async () => {
     const { clave, id } = await submit(1);
     await drive(async () => (await state(id)).estado === 'enviado');
+    // Counted in the transaction that recorded enviado.
+    expect((await state(id)).submit_attempts).toBe(1);
     const sent = fake.submissions.at(-1)!;
     expect(sent.body).toMatchObject({
       clave,
@@ -150,6 +153,21 @@ describe('Hacienda follow-up (fake Hacienda)', () => {
           .end(),
     );
     await drive(async () => (await state(id)).estado === 'enviado');
+  });
+
+  it('when a second run records enviado for a document already enviado, then its submission is counted and no event repeats', async () => {
+    const { id } = await submit(9);
+    await drive(async () => (await state(id)).estado === 'enviado');
+    expect((await state(id)).submit_attempts).toBe(1);
+    await recordEnviado(
+      ctx.submission,
+      { tenantId: 'acme', documentId: id },
+      new Date(),
+      'recepcion accepted 202',
+      true,
+    );
+    expect((await state(id)).submit_attempts).toBe(2);
+    expect((await events(id)).map((e) => e.estado)).toEqual(['pendiente', 'enviado']);
   });
 
   it('when the callback arrives on a non-tenant host, then it brings the status check forward, never trusting its body', async () => {

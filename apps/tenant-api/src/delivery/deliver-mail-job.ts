@@ -52,6 +52,8 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
       return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not aceptado`) };
     }
     let message = await findMailMessage(tx, tenantId, messageId);
+    // A message written by this run has no attempts yet: its first one needs no count.
+    const writtenNow = !message;
     if (!message) {
       const recipients = defaultRecipients(readComprobanteView(doc.xml), doc.correo_copias);
       if (recipients.length === 0) {
@@ -71,7 +73,7 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
       kind: 'send',
       message,
       doc: { ...doc, respuesta_xml: doc.respuesta_xml },
-      attempt: (await countMailAttempts(tx, tenantId, messageId)) + 1,
+      attempt: writtenNow ? 1 : (await countMailAttempts(tx, tenantId, messageId)) + 1,
       settings: await findMailSettings(tx, tenantId),
       branding: await findBranding(tx, tenantId),
     };

@@ -54,8 +54,8 @@ export interface DocumentRow {
   request_hash: string;
   xml: string;
   callback_token_sealed: string;
+  /** Submissions posted to recepción (the `intentos` consultar shows). */
   submit_attempts: number;
-  status_checks: number;
   error_cause: string | null;
   respuesta_xml: string | null;
   mensaje: number | null;
@@ -218,21 +218,22 @@ export async function countSubmitAttempt(tx: Queryable, tenantId: string, id: st
   );
 }
 
-export async function countStatusCheck(tx: Queryable, tenantId: string, id: string): Promise<void> {
-  await tx.query(
-    'UPDATE documents SET status_checks = status_checks + 1, updated_at = now() WHERE tenant_id = $1 AND id = $2',
-    [tenantId, id],
-  );
-}
-
-/** pendiente → enviado; returns whether this call made the transition. */
-/** The document's tipoDoc when this call made the transition; undefined when it had already happened. */
-export async function markEnviado(tx: Queryable, tenantId: string, id: string): Promise<string | undefined> {
+/**
+ * pendiente → enviado, counting the submission that got there when `submitAttempt` says so. Returns the
+ * document's tipoDoc when this call made the transition; undefined when it had already happened (and then
+ * nothing is counted: the caller counts its attempt apart).
+ */
+export async function markEnviado(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  submitAttempt = false,
+): Promise<string | undefined> {
   const r = await tx.query<{ tipo_doc: string }>(
-    `UPDATE documents SET estado = 'enviado', updated_at = now()
+    `UPDATE documents SET estado = 'enviado', submit_attempts = submit_attempts + $3, updated_at = now()
      WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'
      RETURNING tipo_doc`,
-    [tenantId, id],
+    [tenantId, id, submitAttempt ? 1 : 0],
   );
   return r.rows[0]?.tipo_doc;
 }

@@ -16,6 +16,7 @@ import {
   type FinalEstado,
   type FinalValues,
   appendEvent,
+  countSubmitAttempt,
   markEnviado,
   markFinal,
 } from '../documents/document-repository';
@@ -28,17 +29,23 @@ export function statusJobKey(documentId: string): string {
   return `status:${documentId}`;
 }
 
+/**
+ * `submitAttempt`: the submission that recepción just took is counted in this same transaction (one
+ * transaction less per document than counting it apart).
+ */
 export async function recordEnviado(
   deps: SubmissionDeps,
   payload: DocumentJobPayload,
   firstCheckAt: Date,
   detalle: string,
+  submitAttempt = false,
 ): Promise<void> {
   const { tenantId, documentId } = payload;
   const key = statusJobKey(documentId);
   const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
-    const changed = await markEnviado(tx, tenantId, documentId);
+    const changed = await markEnviado(tx, tenantId, documentId, submitAttempt);
     if (changed) await appendEvent(tx, tenantId, documentId, 'enviado', detalle);
+    else if (submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
     const job = await enqueue(tx, {
       queue: STATUS_QUEUE,
       tenant: tenantId,

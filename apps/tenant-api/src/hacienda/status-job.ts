@@ -5,7 +5,7 @@
 import { type StatusOutcome, isFinalEstado } from '@cr/hacienda-client';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
 import { withTenant } from '../db/with-tenant';
-import { type FinalEstado, countStatusCheck, findDocumentById } from '../documents/document-repository';
+import { type FinalEstado, findDocumentById } from '../documents/document-repository';
 import type { DocumentJobPayload } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
 import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
@@ -37,7 +37,6 @@ export async function runStatusJob(
   const key = tokenKeyOf(tenantId, doc);
   const access = await accessTokenFor(deps, job, doc, now, schedules.status);
   if ('result' in access) return access.result;
-  await withTenant(deps.db, tenantId, (tx) => countStatusCheck(tx, tenantId, documentId));
   const out = await deps.hacienda.recepcion(key.ambiente).status(access.token, doc.clave);
   if (out.kind === 'unauthorized') deps.hacienda.tokens.invalidate(key);
   if (out.kind === 'rateLimited' && out.retryAfterMs !== undefined) {

@@ -78,22 +78,25 @@ export async function runSubmitJob(
   for (;;) {
     const access = await accessTokenFor(deps, job, doc, now, schedules.submit);
     if ('result' in access) return access.result;
-    await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
     const out = await recepcion.submit({
       token: access.token,
       ...submissionOf(doc),
       callbackUrl: callbackUrlFor(deps.publicUrl, token),
     });
+    if (out.kind === 'accepted' || out.kind === 'alreadyReceived') {
+      await recordEnviado(
+        deps,
+        job.payload,
+        new Date(context.now().getTime() + schedules.firstStatusMs),
+        describeOutcome(out),
+        true,
+      );
+      return jobResult.done();
+    }
+    // Every other answer is an attempt recorded on its own (a process that dies between the POST and this
+    // write leaves one attempt uncounted: `intentos` is what the records show, not a guarantee).
+    await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
     switch (out.kind) {
-      case 'accepted':
-      case 'alreadyReceived':
-        await recordEnviado(
-          deps,
-          job.payload,
-          new Date(context.now().getTime() + schedules.firstStatusMs),
-          describeOutcome(out),
-        );
-        return jobResult.done();
       case 'rejected':
         await recordFinal(
           deps,

@@ -45,6 +45,8 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
   const { tenantId, documentId } = job.payload;
   return withTenant(deps.db, tenantId, async (tx) => {
     let event = await findEventOfJob(tx, tenantId, job.id);
+    // An event frozen by this run has no deliveries yet: its first attempt needs no count.
+    const frozenNow = !event;
     if (!event && job.payload.event) {
       event = {
         id: job.payload.eventId ?? newEventId(),
@@ -84,7 +86,7 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
     }
     // A job claimed again after its event finished (crash between the two writes): nothing left to do.
     if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
-    const attempt = (await countAttempts(tx, tenantId, event.id)) + 1;
+    const attempt = frozenNow ? 1 : (await countAttempts(tx, tenantId, event.id)) + 1;
     const endpoint = await findEndpoint(tx, tenantId);
     if (!endpoint?.active) {
       // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
