@@ -1,14 +1,17 @@
 // `pnpm start`: runs every app that exists, on the fixed ports, with embedded databases under ./.data and
 // development secrets generated on first start. Every setting can be overridden by the environment.
+// It runs what ships (ADR 0033): each app's bundle, built first by turbo (cached while nothing changed) and
+// started as the images start it, `node --enable-source-maps dist/main.js`.
 // With DATABASE_URL (or AUTH_/TENANT_/SANDBOX_DATABASE_URL) each service gets a PostgreSQL database of its
 // own (`@cr/devstack`, docs/configuration.md): their tables would collide in one.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   SERVICE_DATABASES,
   type ServiceName,
+  bundleNodePath,
   ensureDerivedDatabases,
   serviceDatabases,
   serviceNodeOptions,
@@ -126,17 +129,30 @@ const children: ChildProcess[] = [];
 // The database settings are handed to each app one by one (startApp), never the shared DATABASE_URL.
 const DATABASE_SETTINGS = ['DATABASE_URL', ...Object.values(SERVICE_DATABASES).map((s) => s.setting)];
 
+/** Builds the apps' bundles (and the dashboard the tenant-api's carries); turbo replays its cache when nothing changed. */
+function buildApps(names: string[]): boolean {
+  const filters = ['@cr/dashboard', ...names.map((n) => `@cr/${n}`)].flatMap((f) => ['--filter', f]);
+  const built = spawnSync(
+    join(root, 'node_modules', '.bin', 'turbo'),
+    ['run', 'build', ...filters, '--output-logs=errors-only'],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  return built.status === 0;
+}
+
 function startApp(app: AppSpec): ChildProcess {
-  const main = join(root, 'apps', app.name, 'src', 'main.ts');
+  const main = join(root, 'apps', app.name, 'dist', 'main.js');
   // The heap the service's default manifest would give it (ADR 0031); the caller's NODE_OPTIONS come last and win.
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'development',
     ...process.env,
     ...app.env,
     NODE_OPTIONS: serviceNodeOptions(app.name, process.env.NODE_OPTIONS),
+    // The bundle's third-party packages, found in the workspace as the image finds them beside it.
+    NODE_PATH: bundleNodePath(root, process.env.NODE_PATH),
   };
   for (const name of DATABASE_SETTINGS) if (!(name in app.env)) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+  const child = spawn(process.execPath, ['--enable-source-maps', main], {
     cwd: join(root, 'apps', app.name),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -191,6 +207,10 @@ process.on('SIGTERM', () => shutdown(0));
 
 async function main(): Promise<void> {
   const present = apps.filter((a) => existsSync(join(root, 'apps', a.name, 'src', 'main.ts')));
+  if (!buildApps(present.map((a) => a.name))) {
+    process.stderr.write('pnpm start: the build failed; see its output above\n');
+    process.exit(1);
+  }
   let databases: ReturnType<typeof serviceDatabases>;
   try {
     databases = serviceDatabases(

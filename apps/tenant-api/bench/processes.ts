@@ -248,7 +248,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`src/main.ts\` under tsx, as \`pnpm start\` runs them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver; every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed and delivered. ${DURATION_S} s per HTTP run after a 5 s warm-up; keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver; every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed and delivered. ${DURATION_S} s per HTTP run after a 5 s warm-up; keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
     '',
@@ -269,7 +269,7 @@ async function main(): Promise<void> {
     `| CABYS search POST /api/hacienda/cabys ${col(
       (r) => `${fmt(r.cabys.rps)}/s, p99 ${r.cabys.p99} ms (goal ≥ 2,000/s: ${met(r.cabys.rps >= 2000)})`,
     )}`,
-    `| RSS after the runs (process tree: a cluster's primary and workers, tsx's esbuild) ${col((r) =>
+    `| RSS after the runs (process tree: a cluster's primary and workers) ${col((r) =>
       Object.entries(r.rss)
         .map(([name, b]) => `${name} ${fmt(b / MB)} MB`)
         .join(', '),

@@ -5,8 +5,8 @@
 // goes above 200 MB or grows after the 2-minute warm-up (`judgeGrowth`, @cr/devstack). Not part of
 // `pnpm test`.
 //
-// Settings: SOAK_MINUTES (1–10, default 10), SOAK_RATE (invoices/s, default 50), SOAK_FORM (`tsx`: the
-// `pnpm start` form, default; `dist`: `node dist/main.js` as the images run it, built first),
+// Settings: SOAK_MINUTES (1–10, default 10), SOAK_RATE (invoices/s, default 50), SOAK_FORM (`dist`, default:
+// `node dist/main.js`, built first, as `pnpm start` and the images run it; `tsx`: the sources under tsx),
 // SOAK_DATABASE_URL (a PostgreSQL server: each service gets a throw-away database there; default PGlite),
 // WEB_CONCURRENCY (tenant-api processes; PostgreSQL only).
 import { appendFileSync } from 'node:fs';
@@ -15,11 +15,11 @@ import path from 'node:path';
 import { DEFAULT_GROWTH_RULES, type RssSample, judgeGrowth } from '@cr/devstack';
 import autocannon from 'autocannon';
 import { fiveLineInvoice } from '../test/support/document-mother';
-import { type ServiceForm, buildBundles, load, startStack } from './stack';
+import { type ServiceForm, load, startStack } from './stack';
 
 const MINUTES = Math.min(10, Math.max(1, Number(process.env.SOAK_MINUTES ?? 10)));
 const RATE = Number(process.env.SOAK_RATE ?? 50);
-const FORM = (process.env.SOAK_FORM ?? 'tsx') as ServiceForm;
+const FORM = (process.env.SOAK_FORM ?? 'dist') as ServiceForm;
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 60) * 1000;
 const MB = 1024 * 1024;
 
@@ -28,7 +28,6 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
   if (FORM !== 'tsx' && FORM !== 'dist') throw new Error('SOAK_FORM: tsx or dist');
-  if (FORM === 'dist') buildBundles(['auth-server', 'hacienda-sandbox', 'tenant-api']);
   const databaseUrl = process.env.SOAK_DATABASE_URL;
   const processes = Number(process.env.WEB_CONCURRENCY ?? 1);
   log(

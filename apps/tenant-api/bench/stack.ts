@@ -1,8 +1,8 @@
 // The services as separate processes on loopback, as they run for real, for the benchmarks and the soak
 // run that need the whole path (HTTP, cluster, jobs, Hacienda, webhooks) and each service's memory:
 // the hacienda-sandbox at zero delay (its per-issuer limit lifted), optionally the auth-server (tokens by
-// login, keys by JWKS; else a local PEM), and the tenant-api from `src/main.ts` under tsx (the `pnpm start`
-// form) or from `dist/main.js` (the production form, built first). With a PostgreSQL URL every service gets a
+// login, keys by JWKS; else a local PEM), and the tenant-api from `dist/main.js` (built first: the form
+// `pnpm start` and the images run, ADR 0033) or from `src/main.ts` under tsx (`form: 'tsx'`). With a PostgreSQL URL every service gets a
 // throw-away database of its own on that server (dropped at stop); without one each runs on PGlite.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   type ServiceName,
+  bundleNodePath,
   ensureDerivedDatabases,
   serviceDatabases,
   serviceNodeOptions,
@@ -87,18 +88,21 @@ async function ok(url: string, options: Parameters<typeof request>[1]): Promise<
   return r.text ? (JSON.parse(r.text) as Record<string, string>) : {};
 }
 
-/** Builds the app bundles once (`dist/main.js`), as the images do. */
 /**
- * Builds the apps' bundles through turbo, as the images and the bundle check do: their workspace packages and
- * the dashboard (which the tenant-api's bundle carries as dist/dashboard) come first.
+ * Builds the apps' bundles through turbo, as `pnpm start`, the images and the bundle check do: their workspace
+ * packages and the dashboard (which the tenant-api's bundle carries as dist/dashboard) come first. Once per
+ * bench process.
  */
-export function buildBundles(apps: string[]): void {
+let bundlesBuilt = false;
+export function buildBundles(apps: string[] = ['auth-server', 'hacienda-sandbox', 'tenant-api']): void {
+  if (bundlesBuilt) return;
   const filters = ['@cr/dashboard', ...apps.map((app) => `@cr/${app}`)].flatMap((f) => ['--filter', f]);
   const r = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
     cwd: REPO_ROOT,
     stdio: 'inherit',
   });
   if (r.status !== 0) throw new Error(`build of ${apps.join(', ')} failed`);
+  bundlesBuilt = true;
 }
 
 async function startService(
@@ -128,7 +132,13 @@ async function startService(
   const childEnv: Record<string, string> = {};
   // METRICS_PORT 0: an ephemeral port, so a bench or soak runs beside a `pnpm start` that holds 9400-9402.
   // NODE_OPTIONS: the heap `pnpm start` gives the service (ADR 0031), not the bench's own options.
-  const settings = { ...process.env, NODE_OPTIONS: serviceNodeOptions(app), METRICS_PORT: '0', ...env };
+  const settings = {
+    ...process.env,
+    NODE_OPTIONS: serviceNodeOptions(app),
+    ...(form === 'dist' ? { NODE_PATH: bundleNodePath(REPO_ROOT, process.env.NODE_PATH) } : {}),
+    METRICS_PORT: '0',
+    ...env,
+  };
   for (const [k, v] of Object.entries(settings)) {
     if (v !== undefined) childEnv[k] = v;
   }
@@ -188,7 +198,8 @@ async function startReceiver() {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const form = options.form ?? 'tsx';
+  const form = options.form ?? 'dist';
+  if (form === 'dist') buildBundles();
   const scratch = mkdtempSync(path.join(tmpdir(), 'bench-stack-'));
   const services: RunningService[] = [];
   const cleanups: Array<() => Promise<void>> = [];

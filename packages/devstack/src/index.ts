@@ -3,3 +3,4 @@ export * from './process-memory';
 export * from './service-databases';
 export * from './process-cpu';
 export * from './node-heap';
+export * from './bundle-path';
