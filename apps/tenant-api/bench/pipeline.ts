@@ -4,10 +4,13 @@
 // divided by N. Throughput figures move with whatever else the machine runs; CPU per document hardly does,
 // so this is the figure to compare between changes. For each configuration: PGlite, and with
 // BENCH_DATABASE_URL PostgreSQL (the server's processes counted as "postgres": keep the server otherwise
-// idle). Writes `## tenant-api (pipeline cost)`.
+// idle), where each service's commits per document come from pg_stat_database (a transaction and a statement
+// outside one count one each: the round trips a document costs, and what a synchronous commit waits for).
+// Writes `## tenant-api (pipeline cost)`.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { namedCpuSeconds, treeCpuSeconds } from '@cr/devstack';
+import { openPostgres } from '@cr/service-kit';
 import { fiveLineInvoice } from '../test/support/document-mother';
 import { type Stack, load, startStack } from './stack';
 import { writePerformanceSection } from './support';
@@ -52,8 +55,35 @@ interface Cost {
   drained: boolean;
   /** CPU ms per document, per service (and the database server's). */
   cpuMs: Record<string, number>;
+  /** PostgreSQL: commits per document in each service's database. */
+  commits?: Record<string, number>;
   load: string;
 }
+
+/**
+ * Commits in each service's database so far. A backend reports its counts at most once a second and, once
+ * idle, up to 10 s later: the caller waits that long before reading.
+ */
+async function commitsOf(
+  adminUrl: string,
+  databases: Record<string, string>,
+): Promise<Record<string, number>> {
+  const admin = openPostgres({ connectionString: adminUrl, max: 1 });
+  try {
+    const r = await admin.query<{ datname: string; n: string }>(
+      'SELECT datname, (xact_commit + xact_rollback)::text AS n FROM pg_stat_database WHERE datname = ANY($1)',
+      [Object.values(databases)],
+    );
+    const byName = new Map(r.rows.map((row) => [row.datname, Number(row.n)]));
+    return Object.fromEntries(
+      Object.entries(databases).map(([service, name]) => [service, byName.get(name) ?? 0]),
+    );
+  } finally {
+    await admin.close();
+  }
+}
+
+const STATS_SETTLE_MS = 11_000;
 
 async function measure(label: string, databaseUrl: string | undefined): Promise<Cost> {
   process.stderr.write(`bench: pipeline, ${label}…\n`);
@@ -68,6 +98,12 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
       if (databaseUrl) out.postgres = namedCpuSeconds('postgres');
       return out;
     };
+    // The services this stack runs (the auth-server is not one of them: tokens come from a local key).
+    const databases = Object.fromEntries(
+      Object.entries(stack.databases).filter(([service]) => stack.services.some((s) => s.name === service)),
+    );
+    if (databaseUrl) await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
+    const commitsBefore = databaseUrl ? await commitsOf(databaseUrl, databases) : undefined;
     const before = cpu();
     const t0 = Date.now();
     const accepted = await postAll(stack, N);
@@ -78,7 +114,25 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
     const cpuMs = Object.fromEntries(
       Object.keys(after).map((k) => [k, ((after[k]! - (before[k] ?? 0)) * 1000) / accepted]),
     );
-    return { label, documents: accepted, postS, totalS, drained, cpuMs, load: loadavg() };
+    let commits: Record<string, number> | undefined;
+    if (databaseUrl && commitsBefore) {
+      await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
+      // Counted until the read: the jobs' idle polling during the wait adds a few commits to hundreds of documents.
+      const commitsAfter = await commitsOf(databaseUrl, databases);
+      commits = Object.fromEntries(
+        Object.keys(commitsAfter).map((k) => [k, (commitsAfter[k]! - (commitsBefore[k] ?? 0)) / accepted]),
+      );
+    }
+    return {
+      label,
+      documents: accepted,
+      postS,
+      totalS,
+      drained,
+      cpuMs,
+      ...(commits ? { commits } : {}),
+      load: loadavg(),
+    };
   } finally {
     await stack.stop();
   }
@@ -95,15 +149,20 @@ async function main(): Promise<void> {
   const ms = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(1));
   const rows = results.map((r) => {
     const total = Object.values(r.cpuMs).reduce((a, b) => a + b, 0);
-    return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.load} |`;
+    const commits = r.commits
+      ? Object.entries(r.commits)
+          .map(([service, n]) => `${service} ${n.toFixed(1)}`)
+          .join(', ')
+      : '—';
+    return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${commits} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.load} |`;
   });
   const section = [
     '## tenant-api (pipeline cost)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, the sandbox's xmllint runs included), from the first POST until the last webhook. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too).`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, the sandbox's xmllint runs included), from the first POST until the last webhook. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
     '',
-    `| configuration | ${services.map((s) => `${s} ms/doc`).join(' | ')} | total ms/doc | wall | load after |`,
-    `|---|${services.map(() => '---|').join('')}---|---|---|`,
+    `| configuration | ${services.map((s) => `${s} ms/doc`).join(' | ')} | total ms/doc | PostgreSQL commits/doc | wall | load after |`,
+    `|---|${services.map(() => '---|').join('')}---|---|---|---|`,
     ...rows,
     '',
   ].join('\n');

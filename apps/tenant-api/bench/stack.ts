@@ -1,9 +1,10 @@
 // The services as separate processes on loopback, as they run for real, for the benchmarks and the soak
 // run that need the whole path (HTTP, cluster, jobs, Hacienda, webhooks) and each service's memory:
 // the hacienda-sandbox at zero delay (its per-issuer limit lifted), optionally the auth-server (tokens by
-// login, keys by JWKS; else a local PEM), and the tenant-api from `dist/main.js` (built first: the form
-// `pnpm start` and the images run, ADR 0033) or from `src/main.ts` under tsx (`form: 'tsx'`). With a PostgreSQL URL every service gets a
-// throw-away database of its own on that server (dropped at stop); without one each runs on PGlite.
+// login, keys by JWKS; else a local PEM), and the tenant-api, each from `dist/main.js` (built first: the
+// form `pnpm start` and the images run, ADR 0033) or from `src/main.ts` under tsx (`form: 'tsx'`). With a
+// PostgreSQL URL every service gets a throw-away database of its own on that server (dropped at stop);
+// without one each runs on PGlite.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,6 +56,8 @@ export interface Stack {
   webhooks(): number;
   /** Resident memory of each service (its process tree), in bytes. */
   rss(): Record<string, number>;
+  /** On PostgreSQL: each service's throw-away database (name). */
+  databases: Record<string, string>;
   /** The auth-server, when started: a login as acme (for load on it). */
   login?: () => Promise<number>;
   stop(): Promise<void>;
@@ -89,13 +92,14 @@ async function ok(url: string, options: Parameters<typeof request>[1]): Promise<
 }
 
 /**
- * Builds the apps' bundles through turbo, as `pnpm start`, the images and the bundle check do: their workspace
- * packages and the dashboard (which the tenant-api's bundle carries as dist/dashboard) come first. Once per
- * bench process.
+ * Builds the three apps' bundles through turbo, as `pnpm start`, the images and the bundle check do: their
+ * workspace packages and the dashboard (which the tenant-api's bundle carries as dist/dashboard) come first.
+ * Once per bench process.
  */
 let bundlesBuilt = false;
-export function buildBundles(apps: string[] = ['auth-server', 'hacienda-sandbox', 'tenant-api']): void {
+function buildBundles(): void {
   if (bundlesBuilt) return;
+  const apps = ['auth-server', 'hacienda-sandbox', 'tenant-api'];
   const filters = ['@cr/dashboard', ...apps.map((app) => `@cr/${app}`)].flatMap((f) => ['--filter', f]);
   const r = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
     cwd: REPO_ROOT,
@@ -382,6 +386,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       services,
       webhooks: receiver.count,
       rss: () => Object.fromEntries(services.map((s) => [s.name, treeRss(s.child.pid as number).bytes])),
+      databases: Object.fromEntries(
+        Object.entries(dbUrls).map(([service, url]) => [service, new URL(url as string).pathname.slice(1)]),
+      ),
       ...(login ? { login } : {}),
       stop: stopAll,
     };
