@@ -403,6 +403,38 @@ describe('POST /api/enviar/items refuses exonerations Hacienda does not back', (
   });
 });
 
+describe('POST /api/enviar/items repeated while the exoneration lookup fails', () => {
+  it('when the same document is posted again and Hacienda answers 503, then the first clave, not an error', async () => {
+    // Lookups not cached, so the repeat asks Hacienda again.
+    const app = await startTestApp({ publicApi: testPublicApi(hacienda.url, { cacheTtlMs: 0 }) });
+    try {
+      expect((await post(app, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
+      const body = documentBody('exoneration', 7002) as unknown as {
+        receptor: { identificacion: { numero: string } };
+        detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
+      };
+      body.receptor.identificacion.numero = RECEPTOR;
+      const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
+      exoneracion.tipoDocumento = '04';
+      exoneracion.numeroDocumento = 'AL-00020402-24';
+      exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
+      body.detalleServicio[0]!.codigo = JUGO;
+      const first = await post(app, 'acme', '/api/enviar/items', body);
+      expect(first.status).toBe(200);
+
+      // The process now holds the issuer's key, so the repeat checks and signs before it meets the number.
+      // Exactly the lookup's four tries (testPublicApi retries three times): the next tests get answers.
+      await hacienda.failPublicApi(4);
+      const again = await post(app, 'acme', '/api/enviar/items', body);
+      expect(again.status).toBe(200);
+      expect(again.body.clave).toBe(first.body.clave);
+      expect(again.body.message).toMatch(/already been received/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('the per-tenant lookup limit', () => {
   it('when one tenant exhausts its lookups, then 429 with Retry-After for it and other tenants are unaffected', async () => {
     const publicApi = testPublicApi(hacienda.url);

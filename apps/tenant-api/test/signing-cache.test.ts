@@ -4,6 +4,7 @@
 // version, and the cache is bounded.
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { post } from './support/client';
+import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
 
@@ -74,5 +75,21 @@ describe('signing material cache', () => {
     await expect(loader.load({ tenantId: 'globex', identificacion: '3101123456' })).rejects.toMatchObject({
       code: 'not_found',
     });
+  });
+
+  it('when another process changes the issuer after this one opened its key, then the next document is signed with the new data', async () => {
+    const first = await post(ctx, 'acme', '/api/enviar/items', documentBody('invoice', 5101));
+    expect(first.status).toBe(200);
+    // As another process's actualizar would: the row changes and its version moves (migration 0070).
+    await ctx.db.query(
+      "UPDATE issuers SET nombre = 'ACME RENOVADA SOCIEDAD ANONIMA' WHERE tenant_id = 'acme' AND identificacion = '3101123456'",
+    );
+    const second = await post(ctx, 'acme', '/api/enviar/items', documentBody('invoice', 5102));
+    expect(second.status).toBe(200);
+    const xml = async (clave: string) =>
+      (await ctx.db.query<{ xml: string }>('SELECT xml FROM documents WHERE clave = $1', [clave])).rows[0]!
+        .xml;
+    expect(await xml(first.body.clave)).not.toContain('ACME RENOVADA');
+    expect(await xml(second.body.clave)).toContain('<Nombre>ACME RENOVADA SOCIEDAD ANONIMA</Nombre>');
   });
 });

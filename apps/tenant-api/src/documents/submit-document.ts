@@ -1,13 +1,16 @@
 // Use case of POST /api/enviar/items: validate (contract, then the engine's rules), number, build and sign
-// the document, then store it with its submission job in one transaction. The number (issuer, branch,
+// the document, then store it with its submission job in one transaction (which, when this process already
+// holds the issuer's opened key, also checks that the issuer has not changed since). The number (issuer, branch,
 // terminal, type, numeroReferencia) is the natural idempotency key: the same body again answers the same
 // clave; another body for a used number is a conflict. Concurrent twins meet at the unique constraint.
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { DocumentRequest } from '@cr/contracts';
 import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
-import { AppError, metrics, parseBody } from '@cr/service-kit';
+import { AppError, type Queryable, metrics, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { hashRequestBody } from './canonical-hash';
+import type { HeldMaterial, SigningMaterial } from '../emisor/load-signing-material';
+import { findIssuerVersion } from '../emisor/issuer-repository';
 import { type DocumentNumber, findByNumber, insertPendingDocument } from './document-repository';
 import type { SubmissionDeps } from './submission-deps';
 import { toEngineIssuer, toSigningKey } from './to-engine-issuer';
@@ -55,28 +58,24 @@ function repeatOrConflict(
   );
 }
 
-export async function submitDocument(
-  deps: SubmissionDeps,
-  input: { tenantId: string; body: unknown },
-): Promise<SubmitResult> {
-  const { tenantId } = input;
-  const document = parseBody(DocumentRequest, input.body);
-  const requestHash = hashRequestBody(input.body);
-  // The issuer and the number's pre-check share one transaction (each costs a round trip of its own on
-  // PGlite's single session); the insert below still decides between concurrent twins.
-  const { material, number, existing } = await withTenant(deps.db, tenantId, async (tx) => {
-    const material = await deps.signing.loadIn(tx, { tenantId, identificacion: document.emisor });
-    const number: DocumentNumber = {
-      emisor: material.identificacion,
-      sucursal: document.sucursal ?? material.sucursal,
-      terminal: document.terminal ?? 1,
-      tipoDoc: document.tipoDoc,
-      numeroReferencia: document.numeroReferencia,
-    };
-    return { material, number, existing: await findByNumber(tx, tenantId, number) };
-  });
-  if (existing) return repeatOrConflict(existing, requestHash);
+type Signed = ReturnType<typeof buildSignedDocument>;
 
+function numberOf(document: DocumentRequest, material: SigningMaterial): DocumentNumber {
+  return {
+    emisor: material.identificacion,
+    sucursal: document.sucursal ?? material.sucursal,
+    terminal: document.terminal ?? 1,
+    tipoDoc: document.tipoDoc,
+    numeroReferencia: document.numeroReferencia,
+  };
+}
+
+/** The exonerations lookup (when configured), then the engine: validation, arithmetic, XML, XAdES. */
+async function checkAndSign(
+  deps: SubmissionDeps,
+  document: DocumentRequest,
+  material: SigningMaterial,
+): Promise<Signed> {
   if (deps.checkExonerations) {
     const issues = await deps.checkExonerations(document);
     if (issues.length > 0) {
@@ -85,9 +84,8 @@ export async function submitDocument(
       });
     }
   }
-  let signed: ReturnType<typeof buildSignedDocument>;
   try {
-    signed = buildSignedDocument({
+    return buildSignedDocument({
       document,
       issuer: toEngineIssuer(material, deps.proveedorSistemas),
       key: toSigningKey(material),
@@ -99,48 +97,126 @@ export async function submitDocument(
     }
     throw err;
   }
+}
 
+interface Prepared {
+  tenantId: string;
+  document: DocumentRequest;
+  requestHash: string;
+  material: SigningMaterial;
+  number: DocumentNumber;
+  signed: Signed;
+}
+
+/** Stores the signed document with its event and submission job; a concurrent twin that won answers instead. */
+async function store(deps: SubmissionDeps, tx: Queryable, p: Prepared): Promise<SubmitResult> {
+  const { tenantId, document, material, number, signed } = p;
   const id = randomUUID();
   const token = randomBytes(32).toString('base64url');
   const receptor = counterpartyOf(document);
   const payload: DocumentJobPayload = { tenantId, documentId: id };
   const submitJob = { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload };
-  const outcome = await withTenant(deps.db, tenantId, async (tx) => {
-    const inserted = await insertPendingDocument(
-      tx,
-      tenantId,
-      {
-        id,
-        ...number,
-        clave: signed.clave,
-        emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
-        consecutivo: signed.consecutivo,
-        fechaEmision: new Date(signed.fechaEmision),
-        fechaEmisionText: signed.fechaEmision,
-        ambiente: material.ambiente,
-        ...(receptor ? { receptor } : {}),
-        folioType: document.folioType,
-        requestHash,
-        xml: signed.xml,
-        totals: signed.totals,
-        callbackTokenHash: callbackTokenHash(token),
-        callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
-        ...(document.copias ? { copias: document.copias } : {}),
-      },
-      submitJob,
-    );
-    if (!inserted) {
-      // A concurrent twin committed first: the constraint made us wait for it, and now we see it.
-      const twin = await findByNumber(tx, tenantId, number);
-      if (!twin) throw new Error('documents: number conflict without a visible document');
-      return repeatOrConflict(twin, requestHash);
-    }
-    return { clave: signed.clave, created: true };
+  const inserted = await insertPendingDocument(
+    tx,
+    tenantId,
+    {
+      id,
+      ...number,
+      clave: signed.clave,
+      emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
+      consecutivo: signed.consecutivo,
+      fechaEmision: new Date(signed.fechaEmision),
+      fechaEmisionText: signed.fechaEmision,
+      ambiente: material.ambiente,
+      ...(receptor ? { receptor } : {}),
+      folioType: document.folioType,
+      requestHash: p.requestHash,
+      xml: signed.xml,
+      totals: signed.totals,
+      callbackTokenHash: callbackTokenHash(token),
+      callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
+      ...(document.copias ? { copias: document.copias } : {}),
+    },
+    submitJob,
+  );
+  if (!inserted) {
+    // A concurrent twin (or an earlier copy of this request) holds the number: the constraint made us wait
+    // for it, and now we see it.
+    const twin = await findByNumber(tx, tenantId, number);
+    if (!twin) throw new Error('documents: number conflict without a visible document');
+    return repeatOrConflict(twin, p.requestHash);
+  }
+  return { clave: signed.clave, created: true };
+}
+
+/**
+ * With the issuer's material already held by this process: sign first, then one transaction checks that the
+ * issuer has not changed since the material was opened and stores the document (the number's uniqueness
+ * answers a repeat). Three round trips fewer than reading the issuer first. Undefined when the issuer
+ * changed: the caller starts over and reads it.
+ */
+async function submitWithHeldMaterial(
+  deps: SubmissionDeps,
+  input: { tenantId: string; document: DocumentRequest; requestHash: string },
+  held: HeldMaterial,
+): Promise<SubmitResult | undefined> {
+  const { tenantId, document, requestHash } = input;
+  const { material } = held;
+  const number = numberOf(document, material);
+  let signed: Signed;
+  try {
+    signed = await checkAndSign(deps, document, material);
+  } catch (err) {
+    // A repeat answers what the first request got, even if a check would now refuse the body (an
+    // exoneration since expired, a lookup that fails): the number is looked up before any refusal.
+    const existing = await withTenant(deps.db, tenantId, (tx) => findByNumber(tx, tenantId, number));
+    if (existing) return repeatOrConflict(existing, requestHash);
+    throw err;
+  }
+  return withTenant(deps.db, tenantId, async (tx) => {
+    const current = await findIssuerVersion(tx, tenantId, material.identificacion);
+    if (current !== held.version) return undefined;
+    return store(deps, tx, { tenantId, document, requestHash, material, number, signed });
   });
+}
+
+export async function submitDocument(
+  deps: SubmissionDeps,
+  input: { tenantId: string; body: unknown },
+): Promise<SubmitResult> {
+  const { tenantId } = input;
+  const document = parseBody(DocumentRequest, input.body);
+  const requestHash = hashRequestBody(input.body);
+  const held = deps.signing.peek({ tenantId, identificacion: document.emisor });
+  const fast = held && (await submitWithHeldMaterial(deps, { tenantId, document, requestHash }, held));
+  const outcome = fast ?? (await submitReadingIssuer(deps, { tenantId, document, requestHash }));
   if (outcome.created) {
     metrics.documents.submitted.inc({ kind: document.tipoDoc });
     deps.wakeWorker?.();
     deps.logger.info('document received', { tenantId, clave: outcome.clave, tipoDoc: document.tipoDoc });
   }
   return outcome;
+}
+
+/**
+ * The issuer (opened again when its version moved) and the number's pre-check in one transaction, then the
+ * signing, then the insert in another.
+ */
+async function submitReadingIssuer(
+  deps: SubmissionDeps,
+  input: { tenantId: string; document: DocumentRequest; requestHash: string },
+): Promise<SubmitResult> {
+  const { tenantId, document, requestHash } = input;
+  // The issuer and the number's pre-check share one transaction (each costs a round trip of its own on
+  // PGlite's single session); the insert below still decides between concurrent twins.
+  const { material, number, existing } = await withTenant(deps.db, tenantId, async (tx) => {
+    const material = await deps.signing.loadIn(tx, { tenantId, identificacion: document.emisor });
+    const number = numberOf(document, material);
+    return { material, number, existing: await findByNumber(tx, tenantId, number) };
+  });
+  if (existing) return repeatOrConflict(existing, requestHash);
+  const signed = await checkAndSign(deps, document, material);
+  return withTenant(deps.db, tenantId, (tx) =>
+    store(deps, tx, { tenantId, document, requestHash, material, number, signed }),
+  );
 }

@@ -1,8 +1,9 @@
 // For the submission pipeline: an issuer's decrypted signing key, certificate and Hacienda credentials,
 // loaded within its tenant. Opening a .p12 costs ~20 ms (in the P12Pool's threads) and the sealed row is several kilobytes, so each
 // process keeps the opened material per issuer and version (migration 0070: every UPDATE of an issuer
-// gives it a new version). A submission then only reads the version; the whole row is read and opened
-// again when it moved (actualizar, or another process's change), so no process signs with stale material.
+// gives it a new version). A submission then only reads the version (or, holding the material already,
+// checks it in the transaction that stores the document: `peek`); the whole row is read and opened again
+// when it moved (actualizar, or another process's change), so no process signs with stale material.
 import { AppError, type Queryable } from '@cr/service-kit';
 import type { KeyObject } from 'node:crypto';
 import { withTenant } from '../db/with-tenant';
@@ -39,11 +40,17 @@ export interface SigningMaterial {
   certificate: Omit<OpenedCertificate, 'privateKey'>;
 }
 
+/** Opened material and the issuer version it was opened at. */
+export interface HeldMaterial {
+  version: string;
+  material: SigningMaterial;
+}
+
 /** Issuers whose opened material one process keeps (least recently used beyond this are dropped). */
 export const SIGNING_CACHE_LIMIT = 1_000;
 
 export class SigningMaterialLoader {
-  private readonly opened = new Map<string, { version: string; material: SigningMaterial }>();
+  private readonly opened = new Map<string, HeldMaterial>();
 
   constructor(
     private readonly deps: IssuerDeps,
@@ -87,6 +94,14 @@ export class SigningMaterialLoader {
       this.opened.delete(oldest);
     }
     return material;
+  }
+
+  /**
+   * The material this process holds for the issuer and the version it was opened at, without reading the
+   * database: a caller that uses it must check the version in the transaction that acts on it.
+   */
+  peek(input: { tenantId: string; identificacion: string | number }): HeldMaterial | undefined {
+    return this.opened.get(`${input.tenantId}\u0000${String(input.identificacion)}`);
   }
 
   /** Issuers held opened now (tests, diagnostics). */
