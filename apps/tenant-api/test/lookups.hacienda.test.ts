@@ -374,20 +374,26 @@ describe('the pipeline check of exonerations against Hacienda', () => {
   });
 });
 
+/** An invoice to RECEPTOR whose first line is exonerated by AL-00020402-24 (type 04), with that line's CABYS. */
+function exoneratedInvoice(numero: number, cabys: string) {
+  const body = documentBody('exoneration', numero) as unknown as {
+    receptor: { identificacion: { numero: string } };
+    detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
+  };
+  body.receptor.identificacion.numero = RECEPTOR;
+  const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
+  exoneracion.tipoDocumento = '04';
+  exoneracion.numeroDocumento = 'AL-00020402-24';
+  body.detalleServicio[0]!.codigo = cabys;
+  return body;
+}
+
 describe('POST /api/enviar/items refuses exonerations Hacienda does not back', () => {
   it("when a line's CABYS is outside the receptor's authorization, then 400 naming that line and nothing is stored", async () => {
     // The issuer may already be registered by the registration tests above (409 then); either way it exists.
     const registered = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
     expect([200, 409]).toContain(registered.status);
-    const body = documentBody('exoneration', 7001) as unknown as {
-      receptor: { identificacion: { numero: string } };
-      detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
-    };
-    body.receptor.identificacion.numero = RECEPTOR;
-    const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
-    exoneracion.tipoDocumento = '04';
-    exoneracion.numeroDocumento = 'AL-00020402-24';
-    body.detalleServicio[0]!.codigo = '2399101000000';
+    const body = exoneratedInvoice(7001, '2399101000000');
 
     const res = await post(ctx, 'acme', '/api/enviar/items', body);
 
@@ -409,16 +415,8 @@ describe('POST /api/enviar/items repeated while the exoneration lookup fails', (
     const app = await startTestApp({ publicApi: testPublicApi(hacienda.url, { cacheTtlMs: 0 }) });
     try {
       expect((await post(app, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
-      const body = documentBody('exoneration', 7002) as unknown as {
-        receptor: { identificacion: { numero: string } };
-        detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
-      };
-      body.receptor.identificacion.numero = RECEPTOR;
-      const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
-      exoneracion.tipoDocumento = '04';
-      exoneracion.numeroDocumento = 'AL-00020402-24';
-      exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
-      body.detalleServicio[0]!.codigo = JUGO;
+      const body = exoneratedInvoice(7002, JUGO);
+      body.detalleServicio[0]!.impuesto[0]!.exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
       const first = await post(app, 'acme', '/api/enviar/items', body);
       expect(first.status).toBe(200);
 
