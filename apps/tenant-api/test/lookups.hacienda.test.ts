@@ -433,6 +433,33 @@ describe('POST /api/enviar/items repeated while the exoneration lookup fails', (
   });
 });
 
+describe('POST /api/enviar/items refused with an issuer another process has changed since', () => {
+  it('when the refusal was judged with the replaced material, then the document is judged again with the issuer as it is now', async () => {
+    const app = await startTestApp({ publicApi: testPublicApi(hacienda.url, { cacheTtlMs: 0 }) });
+    try {
+      expect((await post(app, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
+      const held = await post(app, 'acme', '/api/enviar/items', documentBody('invoice', 7010));
+      expect(held.status).toBe(200);
+      // Another process's actualizar: the row and its version change (migration 0070).
+      await app.db.query(
+        "UPDATE issuers SET nombre = 'ACME RENOVADA SOCIEDAD ANONIMA' WHERE tenant_id = 'acme' AND identificacion = '3101123456'",
+      );
+      const body = exoneratedInvoice(7011, JUGO);
+      body.detalleServicio[0]!.impuesto[0]!.exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
+      // The first judgment (with the held material) cannot reach Hacienda: all four tries answer 503.
+      await hacienda.failPublicApi(4);
+      const res = await post(app, 'acme', '/api/enviar/items', body);
+      expect(res.status).toBe(200);
+      const xml = await app.db.query<{ xml: string }>('SELECT xml FROM documents WHERE clave = $1', [
+        res.body.clave,
+      ]);
+      expect(xml.rows[0]!.xml).toContain('<Nombre>ACME RENOVADA SOCIEDAD ANONIMA</Nombre>');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('the per-tenant lookup limit', () => {
   it('when one tenant exhausts its lookups, then 429 with Retry-After for it and other tenants are unaffected', async () => {
     const publicApi = testPublicApi(hacienda.url);

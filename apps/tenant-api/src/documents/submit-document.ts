@@ -153,7 +153,7 @@ async function store(deps: SubmissionDeps, tx: Queryable, p: Prepared): Promise<
  * With the issuer's material already held by this process: sign first, then one transaction checks that the
  * issuer has not changed since the material was opened and stores the document (the number's uniqueness
  * answers a repeat). Three round trips fewer than reading the issuer first. Undefined when the issuer
- * changed: the caller starts over and reads it.
+ * changed since the material was opened: the caller starts over and reads it.
  */
 async function submitWithHeldMaterial(
   deps: SubmissionDeps,
@@ -168,9 +168,15 @@ async function submitWithHeldMaterial(
     signed = await checkAndSign(deps, document, material);
   } catch (err) {
     // A repeat answers what the first request got, even if a check would now refuse the body (an
-    // exoneration since expired, a lookup that fails): the number is looked up before any refusal.
-    const existing = await withTenant(deps.db, tenantId, (tx) => findByNumber(tx, tenantId, number));
+    // exoneration since expired, a lookup that fails): the number is looked up before any refusal. And a
+    // refusal judged with material another process has replaced since is not final: the caller judges the
+    // document again with the issuer as it is now (which also renews what this process holds).
+    const { existing, current } = await withTenant(deps.db, tenantId, async (tx) => ({
+      existing: await findByNumber(tx, tenantId, number),
+      current: await findIssuerVersion(tx, tenantId, material.identificacion),
+    }));
     if (existing) return repeatOrConflict(existing, requestHash);
+    if (current !== held.version) return undefined;
     throw err;
   }
   return withTenant(deps.db, tenantId, async (tx) => {
