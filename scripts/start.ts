@@ -4,13 +4,14 @@
 // started as the images start it, `node --enable-source-maps dist/main.js`.
 // With DATABASE_URL (or AUTH_/TENANT_/SANDBOX_DATABASE_URL) each service gets a PostgreSQL database of its
 // own (`@cr/devstack`, docs/configuration.md): their tables would collide in one.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   SERVICE_DATABASES,
   type ServiceName,
+  buildAppBundles,
   bundleNodePath,
   ensureDerivedDatabases,
   serviceDatabases,
@@ -129,17 +130,6 @@ const children: ChildProcess[] = [];
 // The database settings are handed to each app one by one (startApp), never the shared DATABASE_URL.
 const DATABASE_SETTINGS = ['DATABASE_URL', ...Object.values(SERVICE_DATABASES).map((s) => s.setting)];
 
-/** Builds the apps' bundles (and the dashboard the tenant-api's carries); turbo replays its cache when nothing changed. */
-function buildApps(names: string[]): boolean {
-  const filters = ['@cr/dashboard', ...names.map((n) => `@cr/${n}`)].flatMap((f) => ['--filter', f]);
-  const built = spawnSync(
-    join(root, 'node_modules', '.bin', 'turbo'),
-    ['run', 'build', ...filters, '--output-logs=errors-only'],
-    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  return built.status === 0;
-}
-
 function startApp(app: AppSpec): ChildProcess {
   const main = join(root, 'apps', app.name, 'dist', 'main.js');
   // The heap the service's default manifest would give it (ADR 0031); the caller's NODE_OPTIONS come last and win.
@@ -207,7 +197,12 @@ process.on('SIGTERM', () => shutdown(0));
 
 async function main(): Promise<void> {
   const present = apps.filter((a) => existsSync(join(root, 'apps', a.name, 'src', 'main.ts')));
-  if (!buildApps(present.map((a) => a.name))) {
+  if (
+    !buildAppBundles(
+      root,
+      present.map((a) => a.name),
+    )
+  ) {
     process.stderr.write('pnpm start: the build failed; see its output above\n');
     process.exit(1);
   }

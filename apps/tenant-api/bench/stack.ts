@@ -5,7 +5,7 @@
 // form `pnpm start` and the images run, ADR 0033) or from `src/main.ts` under tsx (`form: 'tsx'`). With a
 // PostgreSQL URL every service gets a throw-away database of its own on that server (dropped at stop);
 // without one each runs on PGlite.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   type ServiceName,
+  buildAppBundles,
   bundleNodePath,
   ensureDerivedDatabases,
   serviceDatabases,
@@ -91,21 +92,13 @@ async function ok(url: string, options: Parameters<typeof request>[1]): Promise<
   return r.text ? (JSON.parse(r.text) as Record<string, string>) : {};
 }
 
-/**
- * Builds the three apps' bundles through turbo, as `pnpm start`, the images and the bundle check do: their
- * workspace packages and the dashboard (which the tenant-api's bundle carries as dist/dashboard) come first.
- * Once per bench process.
- */
+/** The three apps' bundles, built once per bench process (turbo replays its cache when nothing changed). */
 let bundlesBuilt = false;
 function buildBundles(): void {
   if (bundlesBuilt) return;
-  const apps = ['auth-server', 'hacienda-sandbox', 'tenant-api'];
-  const filters = ['@cr/dashboard', ...apps.map((app) => `@cr/${app}`)].flatMap((f) => ['--filter', f]);
-  const r = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
-    cwd: REPO_ROOT,
-    stdio: 'inherit',
-  });
-  if (r.status !== 0) throw new Error(`build of ${apps.join(', ')} failed`);
+  if (!buildAppBundles(REPO_ROOT, ['auth-server', 'hacienda-sandbox', 'tenant-api'])) {
+    throw new Error('the build of the app bundles failed');
+  }
   bundlesBuilt = true;
 }
 

@@ -69,6 +69,20 @@ describe('signing material cache', () => {
     expect(loader.size).toBe(1);
   });
 
+  it('when a submission uses held material without reading the issuer, then that use keeps it from being dropped first', async () => {
+    const third = { tenantId: 'acme', identificacion: '3101666777' };
+    const body = issuerBody({ identificacion: 3101666777, usuarioHacienda: 'cpj-3-101-666777@stag' });
+    expect((await post(ctx, 'acme', '/api/enviar/emisor', body)).status).toBe(200);
+    const loader = new SigningMaterialLoader(ctx.deps, 2);
+    const other = { tenantId: 'acme', identificacion: '3101555444' };
+    await loader.load(acme);
+    await loader.load(other);
+    expect(loader.peek(acme)).toBeDefined();
+    await loader.load(third);
+    expect(loader.peek(acme)).toBeDefined();
+    expect(loader.peek(other)).toBeUndefined();
+  });
+
   it('when another tenant asks for the issuer, then nothing cached for acme answers it', async () => {
     const loader = new SigningMaterialLoader(ctx.deps);
     await loader.load(acme);

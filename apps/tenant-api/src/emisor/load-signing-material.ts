@@ -46,6 +46,10 @@ export interface HeldMaterial {
   material: SigningMaterial;
 }
 
+function keyOf(input: { tenantId: string; identificacion: string | number }): string {
+  return `${input.tenantId}\u0000${String(input.identificacion)}`;
+}
+
 /** Issuers whose opened material one process keeps (least recently used beyond this are dropped). */
 export const SIGNING_CACHE_LIMIT = 1_000;
 
@@ -70,19 +74,14 @@ export class SigningMaterialLoader {
     input: { tenantId: string; identificacion: string | number },
   ): Promise<SigningMaterial> {
     const id = String(input.identificacion);
-    const cacheKey = `${input.tenantId}\u0000${id}`;
+    const cacheKey = keyOf(input);
     const current = await findIssuerVersion(tx, input.tenantId, id);
     if (current === undefined) {
       this.opened.delete(cacheKey);
       throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
     }
     const hit = this.opened.get(cacheKey);
-    if (hit && hit.version === current) {
-      // Most recently used last, so the oldest entry is the first the limit drops.
-      this.opened.delete(cacheKey);
-      this.opened.set(cacheKey, hit);
-      return hit.material;
-    }
+    if (hit && hit.version === current) return this.touch(cacheKey, hit).material;
     const row = await findIssuer(tx, input.tenantId, id);
     if (!row) throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
     const material = await this.open(input.tenantId, id, row);
@@ -101,7 +100,16 @@ export class SigningMaterialLoader {
    * database: a caller that uses it must check the version in the transaction that acts on it.
    */
   peek(input: { tenantId: string; identificacion: string | number }): HeldMaterial | undefined {
-    return this.opened.get(`${input.tenantId}\u0000${String(input.identificacion)}`);
+    const cacheKey = keyOf(input);
+    const hit = this.opened.get(cacheKey);
+    return hit && this.touch(cacheKey, hit);
+  }
+
+  /** Most recently used last, so the oldest entry is the first the limit drops. */
+  private touch(cacheKey: string, hit: HeldMaterial): HeldMaterial {
+    this.opened.delete(cacheKey);
+    this.opened.set(cacheKey, hit);
+    return hit;
   }
 
   /** Issuers held opened now (tests, diagnostics). */
