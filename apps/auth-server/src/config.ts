@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { databaseSettingsProperties, loadConfig, telemetrySettingsProperties } from '@cr/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from './package-root';
+import { HASH_NICE } from './passwords';
 
 export const REPO_ROOT = resolve(PACKAGE_ROOT, '../..');
 
@@ -44,6 +45,8 @@ export const AuthConfigSchema = Type.Object({
     default: Math.max(1, availableParallelism() - 1),
   }),
   HASH_QUEUE_LIMIT: Type.Integer({ minimum: 0, maximum: 100000, default: 512 }),
+  /** Nice value of the argon2 threads (Linux): 0 competes with the event loop, 19 takes only idle CPU. */
+  HASH_NICE: Type.Integer({ minimum: 0, maximum: 19, default: HASH_NICE }),
 });
 export type AuthConfig = Static<typeof AuthConfigSchema>;
 

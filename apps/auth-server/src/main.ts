@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     },
     hashConcurrency: config.HASH_CONCURRENCY,
     hashQueueLimit: config.HASH_QUEUE_LIMIT,
+    hashNice: config.HASH_NICE,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     healthToken: config.HEALTH_TOKEN,
   });
@@ -112,6 +113,7 @@ async function main(): Promise<void> {
   onShutdown(logger, [
     () => clearInterval(upkeep),
     () => server.close(),
+    () => services.hasher.close(),
     () => telemetry.stop(),
     () => db.close(),
   ]);

@@ -1,9 +1,10 @@
-// Client passwords: argon2id PHC strings computed by @node-rs/argon2 on the libuv thread pool, so a login
-// flood never blocks the event loop (JWKS and /health stay fast). A small semaphore bounds how many hashes
-// run at once and how many may wait; beyond that the caller gets 503 instead of an unbounded queue that
-// would eat memory (19 MiB per running hash) and make every login time out.
-import { hash, verify } from '@node-rs/argon2';
+// Client passwords: argon2id PHC strings computed by @node-rs/argon2 on threads of their own at a lower
+// scheduling priority (hash-threads.ts), so a login flood neither blocks the event loop nor takes its CPU
+// (JWKS and /health stay fast). A small semaphore bounds how many hashes run at once and how many may wait;
+// beyond that the caller gets 503 instead of an unbounded queue that would eat memory (19 MiB per running
+// hash) and make every login time out.
 import { AppError } from '@cr/service-kit';
+import { HashThreads } from './hash-threads';
 
 export interface Argon2Params {
   memoryCost: number;
@@ -18,7 +19,12 @@ export interface PasswordHasherOptions {
   params?: Argon2Params;
   concurrency?: number;
   queueLimit?: number;
+  /** Nice value of the hashing threads (Linux): 0 competes with the event loop, 19 takes only idle CPU. */
+  nice?: number;
 }
+
+/** Default nice of the hashing threads: a login gets about a tenth of a core that the event loop wants. */
+export const HASH_NICE = 10;
 
 // @node-rs/argon2 exports Algorithm as an ambient const enum (unusable under isolatedModules); 2 = Argon2id.
 const ARGON2ID = 2;
@@ -32,20 +38,32 @@ export class PasswordHasher {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private dummyHash: Promise<string> | undefined;
+  private readonly threads: HashThreads;
 
   constructor(options: PasswordHasherOptions = {}) {
     this.params = options.params ?? OWASP_ARGON2;
     this.concurrency = options.concurrency ?? 2;
     this.queueLimit = options.queueLimit ?? 512;
+    this.threads = new HashThreads({ size: this.concurrency, nice: options.nice ?? HASH_NICE });
   }
 
   async hash(password: string): Promise<string> {
-    return this.limit(() => hash(password, { algorithm: ARGON2ID, ...this.params }));
+    return this.limit(() => this.threads.hash(password, { algorithm: ARGON2ID, ...this.params }));
   }
 
   /** False for a malformed stored hash rather than throwing: a login never turns into a 500. */
   async verify(phc: string, password: string): Promise<boolean> {
-    return this.limit(() => verify(phc, password).catch(() => false));
+    return this.limit(() => this.threads.verify(phc, password).catch(() => false));
+  }
+
+  /** The nice value the hashing threads run at, as the kernel reports it. */
+  threadPriority(): Promise<number> {
+    return this.threads.priority();
+  }
+
+  /** Stops the hashing threads (a later call starts them again). */
+  close(): Promise<void> {
+    return this.threads.close();
   }
 
   /**
@@ -53,10 +71,12 @@ export class PasswordHasher {
    * costs the same time as a known one with a wrong password.
    */
   async verifyDummy(password: string): Promise<void> {
-    this.dummyHash ??= hash(`dummy-${Math.random()}-${Date.now()}`, {
-      algorithm: ARGON2ID,
-      ...this.params,
-    });
+    this.dummyHash ??= this.threads
+      .hash(`dummy-${Math.random()}-${Date.now()}`, { algorithm: ARGON2ID, ...this.params })
+      .catch((err: unknown) => {
+        this.dummyHash = undefined; // made again by the next call rather than failing every later one
+        throw err;
+      });
     await this.verify(await this.dummyHash, password);
   }
 

@@ -23,6 +23,8 @@ export interface AuthServicesOptions {
   argon2?: Argon2Params;
   hashConcurrency?: number;
   hashQueueLimit?: number;
+  /** Nice value of the argon2 threads (HASH_NICE). */
+  hashNice?: number;
   throttle?: {
     perBaseIp?: ThrottlePolicy;
     perBase?: ThrottlePolicy;
@@ -82,6 +84,7 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
       params: options.argon2 ?? OWASP_ARGON2,
       ...(options.hashConcurrency ? { concurrency: options.hashConcurrency } : {}),
       ...(options.hashQueueLimit !== undefined ? { queueLimit: options.hashQueueLimit } : {}),
+      ...(options.hashNice !== undefined ? { nice: options.hashNice } : {}),
     }),
     throttle: new LoginThrottle({
       db,

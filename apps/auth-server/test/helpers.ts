@@ -53,7 +53,10 @@ export async function startHarness(overrides: Partial<AuthServicesOptions> = {})
     app: createApp(services),
     logs,
     clock,
-    close: () => db.close().catch(() => undefined),
+    close: async () => {
+      await services.hasher.close();
+      await db.close().catch(() => undefined);
+    },
   };
 }
 
