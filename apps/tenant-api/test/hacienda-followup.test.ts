@@ -164,7 +164,7 @@ describe('Hacienda follow-up (fake Hacienda)', () => {
       { tenantId: 'acme', documentId: id },
       new Date(),
       'recepcion accepted 202',
-      true,
+      { submitAttempt: true },
     );
     expect((await state(id)).submit_attempts).toBe(2);
     expect((await events(id)).map((e) => e.estado)).toEqual(['pendiente', 'enviado']);

@@ -1,3 +1,4 @@
+import { enqueue } from '@cr/jobs';
 import request from 'supertest';
 import { withTenant } from '../src/db/with-tenant';
 import { post } from './support/client';
@@ -131,5 +132,38 @@ describe('tenancy: isolation', () => {
         ),
       ),
     ).rejects.toThrow(/row-level security/);
+  });
+
+  it("when tenant work touches jobs, then it can add them but change one only through its claim's token", async () => {
+    const job = await enqueue(ctx.db, { queue: 'tenancy.probe', tenant: 'globex', payload: { secret: 'x' } });
+    await ctx.db.query(
+      "UPDATE jobs SET state = 'running', attempts = 1, locked_by = 'worker-1' WHERE id = $1::bigint",
+      [job.id],
+    );
+    await expect(
+      withTenant(ctx.db, 'acme', (tx) =>
+        tx.query("UPDATE jobs SET state = 'done' WHERE id = $1::bigint", [job.id]),
+      ),
+    ).rejects.toThrow(/permission denied/);
+    await expect(
+      withTenant(ctx.db, 'acme', (tx) =>
+        tx.query('SELECT payload FROM jobs WHERE id = $1::bigint', [job.id]),
+      ),
+    ).rejects.toThrow(/permission denied/);
+    const record = (worker: string) =>
+      withTenant(ctx.db, 'acme', async (tx) => {
+        const r = await tx.query<{ recorded: boolean }>(
+          "SELECT jobs_record($1::bigint, $2, 1, 'done', NULL, NULL, now()) AS recorded",
+          [job.id, worker],
+        );
+        return r.rows[0]!.recorded;
+      });
+    expect(await record('another-worker')).toBe(false);
+    const state = async () =>
+      (await ctx.db.query<{ state: string }>('SELECT state FROM jobs WHERE id = $1::bigint', [job.id]))
+        .rows[0]!.state;
+    expect(await state()).toBe('running');
+    expect(await record('worker-1')).toBe(true);
+    expect(await state()).toBe('done');
   });
 });

@@ -39,6 +39,35 @@ CREATE TABLE IF NOT EXISTS job_lanes (
 INSERT INTO job_lanes (queue, tenant) SELECT DISTINCT queue, tenant FROM jobs ON CONFLICT DO NOTHING;
 `;
 
+/**
+ * A run's outcome, guarded by the claim's fencing token (worker id + attempt): the one statement that
+ * finishes or reschedules a job, for the worker and for a handler's own transaction (JobContext.finishIn).
+ * SECURITY DEFINER with EXECUTE revoked from PUBLIC: an app may grant it to a restricted role that cannot
+ * otherwise touch jobs, and holding that grant changes only a job whose token the caller presents.
+ */
+export const JOBS_RECORD_SQL = `
+CREATE OR REPLACE FUNCTION jobs_record(p_id bigint, p_worker text, p_attempts integer, p_outcome text,
+                                       p_error text, p_run_at timestamptz, p_now timestamptz)
+RETURNS boolean LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+  WITH recorded AS (
+    UPDATE jobs SET
+      state = CASE p_outcome WHEN 'done' THEN 'done' WHEN 'fail' THEN 'failed' ELSE 'pending' END,
+      locked_by = NULL,
+      locked_until = NULL,
+      finished_at = CASE WHEN p_outcome = 'retry' THEN finished_at ELSE p_now END,
+      last_error = CASE WHEN p_outcome = 'done' THEN last_error ELSE COALESCE(p_error, last_error) END,
+      -- A reschedule() that arrived while running (nudge_at) wins when it is sooner.
+      run_at = CASE WHEN p_outcome = 'retry' THEN LEAST(p_run_at, COALESCE(nudge_at, p_run_at)) ELSE run_at END,
+      nudge_at = CASE WHEN p_outcome = 'retry' THEN NULL ELSE nudge_at END,
+      updated_at = now()
+    WHERE id = p_id AND state = 'running' AND locked_by = p_worker AND attempts = p_attempts
+    RETURNING 1
+  )
+  SELECT count(*) > 0 FROM recorded
+$$;
+REVOKE EXECUTE ON FUNCTION jobs_record(bigint, text, integer, text, text, timestamptz, timestamptz) FROM PUBLIC;
+`;
+
 /** Append to the app's migrations; the id is namespaced so it never collides with the app's `NNNN_name`. */
 export const jobsMigrations: Migration[] = [
   { id: 'jobs_0001_create', sql: JOBS_SCHEMA_SQL },
@@ -56,4 +85,5 @@ export const jobsMigrations: Migration[] = [
   // added (one per queue and tenant).
   // pending_key: at most one pending or running job per key; it is free again once that job finishes.
   { id: 'jobs_0003_tenant_lanes', sql: JOBS_LANES_SQL },
+  { id: 'jobs_0004_record_function', sql: JOBS_RECORD_SQL },
 ];

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type Db,
   type Logger,
+  type Queryable,
   SpanKind,
   contextFromTraceparent,
   metrics,
@@ -34,6 +35,13 @@ export interface JobContext {
   signal: AbortSignal;
   /** The worker's clock. */
   now(): Date;
+  /**
+   * Records `result` for this run inside the handler's own transaction `tx`, guarded like the worker's own
+   * record: the job's outcome then commits with the handler's last writes or not at all, and costs no
+   * statement (nor commit) of its own. The handler must then return that same result. Returns whether the
+   * run still held its lease (false: another run owns the job; the result was not recorded).
+   */
+  finishIn(tx: Queryable, result: JobResult): Promise<boolean>;
 }
 
 /** Returns a result, or nothing for done; a thrown error retries on the queue's backoff. */
@@ -340,13 +348,22 @@ export class Worker {
     );
     heartbeat.unref();
     let result: JobResult;
+    let recorded: JobResult | undefined;
     try {
       const returned: JobResult | undefined = (await queue.handler(job, {
         signal: this.abort.signal,
         now: this.now,
+        finishIn: async (tx, r) => {
+          const held = await this.record(tx, job, r);
+          recorded = r;
+          return held;
+        },
       })) as JobResult | undefined;
       result = returned ?? { kind: 'done' };
     } catch (err) {
+      // Whatever finishIn wrote was rolled back with the handler's transaction, or the handler failed after
+      // it committed: either way the worker records the outcome (a job already recorded is left as it is).
+      recorded = undefined;
       const limit = job.maxAttempts ?? queue.maxAttempts;
       const error = describeError(err);
       if (limit !== undefined && limit !== null && job.attempts >= limit) {
@@ -365,6 +382,17 @@ export class Worker {
       metrics.jobs.duration.observe({ queue: job.queue }, Number(process.hrtime.bigint() - started) / 1e9);
     }
     metrics.jobs.finished.inc({ queue: job.queue, outcome: result.kind });
+    if (recorded) {
+      if (recorded.kind !== result.kind) {
+        this.logger?.error('jobs: a handler returned another result than the one it recorded', {
+          queue: job.queue,
+          job: job.id,
+          recorded: recorded.kind,
+          returned: result.kind,
+        });
+      }
+      return;
+    }
     try {
       await this.complete(job, result);
     } catch (err) {
@@ -393,38 +421,34 @@ export class Worker {
   }
 
   private async complete(job: Job, result: JobResult): Promise<void> {
-    const fence = [job.id, this.id, job.attempts];
-    const guard = "id = $1::bigint AND state = 'running' AND locked_by = $2 AND attempts = $3";
-    let r: { rowCount: number };
-    if (result.kind === 'done') {
-      r = await this.db.query(
-        `UPDATE jobs SET state = 'done', locked_by = NULL, locked_until = NULL, finished_at = $4, updated_at = now()
-         WHERE ${guard}`,
-        [...fence, this.now()],
-      );
-    } else if (result.kind === 'fail') {
-      r = await this.db.query(
-        `UPDATE jobs SET state = 'failed', locked_by = NULL, locked_until = NULL, last_error = $4,
-                finished_at = $5, updated_at = now()
-         WHERE ${guard}`,
-        [...fence, result.error.slice(0, MAX_ERROR_LENGTH), this.now()],
-      );
+    await this.record(this.db, job, result);
+  }
+
+  /** Writes a run's outcome through `db` (the pool, or a handler's transaction); false if the lease was lost. */
+  private async record(db: Queryable, job: Job, result: JobResult): Promise<boolean> {
+    const error = result.kind === 'done' ? null : (result.error?.slice(0, MAX_ERROR_LENGTH) ?? null);
+    const r = await db.query<{ recorded: boolean }>(
+      'SELECT jobs_record($1::bigint, $2, $3, $4, $5, $6, $7) AS recorded',
+      [
+        job.id,
+        this.id,
+        job.attempts,
+        result.kind,
+        error,
+        result.kind === 'retry' ? result.at : null,
+        this.now(),
+      ],
+    );
+    if (result.kind === 'fail') {
       this.logger?.warn('jobs: job failed', { queue: job.queue, job: job.id, attempts: job.attempts });
-    } else {
-      // A reschedule() that arrived while running (nudge_at) wins when it is sooner.
-      r = await this.db.query(
-        `UPDATE jobs SET state = 'pending', locked_by = NULL, locked_until = NULL,
-                run_at = LEAST($4::timestamptz, COALESCE(nudge_at, $4::timestamptz)), nudge_at = NULL,
-                last_error = COALESCE($5, last_error), updated_at = now()
-         WHERE ${guard}`,
-        [...fence, result.at, result.error?.slice(0, MAX_ERROR_LENGTH) ?? null],
-      );
     }
-    if (r.rowCount === 0) {
+    const recorded = r.rows[0]?.recorded === true;
+    if (!recorded) {
       this.logger?.warn('jobs: lease lost before completion; result ignored', {
         job: job.id,
         worker: this.id,
       });
     }
+    return recorded;
   }
 }

@@ -43,7 +43,23 @@ export const tenantJobLaneGrants: Migration = {
 GRANT SELECT (pending_key, state) ON jobs TO ${TENANT_ROLE};`,
 };
 
+/**
+ * A job's handler records its outcome in its own last transaction, a tenant one (JobContext.finishIn):
+ * through @cr/jobs' fenced jobs_record function, which changes only the job whose claim token it is given.
+ * The role still cannot read payloads nor update jobs itself.
+ */
+export const tenantJobRecordGrants: Migration = {
+  id: 'tenant_api_jobs_0003_record',
+  sql: `GRANT EXECUTE ON FUNCTION jobs_record(bigint, text, integer, text, text, timestamptz, timestamptz) TO ${TENANT_ROLE};`,
+};
+
 /** The app's migrations, then the jobs table of @cr/jobs, then the tenant role's grants on it. */
 export function tenantApiMigrations(): Migration[] {
-  return [...readMigrations(MIGRATIONS_DIR), ...jobsMigrations, tenantJobsGrants, tenantJobLaneGrants];
+  return [
+    ...readMigrations(MIGRATIONS_DIR),
+    ...jobsMigrations,
+    tenantJobsGrants,
+    tenantJobLaneGrants,
+    tenantJobRecordGrants,
+  ];
 }

@@ -101,7 +101,7 @@ async function serverFor(
 export async function runMailDelivery(
   deps: MailDeps,
   job: Job<MailJobPayload>,
-  context: Pick<JobContext, 'now'>,
+  context: Pick<JobContext, 'now'> & Partial<Pick<JobContext, 'finishIn'>>,
 ): Promise<JobResult> {
   const prepared = await prepare(deps, job, context.now());
   if (prepared.kind === 'stop') return prepared.result;
@@ -134,10 +134,20 @@ export async function runMailDelivery(
           schedule: deps.mail.retryDelaysMs,
           ...(deps.random ? { random: deps.random } : {}),
         });
+  // No usable server is the tenant's or the operator's configuration, not a failed job: the e-mail is
+  // recorded fallido with the reason (consultar shows it) and the jobs' failure count stays a signal of
+  // deliveries that really failed.
+  const result =
+    outcome.ok || (retryIn === undefined && 'ok' in server)
+      ? jobResult.done()
+      : retryIn === undefined
+        ? jobResult.fail(`gave up after ${attempt} attempts: ${outcome.reply}`)
+        : jobResult.retryAt(new Date(at.getTime() + retryIn), outcome.reply);
   await withTenant(deps.db, tenantId, async (tx) => {
     await insertMailAttempt(tx, tenantId, { messageId: message.id, attempt, ...outcome, at });
     if (outcome.ok) await finishMailMessage(tx, tenantId, message.id, 'enviado', at);
     else if (retryIn === undefined) await finishMailMessage(tx, tenantId, message.id, 'fallido', at);
+    await context.finishIn?.(tx, result);
   });
   const log = {
     tenantId,
@@ -148,20 +158,10 @@ export async function runMailDelivery(
     server: 'ok' in server ? null : `${server.origin}:${server.host}`,
     code: outcome.code,
   };
-  if (outcome.ok) {
-    deps.logger.info('e-mail sent', log);
-    return jobResult.done();
-  }
-  if (retryIn === undefined) {
-    deps.logger.warn('e-mail given up', { ...log, reply: outcome.reply });
-    // No usable server is the tenant's or the operator's configuration, not a failed job: the e-mail is
-    // recorded fallido with the reason (consultar shows it) and the jobs' failure count stays a signal of
-    // deliveries that really failed.
-    if ('ok' in server) return jobResult.done();
-    return jobResult.fail(`gave up after ${attempt} attempts: ${outcome.reply}`);
-  }
-  deps.logger.info('e-mail not sent; will retry', { ...log, reply: outcome.reply, retryInMs: retryIn });
-  return jobResult.retryAt(new Date(at.getTime() + retryIn), outcome.reply);
+  if (outcome.ok) deps.logger.info('e-mail sent', log);
+  else if (retryIn === undefined) deps.logger.warn('e-mail given up', { ...log, reply: outcome.reply });
+  else deps.logger.info('e-mail not sent; will retry', { ...log, reply: outcome.reply, retryInMs: retryIn });
+  return result;
 }
 
 /** The queue this module runs, for the app's one Worker: `queues: { ...mailQueues(deps), … }`. */

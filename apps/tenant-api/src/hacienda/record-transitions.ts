@@ -9,7 +9,7 @@ import {
   readMensajeHacienda,
 } from '@cr/hacienda-xml';
 import { enqueue, reschedule } from '@cr/jobs';
-import { metrics } from '@cr/service-kit';
+import { type Queryable, metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { MAIL_QUEUE, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from '../delivery/mail-deps';
 import {
@@ -29,19 +29,32 @@ export function statusJobKey(documentId: string): string {
   return `status:${documentId}`;
 }
 
-/**
- * `submitAttempt`: the submission that recepción just took is counted in this same transaction (one
- * transaction less per document than counting it apart).
- */
+export interface TransitionOptions {
+  /**
+   * Runs last in the transition's transaction: the job that makes the transition records its own outcome
+   * there (JobContext.finishIn), so the two commit together and the job costs no transaction of its own.
+   */
+  finish?: (tx: Queryable) => Promise<unknown>;
+}
+
+export interface EnviadoOptions extends TransitionOptions {
+  /**
+   * The submission that recepción just took is counted in this same transaction (one transaction less per
+   * document than counting it apart).
+   */
+  submitAttempt?: boolean;
+}
+
 export async function recordEnviado(
   deps: SubmissionDeps,
   payload: DocumentJobPayload,
   firstCheckAt: Date,
   detalle: string,
-  submitAttempt = false,
+  options: EnviadoOptions = {},
 ): Promise<void> {
   const { tenantId, documentId } = payload;
   const key = statusJobKey(documentId);
+  const submitAttempt = options.submitAttempt ?? false;
   const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
     const changed = await markEnviado(tx, tenantId, documentId, submitAttempt);
     if (changed) await appendEvent(tx, tenantId, documentId, 'enviado', detalle);
@@ -53,6 +66,7 @@ export async function recordEnviado(
       payload,
       runAt: firstCheckAt,
     });
+    await options.finish?.(tx);
     return { added: job, tipoDoc: changed };
   });
   if (tipoDoc) metrics.documents.transitions.inc({ kind: tipoDoc, state: 'enviado' });
@@ -66,10 +80,12 @@ export async function recordFinal(
   payload: DocumentJobPayload,
   values: FinalValues,
   detalle: string,
+  options: TransitionOptions = {},
 ): Promise<boolean> {
   const { tenantId, documentId } = payload;
   const tipoDoc = await withTenant(deps.db, tenantId, async (tx) => {
     const changed = await markFinal(tx, tenantId, documentId, values);
+    await options.finish?.(tx);
     if (!changed) return undefined;
     await appendEvent(tx, tenantId, documentId, values.estado, detalle);
     await enqueue(tx, {

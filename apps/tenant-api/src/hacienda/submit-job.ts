@@ -5,6 +5,7 @@
 import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
 import { KIND_RULES } from '@cr/hacienda-xml';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
+import type { Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { type DocumentRow, countSubmitAttempt, findDocumentById } from '../documents/document-repository';
 import { type DocumentJobPayload, callbackSecretContext } from '../documents/submit-document';
@@ -74,6 +75,7 @@ export async function runSubmitJob(
   const key = tokenKeyOf(tenantId, doc);
   const token = deps.secrets.openText(doc.callback_token_sealed, callbackSecretContext(tenantId, documentId));
   const recepcion = deps.hacienda.recepcion(key.ambiente);
+  const done = (tx: Queryable) => context.finishIn(tx, jobResult.done());
   let refreshed = false;
   for (;;) {
     const access = await accessTokenFor(deps, job, doc, now, schedules.submit);
@@ -89,7 +91,7 @@ export async function runSubmitJob(
         job.payload,
         new Date(context.now().getTime() + schedules.firstStatusMs),
         describeOutcome(out),
-        true,
+        { submitAttempt: true, finish: done },
       );
       return jobResult.done();
     }
@@ -103,6 +105,7 @@ export async function runSubmitJob(
           job.payload,
           { estado: 'error', errorCause: out.cause ?? 'recepción answered 400 without X-Error-Cause' },
           describeOutcome(out),
+          { finish: done },
         );
         return jobResult.done();
       case 'unauthorized':

@@ -116,7 +116,7 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
 export async function runWebhookDelivery(
   deps: WebhookDeps,
   job: Job<WebhookJobPayload>,
-  context: Pick<JobContext, 'now'>,
+  context: Pick<JobContext, 'now'> & Partial<Pick<JobContext, 'finishIn'>>,
 ): Promise<JobResult> {
   const prepared = await prepare(deps, job, context.now());
   if (prepared.kind === 'stop') return prepared.result;
@@ -135,6 +135,12 @@ export async function runWebhookDelivery(
   );
   const at = context.now();
   const retryIn = result.ok || result.gone ? undefined : webhookRetryDelayMs(attempt + 1, deps.random);
+  const outcome =
+    result.ok || result.gone
+      ? jobResult.done()
+      : retryIn === undefined
+        ? jobResult.fail(`gave up after ${attempt} attempts: ${result.error}`)
+        : jobResult.retryAt(new Date(at.getTime() + retryIn), result.error);
   await withTenant(deps.db, tenantId, async (tx) => {
     await insertDelivery(tx, tenantId, {
       documentId: event.document_id,
@@ -151,6 +157,7 @@ export async function runWebhookDelivery(
       await disableEndpoint(tx, tenantId, endpoint.updated_at, 'receiver answered 410 Gone', at);
       await finishEvent(tx, tenantId, event.id, 'gone', at);
     } else if (retryIn === undefined) await finishEvent(tx, tenantId, event.id, 'failed', at);
+    await context.finishIn?.(tx, outcome);
   });
   const log = { tenantId, eventId: event.id, clave: event.clave, attempt, host: new URL(endpoint.url).host };
   metrics.webhooks.deliveries.inc({
@@ -158,22 +165,18 @@ export async function runWebhookDelivery(
   });
   if (result.ok) {
     deps.logger.info('webhook delivered', { ...log, status: result.status, latencyMs: result.latencyMs });
-    return jobResult.done();
-  }
-  if (result.gone) {
+  } else if (result.gone) {
     deps.logger.warn('webhook receiver answered 410 Gone; endpoint disabled', log);
-    return jobResult.done();
-  }
-  if (retryIn === undefined) {
+  } else if (retryIn === undefined) {
     deps.logger.warn('webhook delivery abandoned after the last retry', { ...log, error: result.error });
-    return jobResult.fail(`gave up after ${attempt} attempts: ${result.error}`);
+  } else {
+    deps.logger.info('webhook delivery failed; will retry', {
+      ...log,
+      error: result.error,
+      retryInMs: retryIn,
+    });
   }
-  deps.logger.info('webhook delivery failed; will retry', {
-    ...log,
-    error: result.error,
-    retryInMs: retryIn,
-  });
-  return jobResult.retryAt(new Date(at.getTime() + retryIn), result.error);
+  return outcome;
 }
 
 /** The queues this module runs, for the app's one Worker: `queues: { ...webhookQueues(deps), … }`. */
