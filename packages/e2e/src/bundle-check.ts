@@ -4,7 +4,8 @@
 //      only what the Dockerfile's runtime stage copies from /out (package.json, node_modules, dist, …);
 //   3. `node dist/main.js` there, as the image's CMD, with NODE_ENV=production, the embedded database in a
 //      temporary DATA_DIR and a free port, until /health/live answers 200 (and, for the tenant-api, the
-//      dashboard's page and assets at /app); then SIGTERM, which must end it cleanly (exit code 0).
+//      dashboard's page and assets at /app; for the auth-server, a client created and logged in, which
+//      runs argon2 on its threads); then SIGTERM, which must end it cleanly (exit code 0).
 // No Docker needed: this catches what breaks only once bundled (a file read relative to a source file, a
 // dependency missing from the production install, a native addon or WASM file not found).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -58,6 +59,33 @@ async function probeDashboard(port: number): Promise<string | undefined> {
 
 const secretsKey = () => `k1:${randomBytes(32).toString('base64')}`;
 
+const authAdminToken = randomBytes(24).toString('base64url');
+
+/**
+ * A client created and logged in through the image: its password is hashed and verified by the argon2
+ * threads, which load @node-rs/argon2 (a native addon) from the deployed node_modules only on first use.
+ */
+async function probeLogin(port: number): Promise<string | undefined> {
+  const url = `http://127.0.0.1:${port}`;
+  const password = randomBytes(18).toString('base64url');
+  const created = await fetch(`${url}/admin/clients`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${authAdminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ base: 'bundle-check', password }),
+  });
+  if (created.status !== 201)
+    return `POST /admin/clients answered ${created.status}: ${await created.text()}`;
+  const login = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ base: 'bundle-check', password }),
+  });
+  const body = await login.text();
+  if (login.status !== 200 || !/"token":"ey/.test(body))
+    return `POST /login answered ${login.status}: ${body}`;
+  return undefined;
+}
+
 /**
  * A throwaway CA for HACIENDA_CA_BUNDLE, which the tenant-api requires in production (answers from Hacienda
  * are not checked here; the setting only has to name a readable CA bundle).
@@ -89,7 +117,8 @@ export const APP_BUNDLES: AppBundle[] = [
   {
     app: 'auth-server',
     portVar: 'AUTH_PORT',
-    env: () => ({ SECRETS_KEY: secretsKey(), AUTH_ADMIN_TOKEN: randomBytes(24).toString('base64url') }),
+    env: () => ({ SECRETS_KEY: secretsKey(), AUTH_ADMIN_TOKEN: authAdminToken }),
+    probe: probeLogin,
   },
   {
     app: 'tenant-api',
