@@ -197,12 +197,11 @@ process.on('SIGTERM', () => shutdown(0));
 
 async function main(): Promise<void> {
   const present = apps.filter((a) => existsSync(join(root, 'apps', a.name, 'src', 'main.ts')));
-  if (
-    !buildAppBundles(
-      root,
-      present.map((a) => a.name),
-    )
-  ) {
+  const built = buildAppBundles(
+    root,
+    present.map((a) => a.name),
+  );
+  if (!built) {
     process.stderr.write('pnpm start: the build failed; see its output above\n');
     process.exit(1);
   }

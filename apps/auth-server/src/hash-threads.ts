@@ -21,8 +21,11 @@ try {
 } catch {}
 parentPort.on('message', ({ id, op, args }) => {
   try {
-    const value =
-      op === 'hash' ? argon2.hashSync(...args) : op === 'verify' ? argon2.verifySync(...args) : getPriority(tid);
+    let value;
+    if (op === 'hash') value = argon2.hashSync(...args);
+    else if (op === 'verify') value = argon2.verifySync(...args);
+    else if (op === 'priority') value = getPriority(tid);
+    else throw new Error('unknown operation ' + op);
     parentPort.postMessage({ id, value });
   } catch (err) {
     parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });

@@ -1,6 +1,6 @@
 // App bundles run from the workspace (`pnpm start`, the bench stacks): building them, and where they find
-// their third-party packages. The bundles (tsup,
-// infra/docker/tsup.config.base.ts) keep them external; the images deploy them hoisted beside the bundle.
+// their third-party packages. The bundles (tsup, infra/docker/tsup.config.base.ts) keep them external; the
+// images deploy them hoisted beside the bundle.
 // In the workspace an app's node_modules holds only its direct dependencies, not those of the workspace
 // packages bundled into it, but pnpm keeps every installed package hoisted in node_modules/.pnpm/node_modules.
 import { spawnSync } from 'node:child_process';
