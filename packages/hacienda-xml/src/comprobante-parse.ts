@@ -1,6 +1,6 @@
 // Reads the key facts back out of a comprobante (ours or a real sample): clave, parties, totals.
 import { HaciendaXmlError } from './errors';
-import { parseXml } from './xades-verify';
+import { parseXml } from './parse-xml';
 
 export interface ParsedComprobante {
   root: string;

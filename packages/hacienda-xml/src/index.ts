@@ -16,6 +16,7 @@ export * from './signing-key';
 export * from './p12-iterations';
 export * from './xades-sign';
 export * from './build-document';
+export * from './parse-xml';
 export * from './xades-verify';
 export * from './certificate-chain';
 export * from './comprobante-parse';

@@ -1,7 +1,7 @@
 // The flat messages (MensajeHacienda, MensajeReceptor) are one root with text children: this reads them
 // with the same refusals for both (not well-formed, wrong root, a required child missing).
 import { HaciendaXmlError } from './errors';
-import { parseXml } from './xades-verify';
+import { parseXml } from './parse-xml';
 
 export interface MessageFields {
   /** A child's text as written (DetalleMensaje keeps its line breaks), or undefined when absent. */

@@ -3,7 +3,7 @@
 // document's own values. Works on any v4.4 root; returns the mismatches, never throws.
 import { readComprobanteAmounts } from './comprobante-amounts';
 import { type ArithmeticMismatch, verifyComprobanteArithmetic } from './comprobante-arithmetic';
-import { parseXml } from './xades-verify';
+import { parseXml } from './parse-xml';
 
 export function checkReceivedArithmetic(xml: string): ArithmeticMismatch[] {
   const parsed = parseXml(xml);

@@ -18,7 +18,7 @@ import { signatureCorpus } from './testing/signature-corpus';
 import { makeTestP12 } from './testing/test-certificate';
 import { SAMPLES_DIR, checkTools } from './testing/tools';
 import { ancestorNamespaces } from './xades-fast-verify';
-import { parseXml } from './xades-verify';
+import { parseXml } from './parse-xml';
 
 /** The node type xml-crypto's API is written against. */
 type XNode = Parameters<C14nCanonicalization['process']>[0];

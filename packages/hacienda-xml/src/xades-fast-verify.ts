@@ -6,7 +6,7 @@
 // exception the caller runs xml-crypto unchanged, so findings for bad documents stay xml-crypto's and
 // nothing xml-crypto would reject is accepted here. Why each rule holds:
 // docs/decisions/0028-signature-verification-fast-path.md.
-import { createHash, createVerify } from 'node:crypto';
+import { type KeyObject, createHash, createVerify } from 'node:crypto';
 import type { Element, Node } from '@xmldom/xmldom';
 import {
   C14nCanonicalization,
@@ -310,7 +310,12 @@ function digestMatches(ref: ParsedReference, target: Element, signature: Element
   return digest.equals(Buffer.from(ref.digestValue, 'base64'));
 }
 
-function verdict(xml: string, signature: Element, publicCertPem: string, xpathFilterIsEnveloped: boolean) {
+function verdict(
+  xml: string,
+  signature: Element,
+  publicKey: KeyObject | string,
+  xpathFilterIsEnveloped: boolean,
+) {
   const doc = signature.ownerDocument;
   const root = doc?.documentElement;
   // xmldom 0.9 turns U+2029 into a line feed, xml-crypto's 0.8 does not; a DOCTYPE may declare entities.
@@ -348,7 +353,7 @@ function verdict(xml: string, signature: Element, publicCertPem: string, xpathFi
   for (const ref of parsed) {
     need(digestMatches(ref, dereference(ref.uri, root, scan), signature));
   }
-  need(createVerify(signatureAlgorithm).update(canonicalSignedInfo).verify(publicCertPem, value, 'base64'));
+  need(createVerify(signatureAlgorithm).update(canonicalSignedInfo).verify(publicKey, value, 'base64'));
   return 'valid' as const;
 }
 
@@ -359,11 +364,12 @@ function verdict(xml: string, signature: Element, publicCertPem: string, xpathFi
 export function fastVerifySignature(
   xml: string,
   signature: Element,
-  publicCertPem: string,
+  /** The signer's key, or its certificate in PEM (read again on every call). */
+  publicKey: KeyObject | string,
   xpathFilterIsEnveloped: boolean,
 ): FastVerdict {
   try {
-    return verdict(xml, signature, publicCertPem, xpathFilterIsEnveloped);
+    return verdict(xml, signature, publicKey, xpathFilterIsEnveloped);
   } catch {
     return 'unsure';
   }

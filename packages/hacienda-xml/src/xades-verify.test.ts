@@ -59,6 +59,34 @@ describe('verifySignedXml', () => {
       expect(verifySignedXml(inject(attr)).valid).toBe(false);
   });
 
+  it('when documents share a certificate, then each is still judged by its own certificate and bytes', () => {
+    const other = openP12(makeTestP12({ subjectSerial: 'CPJ-3-101-654321' }).p12, '1234');
+    const first = buildSignedDocument({ document: invoice(), issuer: ISSUER, key }).xml;
+    const second = buildSignedDocument({ document: invoice(), issuer: ISSUER, key: other }).xml;
+    const certOf = (xml: string) => /<ds:X509Certificate>([^<]+)</.exec(xml)![1]!;
+    for (let round = 0; round < 2; round += 1) {
+      const a = verifySignedXml(first);
+      const b = verifySignedXml(second);
+      expect([a.valid, b.valid]).toEqual([true, true]);
+      expect(a.certificate?.subjectSerialNumber).toBe('CPJ-3-101-123456');
+      expect(b.certificate?.subjectSerialNumber).toBe('CPJ-3-101-654321');
+      // What the result carries about the certificate, and nothing read for the check (no key object).
+      expect(Object.keys(a.certificate ?? {}).sort()).toEqual(
+        ['issuerName', 'notAfter', 'notBefore', 'serialNumber', 'subject', 'subjectSerialNumber'].sort(),
+      );
+    }
+    // The same key, another certificate in KeyInfo: the signature still matches the key, but the signed
+    // properties name the first certificate.
+    const swapped = verifySignedXml(first.replace(certOf(first), certOf(second)));
+    expect(swapped.valid).toBe(false);
+    expect(swapped.findings.map((f) => f.code)).toContain('bad_cert_digest');
+    expect(swapped.certificate?.subjectSerialNumber).toBe('CPJ-3-101-654321');
+    const unreadable = first.replace(certOf(first), 'AAAA');
+    for (let round = 0; round < 2; round += 1) {
+      expect(verifySignedXml(unreadable).findings.map((f) => f.code)).toContain('invalid_certificate');
+    }
+  });
+
   it('when the input is not XML or unsigned, then it reports instead of throwing', () => {
     expect(verifySignedXml('<a><b></a>').findings[0]?.code).toBe('malformed_xml');
     expect(verifySignedXml('<a/>').findings[0]?.code).toBe('no_signature');

@@ -1,11 +1,12 @@
 // Verifies a signed comprobante or MensajeHacienda of any origin with xml-crypto's real C14N: reference
 // digests, the signature value, the certificate (digest, serial, validity, key) and the XAdES-EPES
 // properties Hacienda requires (a policy must be present). Never throws; returns findings.
-import { createHash } from 'node:crypto';
-import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import { type KeyObject, createHash, createPublicKey } from 'node:crypto';
+import type { Document, Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { type TrustedSigner, untrustedReason } from './certificate-chain';
 import { parseIsoDateTime } from './cr-time';
+import { parseXml } from './parse-xml';
 import {
   DIGEST_ALGORITHMS,
   ENVELOPED_XPATH,
@@ -41,22 +42,6 @@ export interface VerifyOptions {
   trust?: TrustedSigner;
   /** When the chain is checked without a SigningTime; default now. */
   now?: Date;
-}
-
-/** Parses XML strictly; returns the document or the parser's complaint. */
-export function parseXml(xml: string): { doc: Document } | { error: string } {
-  const errors: string[] = [];
-  try {
-    const doc = new DOMParser({
-      onError: (level, message) => {
-        if (level !== 'warning') errors.push(message);
-      },
-    }).parseFromString(xml, 'text/xml');
-    if (errors.length > 0 || !doc.documentElement) return { error: errors[0] ?? 'no root element' };
-    return { doc };
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
 }
 
 function childNS(parent: Element | null | undefined, ns: string, name: string): Element | undefined {
@@ -133,7 +118,14 @@ export function checkSignatureValue(
   xml: string,
   signature: Element,
   certificatePem: string,
-  { fastPath = true }: { fastPath?: boolean } = {},
+  {
+    fastPath = true,
+    publicKey,
+  }: {
+    fastPath?: boolean;
+    /** The certificate's key, already read (the fast path otherwise reads it from the PEM). */
+    publicKey?: KeyObject;
+  } = {},
 ): SignatureValueCheck {
   const findings: SignatureFinding[] = [];
   const error = (code: string, message: string) => findings.push({ severity: 'error', code, message });
@@ -141,7 +133,9 @@ export function checkSignatureValue(
   // enveloped signature selects exactly what the enveloped-signature transform does.
   const xpathExpr = text(descendant(signature, DS_NS, 'XPath'));
   const xpathIsEnveloped = xpathExpr === '' || ENVELOPED_XPATH.test(xpathExpr);
-  const fast = fastPath && fastVerifySignature(xml, signature, certificatePem, xpathIsEnveloped) === 'valid';
+  const fast =
+    fastPath &&
+    fastVerifySignature(xml, signature, publicKey ?? certificatePem, xpathIsEnveloped) === 'valid';
   try {
     if (!fast) {
       const root = signature.ownerDocument!.documentElement!;
@@ -174,6 +168,35 @@ export function checkSignatureValue(
 }
 
 /** Verifies the (first) enveloped ds:Signature of the root element. */
+type KeyInfoCertificate = Readonly<ReturnType<typeof describeCertificate> & { publicKey: KeyObject }>;
+
+/** Certificates read from KeyInfo, by their base64 text, most recently used last. */
+const keyInfoCertificates = new Map<string, KeyInfoCertificate>();
+const MAX_KEYINFO_CERTIFICATES = 64;
+
+/**
+ * The KeyInfo certificate, read once per distinct certificate: the signer repeats from one document to the
+ * next (an issuer's certificate in the sandbox, Hacienda's seal in every MensajeHacienda the tenant-api
+ * checks), and reading one (the X.509 parse, its PEM, the key) cost more than the RSA check it serves. What
+ * is kept depends only on the certificate's bytes; one that cannot be read is not kept and throws each time.
+ */
+function readKeyInfoCertificate(base64: string): KeyInfoCertificate {
+  const kept = keyInfoCertificates.get(base64);
+  if (kept) {
+    keyInfoCertificates.delete(base64);
+    keyInfoCertificates.set(base64, kept);
+    return kept;
+  }
+  const described = describeCertificate(Buffer.from(base64, 'base64'));
+  const read = Object.freeze({ ...described, publicKey: createPublicKey(described.certificatePem) });
+  if (keyInfoCertificates.size >= MAX_KEYINFO_CERTIFICATES) {
+    const oldest = keyInfoCertificates.keys().next();
+    if (!oldest.done) keyInfoCertificates.delete(oldest.value);
+  }
+  keyInfoCertificates.set(base64, read);
+  return read;
+}
+
 export function verifySignedXml(xml: string, options: VerifyOptions = {}): VerificationResult {
   const findings: SignatureFinding[] = [];
   const error = (code: string, message: string) => findings.push({ severity: 'error', code, message });
@@ -205,12 +228,19 @@ export function verifySignedXml(xml: string, options: VerifyOptions = {}): Verif
     /\s+/g,
     '',
   );
-  let certInfo: ReturnType<typeof describeCertificate> | undefined;
+  let certInfo: KeyInfoCertificate | undefined;
   if (!certB64) error('no_certificate', 'KeyInfo carries no X509Certificate');
   else {
     try {
-      certInfo = describeCertificate(Buffer.from(certB64, 'base64'));
-      const { modulus: _m, exponent: _e, certificateDer: _d, certificatePem: _p, ...pub } = certInfo;
+      certInfo = readKeyInfoCertificate(certB64);
+      const {
+        modulus: _m,
+        exponent: _e,
+        certificateDer: _d,
+        certificatePem: _p,
+        publicKey: _k,
+        ...pub
+      } = certInfo;
       extra.certificate = pub;
     } catch (err) {
       error('invalid_certificate', `the X509Certificate cannot be read: ${(err as Error).message}`);
@@ -218,7 +248,10 @@ export function verifySignedXml(xml: string, options: VerifyOptions = {}): Verif
   }
 
   // Digests and signature value: the fast path on the parsed document, else xml-crypto (ADR 0028).
-  if (certInfo) findings.push(...checkSignatureValue(xml, signature, certInfo.certificatePem).findings);
+  if (certInfo) {
+    const { certificatePem, publicKey } = certInfo;
+    findings.push(...checkSignatureValue(xml, signature, certificatePem, { publicKey }).findings);
+  }
 
   // XAdES properties.
   const props = descendant(signature, XADES_NS, 'SignedProperties');

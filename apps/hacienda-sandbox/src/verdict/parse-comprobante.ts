@@ -6,9 +6,10 @@ import {
   type ComprobanteAmounts,
   type ComprobanteKind,
   V44_NAMESPACE_BASE,
+  parseXml,
   readComprobanteAmounts,
 } from '@cr/hacienda-xml';
-import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import type { Document, Element } from '@xmldom/xmldom';
 
 type ComprobanteKindRoot = Pick<ComprobanteKind, 'tipo' | 'ns' | 'xsd'>;
 
@@ -84,21 +85,9 @@ function parseParty(el: Element | undefined): ParsedParty | undefined {
 
 /** Throws UnprocessableXmlError when the bytes are not a well-formed XML document. */
 export function parseXmlDocument(xml: string): Document {
-  const errors: string[] = [];
-  let doc: Document;
-  try {
-    doc = new DOMParser({
-      onError: (level, message) => {
-        if (level !== 'warning') errors.push(String(message));
-      },
-    }).parseFromString(xml, 'text/xml');
-  } catch (err) {
-    throw new UnprocessableXmlError(`XML mal formado: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (errors.length || !doc.documentElement) {
-    throw new UnprocessableXmlError(`XML mal formado: ${errors[0] ?? 'sin elemento raíz'}`);
-  }
-  return doc;
+  const parsed = parseXml(xml);
+  if ('error' in parsed) throw new UnprocessableXmlError(`XML mal formado: ${parsed.error}`);
+  return parsed.doc;
 }
 
 export function parseComprobante(xml: string): ParsedComprobante {
