@@ -33,6 +33,9 @@ parentPort.on('message', ({ id, op, args }) => {
 });
 `;
 
+/** argon2 refused what it was given (a malformed stored hash, bad parameters): an answer, not a failure. */
+export class HashInputError extends Error {}
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
@@ -54,7 +57,7 @@ class HashThread {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.settled(m.id);
-      if (m.error !== undefined) p.reject(new Error(m.error));
+      if (m.error !== undefined) p.reject(new HashInputError(m.error));
       else p.resolve(m.value);
     });
     const fail = (err: Error) => {

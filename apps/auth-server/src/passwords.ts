@@ -4,7 +4,7 @@
 // beyond that the caller gets 503 instead of an unbounded queue that would eat memory (19 MiB per running
 // hash) and make every login time out.
 import { AppError } from '@cr/service-kit';
-import { HashThreads } from './hash-threads';
+import { HashInputError, HashThreads } from './hash-threads';
 
 export interface Argon2Params {
   memoryCost: number;
@@ -31,6 +31,16 @@ const ARGON2ID = 2;
 
 const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/;
 
+/** An argon2 thread that died (or was stopped) mid-operation: 503, retry; argon2's own refusals stay as
+ *  they are. */
+function threadLost(err: unknown): never {
+  if (err instanceof HashInputError) throw err;
+  throw new AppError('service_unavailable', 'the password check was interrupted; retry shortly', {
+    headers: { 'Retry-After': '1' },
+    cause: err,
+  });
+}
+
 export class PasswordHasher {
   readonly params: Argon2Params;
   private readonly concurrency: number;
@@ -48,12 +58,22 @@ export class PasswordHasher {
   }
 
   async hash(password: string): Promise<string> {
-    return this.limit(() => this.threads.hash(password, { algorithm: ARGON2ID, ...this.params }));
+    return this.limit(() =>
+      this.threads.hash(password, { algorithm: ARGON2ID, ...this.params }).catch(threadLost),
+    );
   }
 
-  /** False for a malformed stored hash rather than throwing: a login never turns into a 500. */
+  /**
+   * False for a malformed stored hash (argon2 refuses it), so that login is a 401 and never a 500. A thread
+   * that died before answering gave no answer: that is a 503 (the next call starts a new thread), not a
+   * wrong password.
+   */
   async verify(phc: string, password: string): Promise<boolean> {
-    return this.limit(() => this.threads.verify(phc, password).catch(() => false));
+    return this.limit(() =>
+      this.threads
+        .verify(phc, password)
+        .catch((err: unknown) => (err instanceof HashInputError ? false : threadLost(err))),
+    );
   }
 
   /** The nice value the hashing threads run at, as the kernel reports it. */

@@ -33,6 +33,20 @@ describe('PasswordHasher', () => {
     await expect(h.verify('', 'x')).resolves.toBe(false);
   });
 
+  it('answers 503, not a wrong password, when its thread is stopped before it answers; the next call works', async () => {
+    const h = hasher({ concurrency: 1 });
+    const phc = await h.hash('pw');
+    const interrupted = h.verify(phc, 'pw');
+    await h.close();
+    const reason = await interrupted.then(
+      (value) => ({ answered: value }),
+      (err: unknown) => err,
+    );
+    expect(reason).toBeInstanceOf(AppError);
+    expect(reason).toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    await expect(h.verify(phc, 'pw')).resolves.toBe(true);
+  });
+
   onLinux(
     'runs the hashing threads at the configured nice value and leaves the event loop at its own',
     async () => {
