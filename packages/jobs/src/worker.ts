@@ -348,14 +348,14 @@ export class Worker {
     );
     heartbeat.unref();
     let result: JobResult;
-    let recorded: JobResult | undefined;
+    let recorded: { result: JobResult; held: boolean } | undefined;
     try {
       const returned: JobResult | undefined = (await queue.handler(job, {
         signal: this.abort.signal,
         now: this.now,
         finishIn: async (tx, r) => {
           const held = await this.record(tx, job, r);
-          recorded = r;
+          recorded = { result: r, held };
           return held;
         },
       })) as JobResult | undefined;
@@ -383,11 +383,13 @@ export class Worker {
     }
     metrics.jobs.finished.inc({ queue: job.queue, outcome: result.kind });
     if (recorded) {
-      if (recorded.kind !== result.kind) {
+      // Said only now: until the handler returned, its transaction (and the outcome in it) could still roll back.
+      this.reportRecorded(job, recorded.result, recorded.held);
+      if (recorded.result.kind !== result.kind) {
         this.logger?.error('jobs: a handler returned another result than the one it recorded', {
           queue: job.queue,
           job: job.id,
-          recorded: recorded.kind,
+          recorded: recorded.result.kind,
           returned: result.kind,
         });
       }
@@ -421,7 +423,7 @@ export class Worker {
   }
 
   private async complete(job: Job, result: JobResult): Promise<void> {
-    await this.record(this.db, job, result);
+    this.reportRecorded(job, result, await this.record(this.db, job, result));
   }
 
   /** Writes a run's outcome through `db` (the pool, or a handler's transaction); false if the lease was lost. */
@@ -439,16 +441,19 @@ export class Worker {
         this.now(),
       ],
     );
+    return r.rows[0]?.recorded === true;
+  }
+
+  /** Logs a recorded outcome once it stands: a failure, or a result the lost lease made the worker drop. */
+  private reportRecorded(job: Job, result: JobResult, held: boolean): void {
     if (result.kind === 'fail') {
       this.logger?.warn('jobs: job failed', { queue: job.queue, job: job.id, attempts: job.attempts });
     }
-    const recorded = r.rows[0]?.recorded === true;
-    if (!recorded) {
+    if (!held) {
       this.logger?.warn('jobs: lease lost before completion; result ignored', {
         job: job.id,
         worker: this.id,
       });
     }
-    return recorded;
   }
 }

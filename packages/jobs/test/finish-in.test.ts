@@ -78,6 +78,39 @@ describe('finishIn', () => {
     expect(await effects()).toEqual([]);
   });
 
+  it('says a job failed only once the failure stands: not for a failure rolled back with its transaction', async () => {
+    const clock = createClock();
+    const logs = new MemoryTransport();
+    let runs = 0;
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      workerId: 'w',
+      logger: createLogger({ service: 'jobs', level: 'debug', transports: [logs] }),
+      queues: {
+        q: {
+          backoff: [5_000],
+          handler: async (job, context) => {
+            runs += 1;
+            await db.transaction(async (tx) => {
+              await context.finishIn(tx, jobResult.fail('refused for good'));
+              if (runs === 1) throw new Error('the last write failed');
+            });
+            return jobResult.fail('refused for good');
+          },
+        },
+      },
+    });
+    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    await worker.runOnce();
+    expect(await getJob(db, { id })).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(logs.text).not.toContain('job failed');
+    clock.advance(5_000);
+    await worker.runOnce();
+    expect(await getJob(db, { id })).toMatchObject({ state: 'failed', attempts: 2 });
+    expect(logs.text.match(/job failed/g)).toHaveLength(1);
+  });
+
   it('records a retry or a failure the same way', async () => {
     const clock = createClock();
     const later = new Date(clock.now().getTime() + 60_000);
