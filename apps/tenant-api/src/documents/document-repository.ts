@@ -154,6 +154,24 @@ export async function findDocumentById(
   return r.rows[0];
 }
 
+/** What following a document at Hacienda reads: its state and whom to ask, without the signed XML. */
+export type DocumentStatusRow = Pick<
+  DocumentRow,
+  'id' | 'clave' | 'clave_recibida' | 'estado' | 'emisor' | 'ambiente'
+>;
+
+export async function findDocumentStatusById(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+): Promise<DocumentStatusRow | undefined> {
+  const r = await tx.query<DocumentStatusRow>(
+    'SELECT id, clave, clave_recibida, estado, emisor, ambiente FROM documents WHERE tenant_id = $1 AND id = $2',
+    [tenantId, id],
+  );
+  return r.rows[0];
+}
+
 export async function findDocumentByClave(
   tx: Queryable,
   tenantId: string,

@@ -27,7 +27,7 @@ export function retryOnSchedule(
 export async function accessTokenFor(
   deps: SubmissionDeps,
   job: Job<{ tenantId: string }>,
-  doc: DocumentRow,
+  doc: Pick<DocumentRow, 'emisor' | 'ambiente'>,
   now: Date,
   schedule: readonly number[],
 ): Promise<{ token: string } | { result: JobResult }> {
