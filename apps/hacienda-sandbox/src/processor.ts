@@ -13,7 +13,8 @@ export interface DocumentRow {
   fecha: string;
   estado: string;
   callback_url: string | null;
-  comprobante_xml: string;
+  /** Read only while the document is in procesando (the verdict's input); null otherwise. */
+  comprobante_xml: string | null;
   forced: ForcedVerdict | null;
   respuesta_xml: string | null;
 }
@@ -114,9 +115,13 @@ export class DocumentProcessor extends EventEmitter {
     this.timers.add(timer);
   }
 
+  /** The row without the comprobante, which only the verdict reads: a base64 copy of ~15 KB per document
+   *  that the other steps (the first transition, each callback) would fetch for nothing. */
   private async load(clave: string): Promise<DocumentRow | undefined> {
     const r = await this.options.db.query<DocumentRow>(
-      'SELECT clave, fecha, estado, callback_url, comprobante_xml, forced, respuesta_xml FROM documents WHERE clave = $1',
+      `SELECT clave, fecha, estado, callback_url, forced, respuesta_xml,
+              CASE WHEN estado = 'procesando' THEN comprobante_xml END AS comprobante_xml
+         FROM documents WHERE clave = $1`,
       [clave],
     );
     return r.rows[0];
@@ -137,7 +142,7 @@ export class DocumentProcessor extends EventEmitter {
     }
     if (row.estado !== 'procesando') return;
     // "Never answer": the document stays in procesando, as when Hacienda's queue stalls.
-    if (row.forced?.outcome === 'never') return;
+    if (row.forced?.outcome === 'never' || row.comprobante_xml === null) return;
     const xml = Buffer.from(row.comprobante_xml, 'base64').toString('utf8');
     const verdict = await this.options.decide(xml, clave, row.forced ?? undefined);
     const respuesta =

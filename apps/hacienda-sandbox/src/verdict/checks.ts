@@ -76,14 +76,15 @@ export const certificateCheck: VerdictCheck = {
     if (!doc.signatureCertificate)
       throw new UnprocessableXmlError('La firma no contiene el certificado X509');
     let cert: forge.pki.Certificate;
+    let der: string;
     try {
-      const der = forge.util.decode64(doc.signatureCertificate);
+      der = forge.util.decode64(doc.signatureCertificate);
       cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(der));
     } catch {
       throw new UnprocessableXmlError('El certificado de la firma no se puede leer');
     }
     const findings: Finding[] = [];
-    if (!trustAnyCa && !isIssuedByCa(ca, cert)) {
+    if (!trustAnyCa && !isIssuedByCa(ca, Buffer.from(der, 'binary'))) {
       findings.push({
         code: CODES.certificadoNoConfiable,
         text: 'El certificado del firmante no fue emitido por la autoridad certificadora del ambiente de pruebas',

@@ -53,13 +53,15 @@ function certificateFindings(xml: string, expected: string, o: ReceptorVerdictOp
   const certText = doc.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0]?.textContent?.replace(/\s+/g, '');
   if (!certText) return [{ code: CODES.firma, text: 'La firma no contiene el certificado X509' }];
   let cert: forge.pki.Certificate;
+  let der: string;
   try {
-    cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(forge.util.decode64(certText)));
+    der = forge.util.decode64(certText);
+    cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(der));
   } catch {
     return [{ code: CODES.firma, text: 'El certificado de la firma no se puede leer' }];
   }
   const findings: Finding[] = [];
-  if (!o.trustAnyCa && !isIssuedByCa(o.ca, cert)) {
+  if (!o.trustAnyCa && !isIssuedByCa(o.ca, Buffer.from(der, 'binary'))) {
     findings.push({
       code: CODES.certificadoNoConfiable,
       text: 'El certificado del firmante no fue emitido por la autoridad certificadora del ambiente de pruebas',
