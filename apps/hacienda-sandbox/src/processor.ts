@@ -84,6 +84,11 @@ export class DocumentProcessor extends EventEmitter {
     this.later(delayMs, () => this.inTurn(() => this.advance(clave)));
   }
 
+  /** A document just stored in recibido: its first step is one conditional UPDATE, with nothing to read. */
+  received(clave: string): void {
+    this.later(this.options.delayMs, () => this.inTurn(() => this.startProcessing(clave)));
+  }
+
   private async inTurn(fn: () => Promise<void>): Promise<void> {
     if (this.advancing >= this.maxAdvancing) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.advancing += 1;
@@ -127,19 +132,23 @@ export class DocumentProcessor extends EventEmitter {
     return r.rows[0];
   }
 
+  private async startProcessing(clave: string): Promise<void> {
+    if (this.closed) return;
+    const moved = await this.options.db.query(
+      "UPDATE documents SET estado = 'procesando', updated_at = now() WHERE clave = $1 AND estado = 'recibido'",
+      [clave],
+    );
+    // Not in recibido (any more): whatever state it is in was reached, and scheduled, by another step.
+    if (!moved.rowCount) return;
+    this.emit('transition', { clave, estado: 'procesando' } satisfies TransitionEvent);
+    this.schedule(clave);
+  }
+
   private async advance(clave: string): Promise<void> {
     const row = await this.load(clave);
     if (!row || this.closed) return;
     const { db, logger } = this.options;
-    if (row.estado === 'recibido') {
-      await db.query(
-        "UPDATE documents SET estado = 'procesando', updated_at = now() WHERE clave = $1 AND estado = 'recibido'",
-        [clave],
-      );
-      this.emit('transition', { clave, estado: 'procesando' } satisfies TransitionEvent);
-      this.schedule(clave);
-      return;
-    }
+    if (row.estado === 'recibido') return this.startProcessing(clave);
     if (row.estado !== 'procesando') return;
     // "Never answer": the document stays in procesando, as when Hacienda's queue stalls.
     if (row.forced?.outcome === 'never' || row.comprobante_xml === null) return;
@@ -147,30 +156,39 @@ export class DocumentProcessor extends EventEmitter {
     const verdict = await this.options.decide(xml, clave, row.forced ?? undefined);
     const respuesta =
       verdict.estado === 'error' ? null : Buffer.from(verdict.respuestaXml, 'utf8').toString('base64');
-    await db.query(
+    const judged = await db.query(
       "UPDATE documents SET estado = $2, respuesta_xml = $3, findings = $4, updated_at = now() WHERE clave = $1 AND estado = 'procesando'",
       [clave, verdict.estado, respuesta, JSON.stringify(verdict.findings)],
     );
     logger.info('document processed', { clave, estado: verdict.estado, findings: verdict.findings.length });
     this.emit('transition', { clave, estado: verdict.estado } satisfies TransitionEvent);
-    if (row.callback_url) this.deliver(clave, 1);
+    if (!row.callback_url) return;
+    // The first callback carries what this step just stored; had another step judged the document first
+    // (nothing updated here), the callback reads what that one stored.
+    const stored = { ...row, estado: verdict.estado, respuesta_xml: respuesta };
+    this.deliver(clave, 1, judged.rowCount ? toStatusBody(stored) : undefined);
   }
 
-  private deliver(clave: string, attempt: number): void {
+  private deliver(clave: string, attempt: number, body?: SandboxRecepcionStatus): void {
     this.later(attempt === 1 ? 0 : this.options.callbackRetryDelayMs, () =>
-      this.attemptCallback(clave, attempt),
+      this.attemptCallback(clave, attempt, body),
     );
   }
 
-  private async attemptCallback(clave: string, attempt: number): Promise<void> {
-    const row = await this.load(clave);
-    if (!row?.callback_url) return;
+  /** One POST of the status to the callbackUrl; `known` is the status when it was just stored (no read). */
+  private async attemptCallback(
+    clave: string,
+    attempt: number,
+    known?: SandboxRecepcionStatus,
+  ): Promise<void> {
+    const body = known ?? (await this.load(clave).then((row) => (row ? toStatusBody(row) : undefined)));
+    if (!body?.callbackUrl) return;
     let status: number | undefined;
     try {
-      const res = await fetch(row.callback_url, {
+      const res = await fetch(body.callbackUrl, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(toStatusBody(row)),
+        body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.callbackTimeoutMs),
         redirect: 'manual',
       });

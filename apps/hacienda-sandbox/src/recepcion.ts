@@ -82,7 +82,7 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
     if (body.consecutivoReceptor !== undefined) {
       const stored = await receiveReceptorMessage(db, body, xml, compact, res.locals.username, cause);
       processor.emit('transition', { clave: stored, estado: 'recibido' });
-      processor.schedule(stored);
+      processor.received(stored);
       const location = `${publicBase(req, options.publicUrl)}/recepcion/v1/recepcion/${stored}`;
       res.status(202).set('Location', location).end();
       return;
@@ -115,38 +115,40 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
     if (body.callbackUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(body.callbackUrl)) {
       throw cause('callbackUrl no es un URL http(s) válido');
     }
-    const forced = await db.transaction(async (tx) => {
-      const next = await tx.query<{ id: string; verdict: unknown }>(
-        'SELECT id, verdict FROM forced_verdicts ORDER BY id LIMIT 1 FOR UPDATE',
-      );
-      const inserted = await tx.query(
-        `INSERT INTO documents (clave, fecha, emisor_tipo, emisor_numero, receptor_tipo, receptor_numero,
+    // One statement: the oldest forced verdict (locked, as concurrent receptions queue on it) goes into the
+    // document and is used up only if the document is new.
+    const stored = await db.query<{ inserted: number }>(
+      `WITH next AS (
+         SELECT id, verdict FROM forced_verdicts ORDER BY id LIMIT 1 FOR UPDATE
+       ), inserted AS (
+         INSERT INTO documents (clave, fecha, emisor_tipo, emisor_numero, receptor_tipo, receptor_numero,
            callback_url, username, comprobante_xml, estado, forced, tipo, referenced_clave)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'recibido', $10, $11, $12) ON CONFLICT (clave) DO NOTHING`,
-        [
-          body.clave,
-          body.fecha,
-          body.emisor.tipoIdentificacion,
-          body.emisor.numeroIdentificacion,
-          body.receptor?.tipoIdentificacion ?? null,
-          body.receptor?.numeroIdentificacion ?? null,
-          body.callbackUrl ?? null,
-          res.locals.username,
-          compact,
-          next.rows[0] ? JSON.stringify(next.rows[0].verdict) : null,
-          ROOTS[parsed.rootName]?.tipo ?? null,
-          parsed.referencias.find((r) => /^\d{50}$/.test(r)) ?? null,
-        ],
-      );
-      if (!inserted.rowCount) return 'duplicate' as const;
-      if (next.rows[0]) await tx.query('DELETE FROM forced_verdicts WHERE id = $1', [next.rows[0].id]);
-      return 'ok' as const;
-    });
-    if (forced === 'duplicate') {
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'recibido', (SELECT verdict FROM next), $10, $11)
+         ON CONFLICT (clave) DO NOTHING
+         RETURNING clave
+       ), used AS (
+         DELETE FROM forced_verdicts WHERE id = (SELECT id FROM next) AND EXISTS (SELECT 1 FROM inserted)
+       )
+       SELECT count(*)::int AS inserted FROM inserted`,
+      [
+        body.clave,
+        body.fecha,
+        body.emisor.tipoIdentificacion,
+        body.emisor.numeroIdentificacion,
+        body.receptor?.tipoIdentificacion ?? null,
+        body.receptor?.numeroIdentificacion ?? null,
+        body.callbackUrl ?? null,
+        res.locals.username,
+        compact,
+        ROOTS[parsed.rootName]?.tipo ?? null,
+        parsed.referencias.find((r) => /^\d{50}$/.test(r)) ?? null,
+      ],
+    );
+    if (stored.rows[0]?.inserted !== 1) {
       throw cause(`El comprobante con la Clave [${body.clave}] ya fue recibido anteriormente.`);
     }
     processor.emit('transition', { clave: body.clave, estado: 'recibido' });
-    processor.schedule(body.clave);
+    processor.received(body.clave);
     const location = `${publicBase(req, options.publicUrl)}/recepcion/v1/recepcion/${body.clave}`;
     res.status(202).set('Location', location).end();
   });

@@ -159,4 +159,38 @@ describe('recepción happy path', () => {
       .expect(200);
     expect(stuck.body['ind-estado']).toBe('procesando');
   });
+
+  it('when verdicts are forced in turn, then each new document takes the next one and a repeated one takes none', async () => {
+    if (!requireResource('Hacienda samples', have)) return;
+    await request(h.app).post('/sandbox/veredicto').send({ outcome: 'reject', code: -51 }).expect(201);
+    await request(h.app).post('/sandbox/veredicto').send({ outcome: 'accept' }).expect(201);
+    const fe = readSample(sampleFiles().find((f) => f.startsWith('fe-')) as string);
+    // Another clave in the signed XML breaks its signature: only a forced acceptance can accept it.
+    const first = bodyFor(fe.replace(/59073080<\/Clave>/, '59073082</Clave>'));
+    const second = bodyFor(fe.replace(/59073080<\/Clave>/, '59073083</Clave>'));
+    const judged = (clave: unknown) =>
+      waitFor<TransitionEvent>(
+        h,
+        'transition',
+        (e) => e.clave === clave && e.estado !== 'procesando' && e.estado !== 'recibido',
+      );
+
+    const firstJudged = judged(first.clave);
+    await request(h.app).post('/recepcion/v1/recepcion').set('Authorization', auth).send(first).expect(202);
+    expect((await firstJudged).estado).toBe('rechazado');
+    const answer = await request(h.app)
+      .get(`/recepcion/v1/recepcion/${first.clave}`)
+      .set('Authorization', auth)
+      .expect(200);
+    const mensaje = parseMensajeHacienda(
+      Buffer.from(answer.body['respuesta-xml'], 'base64').toString('utf8'),
+    );
+    expect(mensaje?.detalles.map((d) => d.codigo)).toEqual([-51]);
+
+    // The same clave again is refused, and leaves the forced acceptance for the next new document.
+    await request(h.app).post('/recepcion/v1/recepcion').set('Authorization', auth).send(first).expect(400);
+    const secondJudged = judged(second.clave);
+    await request(h.app).post('/recepcion/v1/recepcion').set('Authorization', auth).send(second).expect(202);
+    expect((await secondJudged).estado).toBe('aceptado');
+  });
 });
