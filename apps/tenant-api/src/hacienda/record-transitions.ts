@@ -35,11 +35,8 @@ export interface TransitionOptions {
    * there (JobContext.finishIn), so the two commit together and the job costs no transaction of its own.
    */
   finish?: (tx: Queryable) => Promise<unknown>;
-}
-
-export interface EnviadoOptions extends TransitionOptions {
   /**
-   * The submission that recepción just took is counted in this same transaction (one transaction less per
+   * The submission recepción just answered is counted in this same transaction (one transaction less per
    * document than counting it apart).
    */
   submitAttempt?: boolean;
@@ -50,7 +47,7 @@ export async function recordEnviado(
   payload: DocumentJobPayload,
   firstCheckAt: Date,
   detalle: string,
-  options: EnviadoOptions = {},
+  options: TransitionOptions = {},
 ): Promise<void> {
   const { tenantId, documentId } = payload;
   const key = statusJobKey(documentId);
@@ -84,6 +81,7 @@ export async function recordFinal(
 ): Promise<boolean> {
   const { tenantId, documentId } = payload;
   const tipoDoc = await withTenant(deps.db, tenantId, async (tx) => {
+    if (options.submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
     const changed = await markFinal(tx, tenantId, documentId, values);
     await options.finish?.(tx);
     if (!changed) return undefined;

@@ -95,9 +95,15 @@ export async function runSubmitJob(
       );
       return jobResult.done();
     }
-    // Every other answer is an attempt recorded on its own (a process that dies between the POST and this
-    // write leaves one attempt uncounted: `intentos` is what the records show, not a guarantee).
-    await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
+    // Every other answer is an attempt too, counted in the transaction that records what follows from it (a
+    // process that dies between the POST and that write leaves one attempt uncounted: `intentos` is what the
+    // records show, not a guarantee).
+    const countedRetry = (result: JobResult): Promise<JobResult> =>
+      withTenant(deps.db, tenantId, async (tx) => {
+        await countSubmitAttempt(tx, tenantId, documentId);
+        await context.finishIn(tx, result);
+        return result;
+      });
     switch (out.kind) {
       case 'rejected':
         await recordFinal(
@@ -105,23 +111,25 @@ export async function runSubmitJob(
           job.payload,
           { estado: 'error', errorCause: out.cause ?? 'recepción answered 400 without X-Error-Cause' },
           describeOutcome(out),
-          { finish: done },
+          { submitAttempt: true, finish: done },
         );
         return jobResult.done();
       case 'unauthorized':
         deps.hacienda.tokens.invalidate(key);
         if (!refreshed) {
           refreshed = true;
+          await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
           continue;
         }
-        return retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out));
+        return countedRetry(retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)));
       case 'rateLimited':
-        if (out.retryAfterMs !== undefined) {
-          return jobResult.retryAt(new Date(now.getTime() + out.retryAfterMs), describeOutcome(out));
-        }
-        return retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out));
+        return countedRetry(
+          out.retryAfterMs !== undefined
+            ? jobResult.retryAt(new Date(now.getTime() + out.retryAfterMs), describeOutcome(out))
+            : retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)),
+        );
       default:
-        return retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out));
+        return countedRetry(retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)));
     }
   }
 }
