@@ -105,7 +105,7 @@ describe('finishIn', () => {
     await worker.runOnce();
     expect(await getJob(db, { id })).toMatchObject({ state: 'pending', attempts: 1 });
     expect(logs.text).not.toContain('job failed');
-    clock.advance(5_000);
+    clock.advance(10_000); // past the 5 s backoff and its ±20 % jitter
     await worker.runOnce();
     expect(await getJob(db, { id })).toMatchObject({ state: 'failed', attempts: 2 });
     expect(logs.text.match(/job failed/g)).toHaveLength(1);
