@@ -3,7 +3,7 @@
 // the attachment and the webhook's PDF of one document are the same bytes while the branding is unchanged.
 import { createHash } from 'node:crypto';
 import { type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
-import { AppError, type Db } from '@cr/service-kit';
+import { AppError, type Db, type Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { findDocumentByClave } from '../documents/document-repository';
 import { type BrandingRow, findBranding } from './branding-repository';
@@ -69,6 +69,17 @@ export function renderPdf(
     renders.delete(oldest);
   }
   return rendering;
+}
+
+/** The PDF of a document already loaded in a tenant transaction. */
+export async function renderDocumentPdfIn(
+  tx: Queryable,
+  tenantId: string,
+  doc: RenderablePdfSource,
+  layout?: PdfLayout,
+): Promise<Buffer> {
+  assertPrintable(doc);
+  return renderPdf(doc.xml, await findBranding(tx, tenantId), layout);
 }
 
 export async function renderDocumentPdf(

@@ -2,15 +2,12 @@
 // webhook_events (an accepted document's PDF included), so every retry, and every re-claim after a crash,
 // sends identical bytes under the same webhook-id; each attempt signs with the secrets active at that moment
 // and is recorded. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h,
-// 10 h, 10 h, with jitter); 410 disables the endpoint. No transaction is held while the receiver is called,
-// nor while an accepted document's PDF is rendered.
+// 10 h, 10 h, with jitter); 410 disables the endpoint. No transaction is held while the receiver is called.
 import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult } from '@cr/jobs';
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
-import type { EstadoFinal } from '@cr/contracts';
-import { type Queryable, metrics } from '@cr/service-kit';
+import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
-import { type BrandingRow, findBranding } from '../delivery/branding-repository';
-import { renderPdf } from '../delivery/render-document-pdf';
+import { renderDocumentPdfIn } from '../delivery/render-document-pdf';
 import { type WebhookDeps, targetPolicy } from './webhook-deps';
 import {
   WEBHOOK_QUEUE,
@@ -20,7 +17,6 @@ import {
   newEventId,
 } from './webhook-event';
 import {
-  type DocumentForEvent,
   type WebhookEndpointRow,
   type WebhookEventRow,
   countAttempts,
@@ -44,114 +40,77 @@ type Prepared =
       secrets: string[];
     };
 
-/** What the first transaction found: an event to send, or an accepted document whose PDF must be rendered. */
-type Found = Prepared | { kind: 'render'; doc: FinalDocument; branding: BrandingRow | undefined };
-
-type FinalDocument = DocumentForEvent & { estado: EstadoFinal };
-
-/**
- * Loads (or freezes) the event and decides whether there is anywhere to send it. An accepted document's
- * event carries its PDF, rendered between two transactions: no session is held while the CPU works (on the
- * embedded engine a transaction holds the only one, and every request would wait for the render).
- */
+/** Loads (or freezes) the event and decides whether there is anywhere to send it. */
 async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date): Promise<Prepared> {
   const { tenantId, documentId } = job.payload;
-  const found = await withTenant(deps.db, tenantId, async (tx): Promise<Found> => {
-    const event = await findEventOfJob(tx, tenantId, job.id);
-    if (event) return deliverable(deps, tx, tenantId, event, false, now);
-    const given = job.payload.event;
-    if (given) {
-      return freeze(deps, tx, tenantId, now, {
+  return withTenant(deps.db, tenantId, async (tx) => {
+    let event = await findEventOfJob(tx, tenantId, job.id);
+    // An event frozen by this run has no deliveries yet: its first attempt needs no count.
+    const frozenNow = !event;
+    if (!event && job.payload.event) {
+      event = {
         id: job.payload.eventId ?? newEventId(),
         tenant_id: tenantId,
         document_id: documentId,
-        clave: given.clave,
-        estado: given.type,
+        clave: job.payload.event.clave,
+        estado: job.payload.event.type,
         job_id: job.id,
-        body: JSON.stringify(given.body),
+        body: JSON.stringify(job.payload.event.body),
+        state: 'pending',
+      };
+      await insertEvent(tx, event, now);
+    }
+    if (!event) {
+      const doc = await findDocumentById(tx, tenantId, documentId);
+      if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+      if (!isFinalState(doc.estado)) {
+        return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
+      }
+      // An accepted document's event carries its PDF, rendered once here and frozen with the event.
+      const pdf =
+        doc.estado === 'aceptado' && !doc.clave_recibida
+          ? await renderDocumentPdfIn(tx, tenantId, doc)
+          : undefined;
+      const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
+      event = {
+        id: job.payload.eventId ?? newEventId(),
+        tenant_id: tenantId,
+        document_id: doc.id,
+        clave: doc.clave,
+        estado: doc.estado,
+        job_id: job.id,
+        body,
+        state: 'pending',
+      };
+      await insertEvent(tx, event, now);
+    }
+    // A job claimed again after its event finished (crash between the two writes): nothing left to do.
+    if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
+    const attempt = frozenNow ? 1 : (await countAttempts(tx, tenantId, event.id)) + 1;
+    const endpoint = await findEndpoint(tx, tenantId);
+    if (!endpoint?.active) {
+      // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
+      await insertDelivery(tx, tenantId, {
+        documentId: event.document_id,
+        eventId: event.id,
+        attempt,
+        url: endpoint?.url ?? '',
+        status: null,
+        latencyMs: null,
+        error: endpoint ? 'webhook endpoint is disabled' : 'no webhook endpoint configured',
+        at: now,
       });
+      await finishEvent(tx, tenantId, event.id, endpoint ? 'disabled' : 'no_endpoint', now);
+      return { kind: 'stop', result: jobResult.done() };
     }
-    const doc = await findDocumentById(tx, tenantId, documentId);
-    if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
-    if (!isFinalState(doc.estado)) {
-      return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
-    }
-    const final: FinalDocument = { ...doc, estado: doc.estado };
-    if (final.estado === 'aceptado' && !final.clave_recibida) {
-      return { kind: 'render', doc: final, branding: await findBranding(tx, tenantId) };
-    }
-    return freeze(deps, tx, tenantId, now, eventOf(job, final));
-  });
-  if (found.kind !== 'render') return found;
-  const pdf = await renderPdf(found.doc.xml, found.branding);
-  return withTenant(deps.db, tenantId, (tx) => freeze(deps, tx, tenantId, now, eventOf(job, found.doc, pdf)));
-}
-
-/** The event of a final document, with its PDF when it has one; frozen with the event by `freeze`. */
-function eventOf(
-  job: Job<WebhookJobPayload>,
-  doc: FinalDocument,
-  pdf?: Buffer,
-): Omit<WebhookEventRow, 'state'> {
-  return {
-    id: job.payload.eventId ?? newEventId(),
-    tenant_id: job.payload.tenantId,
-    document_id: doc.id,
-    clave: doc.clave,
-    estado: doc.estado,
-    job_id: job.id,
-    body: JSON.stringify(buildEventPayload({ ...doc, ...(pdf ? { pdf } : {}) })),
-  };
-}
-
-/** Stores the event (id and body fixed from now on) and goes on to its first delivery. */
-async function freeze(
-  deps: WebhookDeps,
-  tx: Queryable,
-  tenantId: string,
-  now: Date,
-  event: Omit<WebhookEventRow, 'state'>,
-): Promise<Prepared> {
-  await insertEvent(tx, event, now);
-  return deliverable(deps, tx, tenantId, { ...event, state: 'pending' }, true, now);
-}
-
-/** Whether the event is still to be sent, and where: its attempt number, endpoint and signing secrets. */
-async function deliverable(
-  deps: WebhookDeps,
-  tx: Queryable,
-  tenantId: string,
-  event: WebhookEventRow,
-  frozenNow: boolean,
-  now: Date,
-): Promise<Prepared> {
-  // A job claimed again after its event finished (crash between the two writes): nothing left to do.
-  if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
-  // An event frozen by this run has no deliveries yet: its first attempt needs no count.
-  const attempt = frozenNow ? 1 : (await countAttempts(tx, tenantId, event.id)) + 1;
-  const endpoint = await findEndpoint(tx, tenantId);
-  if (!endpoint?.active) {
-    // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
-    await insertDelivery(tx, tenantId, {
-      documentId: event.document_id,
-      eventId: event.id,
+    return {
+      kind: 'deliver',
+      event,
       attempt,
-      url: endpoint?.url ?? '',
-      status: null,
-      latencyMs: null,
-      error: endpoint ? 'webhook endpoint is disabled' : 'no webhook endpoint configured',
-      at: now,
-    });
-    await finishEvent(tx, tenantId, event.id, endpoint ? 'disabled' : 'no_endpoint', now);
-    return { kind: 'stop', result: jobResult.done() };
-  }
-  return {
-    kind: 'deliver',
-    event,
-    attempt,
-    endpoint,
-    secrets: signingSecrets(deps.secrets, endpoint, now),
-  };
+      endpoint,
+      secrets: signingSecrets(deps.secrets, endpoint, now),
+    };
+  });
 }
 
 export async function runWebhookDelivery(
