@@ -44,11 +44,10 @@ export function keepXmldomEndTagExpressions(grammar: XmldomGrammar): boolean {
 
 // The grammar module of the very xmldom this file imports (resolved from its entry point), which is the
 // module object sax.js reads `reg` from.
-// A layout without lib/grammar.js leaves parsing as it is.
 try {
   keepXmldomEndTagExpressions(createRequire(require.resolve('@xmldom/xmldom'))('./grammar') as XmldomGrammar);
 } catch {
-  // Not xmldom 0.9's layout: nothing to keep.
+  // No lib/grammar.js (not xmldom 0.9's layout): parsing stays as it is.
 }
 
 /** Parses XML strictly; returns the document or the parser's complaint. */
