@@ -167,7 +167,6 @@ export function checkSignatureValue(
   return { path: fast ? 'fast' : 'xml-crypto', findings };
 }
 
-/** Verifies the (first) enveloped ds:Signature of the root element. */
 type KeyInfoCertificate = Readonly<ReturnType<typeof describeCertificate> & { publicKey: KeyObject }>;
 
 /** Certificates read from KeyInfo, by their base64 text, most recently used last. */
@@ -197,6 +196,7 @@ function readKeyInfoCertificate(base64: string): KeyInfoCertificate {
   return read;
 }
 
+/** Verifies the (first) enveloped ds:Signature of the root element. */
 export function verifySignedXml(xml: string, options: VerifyOptions = {}): VerificationResult {
   const findings: SignatureFinding[] = [];
   const error = (code: string, message: string) => findings.push({ severity: 'error', code, message });
