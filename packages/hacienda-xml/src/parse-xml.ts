@@ -9,7 +9,8 @@ interface XmldomGrammar {
   reg: Reg;
 }
 
-/** Distinct expressions kept; xmldom builds three from fixed parts, so the bound is never reached. */
+/** Distinct expressions kept. sax.js combines two for end tags and about ten for DOCTYPE parts, all from the
+ *  grammar's constants, so the bound is not reached; it only stops growth should that ever change. */
 const MAX_KEPT = 32;
 
 /**
