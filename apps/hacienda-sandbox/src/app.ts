@@ -13,7 +13,7 @@ import { createPublicApiRouter, findTaxpayer } from './public-api';
 import { RateLimiter } from './rate-limit';
 import { createRecepcionRouter, recepcionParseErrorCause } from './recepcion';
 import type { VerdictCheck } from './verdict/checks';
-import { isReceptorMessage, runReceptorVerdict } from './verdict/receptor-verdict';
+import { runReceptorVerdict } from './verdict/receptor-verdict';
 import { type ResponseSigner, runVerdict } from './verdict/run-verdict';
 import type { XsdValidator } from './verdict/xsd-check';
 
@@ -37,8 +37,8 @@ export function createProcessor(deps: ProcessorDeps): DocumentProcessor {
     delayMs: deps.config.SANDBOX_PROCESSING_DELAY_MS,
     callbackTimeoutMs: deps.config.SANDBOX_CALLBACK_TIMEOUT_MS,
     callbackRetryDelayMs: deps.config.SANDBOX_CALLBACK_RETRY_DELAY_MS,
-    decide: (xml, clave, forced) =>
-      isReceptorMessage(xml) && forced === undefined
+    decide: (xml, clave, forced, kind) =>
+      kind === 'mensaje_receptor' && forced === undefined
         ? runReceptorVerdict({
             xml,
             id: clave,

@@ -17,7 +17,11 @@ export interface DocumentRow {
   comprobante_xml: string | null;
   forced: ForcedVerdict | null;
   respuesta_xml: string | null;
+  kind: DocumentKind;
 }
+
+/** What was received: a comprobante, or a receiver's MensajeReceptor (its root was checked on reception). */
+export type DocumentKind = 'comprobante' | 'mensaje_receptor';
 
 export interface ProcessorOptions {
   db: Db;
@@ -26,7 +30,12 @@ export interface ProcessorOptions {
   callbackTimeoutMs: number;
   callbackRetryDelayMs: number;
   /** Decides the verdict of one document (decoded XML). */
-  decide(xml: string, clave: string, forced: ForcedVerdict | undefined): Promise<VerdictResult>;
+  decide(
+    xml: string,
+    clave: string,
+    forced: ForcedVerdict | undefined,
+    kind: DocumentKind,
+  ): Promise<VerdictResult>;
 }
 
 export interface TransitionEvent {
@@ -124,7 +133,7 @@ export class DocumentProcessor extends EventEmitter {
    *  that the other steps (the first transition, each callback) would fetch for nothing. */
   private async load(clave: string): Promise<DocumentRow | undefined> {
     const r = await this.options.db.query<DocumentRow>(
-      `SELECT clave, fecha, estado, callback_url, forced, respuesta_xml,
+      `SELECT clave, fecha, estado, callback_url, forced, respuesta_xml, kind,
               CASE WHEN estado = 'procesando' THEN comprobante_xml END AS comprobante_xml
          FROM documents WHERE clave = $1`,
       [clave],
@@ -153,7 +162,7 @@ export class DocumentProcessor extends EventEmitter {
     // "Never answer": the document stays in procesando, as when Hacienda's queue stalls.
     if (row.forced?.outcome === 'never' || row.comprobante_xml === null) return;
     const xml = Buffer.from(row.comprobante_xml, 'base64').toString('utf8');
-    const verdict = await this.options.decide(xml, clave, row.forced ?? undefined);
+    const verdict = await this.options.decide(xml, clave, row.forced ?? undefined, row.kind);
     const respuesta =
       verdict.estado === 'error' ? null : Buffer.from(verdict.respuestaXml, 'utf8').toString('base64');
     const judged = await db.query(

@@ -10,11 +10,11 @@ import {
   describeIdentificacionProblem,
   verifyComprobanteArithmetic,
 } from '@cr/hacienda-xml';
-import forge from 'node-forge';
-import { identificationFromSubjectSerial, isIssuedByCa, type KeyMaterial } from '../certificate-authority';
+import type { KeyMaterial } from '../certificate-authority';
 import type { CabysCatalog } from '../cabys-catalog';
 import { CODES, type Finding } from './findings';
 import { type ParsedComprobante, ROOTS, UnprocessableXmlError, V44_PREFIX } from './parse-comprobante';
+import { readSignerCertificate, signerCertificateFindings } from './signer-certificate';
 import type { XsdValidator } from './xsd-check';
 
 export interface RegisteredTaxpayer {
@@ -75,35 +75,11 @@ export const certificateCheck: VerdictCheck = {
   run({ doc, ca, trustAnyCa, now }) {
     if (!doc.signatureCertificate)
       throw new UnprocessableXmlError('La firma no contiene el certificado X509');
-    let cert: forge.pki.Certificate;
-    let der: string;
-    try {
-      der = forge.util.decode64(doc.signatureCertificate);
-      cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(der));
-    } catch {
-      throw new UnprocessableXmlError('El certificado de la firma no se puede leer');
-    }
-    const findings: Finding[] = [];
-    if (!trustAnyCa && !isIssuedByCa(ca, Buffer.from(der, 'binary'))) {
-      findings.push({
-        code: CODES.certificadoNoConfiable,
-        text: 'El certificado del firmante no fue emitido por la autoridad certificadora del ambiente de pruebas',
-      });
-    }
-    if (now < cert.validity.notBefore || now > cert.validity.notAfter) {
-      findings.push({ code: CODES.certificadoVigencia, text: 'El certificado del firmante no está vigente' });
-    }
-    const serial = cert.subject.getField({ name: 'serialNumber' }) as { value?: string } | null;
-    const signerId = serial?.value ? identificationFromSubjectSerial(String(serial.value)) : undefined;
+    const cert = readSignerCertificate(ca, doc.signatureCertificate);
+    if (!cert) throw new UnprocessableXmlError('El certificado de la firma no se puede leer');
     // The FEC is issued and signed by the buyer, who appears as its Receptor (REFERENCE §5.1).
     const { numero: expected, rol } = signingTaxpayer(doc);
-    if (!signerId || !expected || signerId.replace(/^0+/, '') !== expected.replace(/^0+/, '')) {
-      findings.push({
-        code: CODES.certificadoEmisor,
-        text: `El certificado del firmante (${serial?.value ?? 'sin identificación'}) no corresponde al ${rol} ${expected ?? ''}`.trim(),
-      });
-    }
-    return findings;
+    return signerCertificateFindings(cert, { expected, rol, now, trustAnyCa });
   },
 };
 

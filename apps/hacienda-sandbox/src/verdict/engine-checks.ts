@@ -1,14 +1,13 @@
 // The verdict pieces that come from the document engine (@cr/hacienda-xml): the XAdES-EPES signature
 // check (digests, signature value, SignedProperties, policy present) and the signer of the sandbox's
 // MensajeHacienda, made with the sandbox's own "Hacienda" seal.
-import { createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import {
   type SigningKey,
   buildMensajeHacienda,
   describeCertificate,
   verifySignedXml,
 } from '@cr/hacienda-xml';
-import forge from 'node-forge';
 import type { KeyMaterial } from '../certificate-authority';
 import type { VerdictCheck } from './checks';
 import { CODES } from './findings';
@@ -37,10 +36,7 @@ export const signatureCheck: VerdictCheck = {
 };
 
 export function signingKeyFrom(material: KeyMaterial): SigningKey {
-  const der = Buffer.from(
-    forge.asn1.toDer(forge.pki.certificateToAsn1(forge.pki.certificateFromPem(material.certPem))).getBytes(),
-    'binary',
-  );
+  const der = new X509Certificate(material.certPem).raw;
   return { ...describeCertificate(der), privateKey: createPrivateKey(material.keyPem) };
 }
 

@@ -6,11 +6,11 @@
 import { Dec, HaciendaXmlError, parseMensajeReceptor, verifySignedXml } from '@cr/hacienda-xml';
 import type { MensajeReceptorContent } from '@cr/hacienda-xml';
 import type { Db } from '@cr/service-kit';
-import forge from 'node-forge';
-import { identificationFromSubjectSerial, isIssuedByCa, type KeyMaterial } from '../certificate-authority';
+import type { KeyMaterial } from '../certificate-authority';
 import { CODES, type Finding } from './findings';
 import { DS_NS, type ParsedComprobante, parseComprobante, parseXmlDocument } from './parse-comprobante';
 import type { ResponseSigner, VerdictResult } from './run-verdict';
+import { readSignerCertificate, signerCertificateFindings } from './signer-certificate';
 import { ACCEPTED_TEXT, REJECTED_TEXT } from './run-verdict';
 import type { XsdValidator } from './xsd-check';
 
@@ -35,15 +35,6 @@ export interface ReceptorVerdictOptions {
   sign: ResponseSigner;
 }
 
-export function isReceptorMessage(xml: string): boolean {
-  try {
-    const root = parseXmlDocument(xml).documentElement;
-    return (root?.localName ?? '') === 'MensajeReceptor';
-  } catch {
-    return false;
-  }
-}
-
 const IDENT_TYPES = new Set(['01', '02', '03', '04', '05', '06']);
 
 const stripZeros = (id: string | undefined) => (id ?? '').replace(/^0+/, '');
@@ -52,33 +43,9 @@ function certificateFindings(xml: string, expected: string, o: ReceptorVerdictOp
   const doc = parseXmlDocument(xml);
   const certText = doc.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0]?.textContent?.replace(/\s+/g, '');
   if (!certText) return [{ code: CODES.firma, text: 'La firma no contiene el certificado X509' }];
-  let cert: forge.pki.Certificate;
-  let der: string;
-  try {
-    der = forge.util.decode64(certText);
-    cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(der));
-  } catch {
-    return [{ code: CODES.firma, text: 'El certificado de la firma no se puede leer' }];
-  }
-  const findings: Finding[] = [];
-  if (!o.trustAnyCa && !isIssuedByCa(o.ca, Buffer.from(der, 'binary'))) {
-    findings.push({
-      code: CODES.certificadoNoConfiable,
-      text: 'El certificado del firmante no fue emitido por la autoridad certificadora del ambiente de pruebas',
-    });
-  }
-  if (o.now < cert.validity.notBefore || o.now > cert.validity.notAfter) {
-    findings.push({ code: CODES.certificadoVigencia, text: 'El certificado del firmante no está vigente' });
-  }
-  const serial = cert.subject.getField({ name: 'serialNumber' }) as { value?: string } | null;
-  const signer = serial?.value ? identificationFromSubjectSerial(String(serial.value)) : undefined;
-  if (!signer || stripZeros(signer) !== stripZeros(expected)) {
-    findings.push({
-      code: CODES.certificadoEmisor,
-      text: `El certificado del firmante (${serial?.value ?? 'sin identificación'}) no corresponde al receptor ${expected}`,
-    });
-  }
-  return findings;
+  const cert = readSignerCertificate(o.ca, certText);
+  if (!cert) return [{ code: CODES.firma, text: 'El certificado de la firma no se puede leer' }];
+  return signerCertificateFindings(cert, { expected, rol: 'receptor', now: o.now, trustAnyCa: o.trustAnyCa });
 }
 
 async function referenceFindings(
