@@ -69,5 +69,8 @@ describe('MensajeHacienda', () => {
     expect(() => parseMensajeHacienda(`<MensajeHacienda><Clave>${CLAVE}</Clave></MensajeHacienda>`)).toThrow(
       /MensajeHacienda has no/,
     );
+    // Read and verified from one parse: the refusals are the same.
+    expect(() => readMensajeHacienda('<x')).toThrow(/not well-formed XML/);
+    expect(() => readMensajeHacienda('<Otro/>')).toThrow(/not MensajeHacienda/);
   });
 });

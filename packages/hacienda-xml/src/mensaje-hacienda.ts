@@ -1,7 +1,8 @@
 // MensajeHacienda v4.4 (REFERENCE §6.1): Hacienda's answer to a comprobante. Parsing + verification for
 // the tenant-api, and building + signing for the local sandbox, which answers with its own key.
+import type { Document } from '@xmldom/xmldom';
 import { Clave } from './identifiers';
-import { readMessageFields } from './message-fields';
+import { parseMessage, readMessageFields } from './message-fields';
 import { HaciendaXmlError } from './errors';
 import type { SigningKey } from './signing-key';
 import { Dec, formatAmount } from './money';
@@ -50,8 +51,11 @@ export function parseDetalleMensaje(text: string): DetalleMensajeLine[] {
   return out;
 }
 
-/** Parses a MensajeHacienda; throws HaciendaXmlError('malformed_message') with the reason. */
-export function parseMensajeHacienda(xml: string): MensajeHacienda {
+/**
+ * Parses a MensajeHacienda (its text, or the document parseMessage read from it); throws
+ * HaciendaXmlError('malformed_message') with the reason.
+ */
+export function parseMensajeHacienda(xml: string | Document): MensajeHacienda {
   const { text: get, required } = readMessageFields(xml, 'MensajeHacienda');
   const clave = required('Clave');
   try {
@@ -95,8 +99,9 @@ export function readMensajeHacienda(
   message: MensajeHacienda;
   verification: VerificationResult;
 } {
-  const message = parseMensajeHacienda(xml);
-  return { message, verification: verifySignedXml(xml, { ...options, requirePolicy: false }) };
+  const parsed = parseMessage(xml);
+  const message = parseMensajeHacienda(parsed);
+  return { message, verification: verifySignedXml(xml, { ...options, requirePolicy: false, parsed }) };
 }
 
 export interface BuildMensajeHaciendaOptions {

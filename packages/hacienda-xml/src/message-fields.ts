@@ -1,5 +1,6 @@
 // The flat messages (MensajeHacienda, MensajeReceptor) are one root with text children: this reads them
 // with the same refusals for both (not well-formed, wrong root, a required child missing).
+import type { Document } from '@xmldom/xmldom';
 import { HaciendaXmlError } from './errors';
 import { parseXml } from './parse-xml';
 
@@ -10,11 +11,17 @@ export interface MessageFields {
   required(name: string): string;
 }
 
-export function readMessageFields(xml: string, rootName: string): MessageFields {
+/** The message's document (parseXml); throws HaciendaXmlError('malformed_message') when not well-formed. */
+export function parseMessage(xml: string): Document {
   const parsed = parseXml(xml);
   if ('error' in parsed)
     throw new HaciendaXmlError('malformed_message', `not well-formed XML: ${parsed.error}`);
-  const root = parsed.doc.documentElement!;
+  return parsed.doc;
+}
+
+/** `xml` is the message's text, or its document when the caller already parsed it (parseMessage). */
+export function readMessageFields(xml: string | Document, rootName: string): MessageFields {
+  const root = (typeof xml === 'string' ? parseMessage(xml) : xml).documentElement!;
   if (root.localName !== rootName) {
     throw new HaciendaXmlError('malformed_message', `root element is ${root.localName}, not ${rootName}`);
   }

@@ -310,4 +310,24 @@ describe('verification fast path on tampered documents', () => {
       expect.arrayContaining(['digest_mismatch', 'bad_cert_digest', 'key_value_mismatch']),
     );
   });
+
+  it('when the caller passes its own parse, then that document is read, unchanged, with the same findings', () => {
+    const serialize = (doc: Parameters<XMLSerializer['serializeToString']>[0]) =>
+      new XMLSerializer().serializeToString(doc);
+    const valid = named('FE')();
+    // The xml-crypto path too: a tampered document is refused by it, not by the fast path.
+    for (const xml of [valid, firstDocumentText(valid), tamper('the SignatureValue changed')(valid)]) {
+      const parsed = parseXml(xml);
+      if ('error' in parsed) throw new Error(parsed.error);
+      const before = serialize(parsed.doc);
+      expect(verifySignedXml(xml, { parsed: parsed.doc })).toEqual(verifySignedXml(xml));
+      expect(serialize(parsed.doc)).toBe(before);
+    }
+    // The document given is the one read: the parse of an unsigned text has no signature to find.
+    const unsigned = parseXml(tamper('the Signature moved into the first element')(valid));
+    if ('error' in unsigned) throw new Error(unsigned.error);
+    expect(verifySignedXml(valid, { parsed: unsigned.doc }).findings.map((f) => f.code)).toEqual([
+      'no_signature',
+    ]);
+  });
 });

@@ -42,6 +42,11 @@ export interface VerifyOptions {
   trust?: TrustedSigner;
   /** When the chain is checked without a SigningTime; default now. */
   now?: Date;
+  /**
+   * The caller's own parseXml of this very `xml`, when it has one, so the text is not parsed twice. It is
+   * only read, never changed (xml-crypto's path canonicalizes copies).
+   */
+  parsed?: Document;
 }
 
 function childNS(parent: Element | null | undefined, ns: string, name: string): Element | undefined {
@@ -210,7 +215,7 @@ export function verifySignedXml(xml: string, options: VerifyOptions = {}): Verif
     error('malformed_xml', 'the document is not a string');
     return result();
   }
-  const parsed = parseXml(xml);
+  const parsed = options.parsed ? { doc: options.parsed } : parseXml(xml);
   if ('error' in parsed) {
     error('malformed_xml', `the document is not well-formed XML: ${parsed.error}`);
     return result();

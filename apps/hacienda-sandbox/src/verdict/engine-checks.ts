@@ -20,7 +20,8 @@ const UNPROCESSABLE = new Set(['malformed_xml', 'no_signature', 'no_certificate'
 export const signatureCheck: VerdictCheck = {
   name: 'signature',
   run({ doc }) {
-    const result = verifySignedXml(doc.xml, { requirePolicy: true });
+    // The verdict's own parse of the document: read, never changed, by the verification.
+    const result = verifySignedXml(doc.xml, { requirePolicy: true, parsed: doc.doc });
     const fatal = result.findings.find((f) => f.severity === 'error' && UNPROCESSABLE.has(f.code));
     if (fatal) throw new UnprocessableXmlError(`La firma no se puede procesar: ${fatal.message}`);
     return result.findings
