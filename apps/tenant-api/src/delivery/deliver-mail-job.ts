@@ -12,7 +12,7 @@ import {
   computeBackoff,
   jobResult,
 } from '@cr/jobs';
-import { readComprobanteView } from '@cr/pdf';
+import { type ComprobanteView, readComprobanteView } from '@cr/pdf';
 import { withTenant } from '../db/with-tenant';
 import { type BrandingRow, findBranding } from './branding-repository';
 import { composeMail, defaultRecipients } from './mail-message';
@@ -41,6 +41,8 @@ type Prepared =
       attempt: number;
       settings: MailSettingsRow | undefined;
       branding: BrandingRow | undefined;
+      /** The signed XML's view, when this run already read it (to choose the recipients). */
+      view?: ComprobanteView;
     };
 
 async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Promise<Prepared> {
@@ -54,8 +56,10 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
     let message = await findMailMessage(tx, tenantId, messageId);
     // A message written by this run has no attempts yet: its first one needs no count.
     const writtenNow = !message;
+    let view: ComprobanteView | undefined;
     if (!message) {
-      const recipients = defaultRecipients(readComprobanteView(doc.xml), doc.correo_copias);
+      view = readComprobanteView(doc.xml);
+      const recipients = defaultRecipients(view, doc.correo_copias);
       if (recipients.length === 0) {
         deps.logger.info('no e-mail to send: the receptor has no correoElectronico', {
           tenantId,
@@ -76,6 +80,7 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
       attempt: writtenNow ? 1 : (await countMailAttempts(tx, tenantId, messageId)) + 1,
       settings: await findMailSettings(tx, tenantId),
       branding: await findBranding(tx, tenantId),
+      ...(view ? { view } : {}),
     };
   });
 }
@@ -111,11 +116,13 @@ export async function runMailDelivery(
   let outcome: SendOutcome;
   if ('ok' in server) outcome = server;
   else {
-    const pdf = await renderPdf(doc.xml, branding);
+    // One reading of the signed XML serves the recipients, the PDF and the message.
+    const view = prepared.view ?? readComprobanteView(doc.xml);
+    const pdf = await renderPdf(doc.xml, branding, undefined, view);
     const mail = composeMail(
       {
         clave: doc.clave,
-        view: readComprobanteView(doc.xml),
+        view,
         xml: doc.xml,
         respuestaXml: doc.respuesta_xml,
         pdf,

@@ -2,7 +2,7 @@
 // document of the tenant rendered with the tenant's branding. Rendering is deterministic, so the download,
 // the attachment and the webhook's PDF of one document are the same bytes while the branding is unchanged.
 import { createHash } from 'node:crypto';
-import { type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
+import { type ComprobanteView, type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
 import { AppError, type Db, type Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { findDocumentByClave } from '../documents/document-repository';
@@ -43,10 +43,12 @@ function renderKey(xml: string, branding: BrandingRow | undefined, layout: PdfLa
   return hash.digest('base64');
 }
 
+/** `view`, when the caller has already read it from `xml`, spares reading the XML again on a miss. */
 export function renderPdf(
   xml: string,
   branding: BrandingRow | undefined,
   layout?: PdfLayout,
+  view?: ComprobanteView,
 ): Promise<Buffer> {
   const key = renderKey(xml, branding, layout);
   const shared = renders.get(key);
@@ -55,7 +57,7 @@ export function renderPdf(
     renders.set(key, shared);
     return shared;
   }
-  const rendering = renderComprobantePdf(readComprobanteView(xml), {
+  const rendering = renderComprobantePdf(view ?? readComprobanteView(xml), {
     ...(layout ? { layout } : {}),
     branding: {
       ...(branding?.logo ? { logo: branding.logo } : {}),
