@@ -1,6 +1,6 @@
 // What one document costs end to end, per process: N 5-line invoices are posted at once and followed until
-// every webhook has arrived (submission, the sandbox's verdict, the callback, the status query, the webhook
-// and the e-mail with its PDF), and the CPU each service used meanwhile (its process tree, from /proc) is
+// every webhook and every e-mail has arrived (submission, the sandbox's verdict, the callback, the status
+// query, the webhook and the e-mail with its PDF, to a local SMTP sink), and the CPU each service used meanwhile (its process tree, from /proc) is
 // divided by N. Throughput figures move with whatever else the machine runs; CPU per document hardly does,
 // so this is the figure to compare between changes. For each configuration: PGlite, and with
 // BENCH_DATABASE_URL PostgreSQL (the server's processes counted as "postgres": keep the server otherwise
@@ -38,9 +38,10 @@ async function postAll(stack: Stack, amount: number): Promise<number> {
   return r['2xx'];
 }
 
-async function webhooksReach(stack: Stack, count: number, capMs = 600_000): Promise<boolean> {
+/** Until `count` documents have each had their webhook and their e-mail (sent by two separate jobs). */
+async function deliveredReach(stack: Stack, count: number, capMs = 600_000): Promise<boolean> {
   const t0 = Date.now();
-  while (stack.webhooks() < count) {
+  while (stack.webhooks() < count || stack.mails() < count) {
     if (Date.now() - t0 > capMs) return false;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -91,7 +92,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
   try {
     // Warm-up: JIT, pools, the opened .p12, the sandbox's token and the first PDF fonts.
     const warm = await postAll(stack, WARM);
-    await webhooksReach(stack, warm);
+    await deliveredReach(stack, warm);
     const cpu = () => {
       const out: Record<string, number> = {};
       for (const s of stack.services) out[s.name] = treeCpuSeconds(s.child.pid as number);
@@ -108,7 +109,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
     const t0 = Date.now();
     const accepted = await postAll(stack, N);
     const postS = (Date.now() - t0) / 1000;
-    const drained = await webhooksReach(stack, warm + accepted);
+    const drained = await deliveredReach(stack, warm + accepted);
     const totalS = (Date.now() - t0) / 1000;
     const after = cpu();
     const cpuMs = Object.fromEntries(
@@ -154,12 +155,12 @@ async function main(): Promise<void> {
           .map(([service, n]) => `${service} ${n.toFixed(1)}`)
           .join(', ')
       : '—';
-    return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${commits} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.load} |`;
+    return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${commits} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook and e-mail ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.load} |`;
   });
   const section = [
     '## tenant-api (pipeline cost)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, the sandbox's xmllint runs included), from the first POST until the last webhook. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver and a local SMTP sink, as \`pnpm start\` has its mail catcher); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook and its e-mail (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, the sandbox's xmllint runs included), from the first POST until the last webhook and e-mail. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
     '',
     `| configuration | ${services.map((s) => `${s} ms/doc`).join(' | ')} | total ms/doc | PostgreSQL commits/doc | wall | load after |`,
     `|---|${services.map(() => '---|').join('')}---|---|---|---|`,

@@ -1,5 +1,5 @@
 // The services as separate processes on loopback, as they run for real, for the benchmarks and the soak
-// run that need the whole path (HTTP, cluster, jobs, Hacienda, webhooks) and each service's memory:
+// run that need the whole path (HTTP, cluster, jobs, Hacienda, webhooks, e-mail) and each service's memory:
 // the hacienda-sandbox at zero delay (its per-issuer limit lifted), optionally the auth-server (tokens by
 // login, keys by JWKS; else a local PEM), and the tenant-api, each from `dist/main.js` (built first: the
 // form `pnpm start` and the images run, ADR 0033) or from `src/main.ts` under tsx (`form: 'tsx'`). With a
@@ -25,6 +25,7 @@ import { REPO_ROOT, freePort, haciendaDataDir, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { issuerBody } from '../test/support/issuer-mother';
+import { startSmtpSink } from './smtp-sink';
 import { BENCH_AUDIENCE, BENCH_ISSUER } from './support';
 
 export type ServiceForm = 'tsx' | 'dist';
@@ -55,6 +56,8 @@ export interface Stack {
   services: RunningService[];
   /** Webhooks received so far (one per document event the tenant-api delivers). */
   webhooks(): number;
+  /** E-mails received so far (one per accepted document whose receptor has an address). */
+  mails(): number;
   /** Resident memory of each service (its process tree), in bytes. */
   rss(): Record<string, number>;
   /** On PostgreSQL: each service's throw-away database (name). */
@@ -202,6 +205,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const cleanups: Array<() => Promise<void>> = [];
   const receiver = await startReceiver();
   cleanups.push(receiver.close);
+  const smtp = await startSmtpSink();
+  cleanups.push(smtp.close);
   cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
 
   // Databases: one throw-away base database, and a database per service derived from it (as `pnpm start`).
@@ -343,6 +348,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       HACIENDA_PUBLIC_API_URL: sandbox.url,
       HACIENDA_DATA_DIR: haciendaDataDir(),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // As `pnpm start` (its mail catcher): the receptor's e-mail, with the PDF, is sent.
+      SMTP_URL: smtp.url,
       // One issuer sends everything here: its 100-per-minute submission limit is lifted (as the sandbox's
       // is), so the jobs' keep-up figure measures the pipeline, not the limit.
       HACIENDA_SUBMISSIONS_PER_MINUTE: '100000000',
@@ -378,6 +385,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       headers,
       services,
       webhooks: receiver.count,
+      mails: smtp.count,
       rss: () => Object.fromEntries(services.map((s) => [s.name, treeRss(s.child.pid as number).bytes])),
       databases: Object.fromEntries(
         Object.entries(dbUrls).map(([service, url]) => [service, new URL(url as string).pathname.slice(1)]),
