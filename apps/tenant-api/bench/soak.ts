@@ -1,6 +1,6 @@
 // `pnpm soak`: the three services as their own processes on loopback (auth-server, hacienda-sandbox at zero
 // delay, tenant-api), under a steady load for at most 10 minutes — invoices submitted (and followed through
-// the jobs to the sandbox and the webhook), CABYS searches, and a login every second at the auth-server —
+// the jobs to the sandbox, the webhook and the receptor's e-mail), CABYS searches, and a login every second at the auth-server —
 // with each service's resident memory (its process tree) sampled every minute. Fails (exit 1) when a service
 // goes above 200 MB or grows after the 2-minute warm-up (`judgeGrowth`, @cr/devstack). Not part of
 // `pnpm test`.
