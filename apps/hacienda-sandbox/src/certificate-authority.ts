@@ -167,22 +167,22 @@ export function toLegacyP12(issued: KeyMaterial, ca: KeyMaterial, pin: string, f
   return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
 }
 
-/** Whether `certPem` was signed by the sandbox CA. */
+/** Each CA's own certificate, read once. */
 const caCertificates = new WeakMap<KeyMaterial, X509Certificate>();
 
 /**
- * Whether the CA issued the certificate (DER): its issuer names the CA (and the key identifiers agree) and
+ * Whether the CA issued the certificate (DER, or one already read): its issuer names the CA (and the key identifiers agree) and
  * the CA's key made its signature. OpenSSL through node:crypto, with the CA's certificate read once: every
  * comprobante the sandbox judges asks, and node-forge's JavaScript RSA took ~0.8 ms of it each time.
  */
-export function isIssuedByCa(ca: KeyMaterial, certDer: Buffer): boolean {
+export function isIssuedByCa(ca: KeyMaterial, certificate: Buffer | X509Certificate): boolean {
   let caCert = caCertificates.get(ca);
   if (!caCert) {
     caCert = new X509Certificate(ca.certPem);
     caCertificates.set(ca, caCert);
   }
   try {
-    const cert = new X509Certificate(certDer);
+    const cert = certificate instanceof X509Certificate ? certificate : new X509Certificate(certificate);
     return cert.checkIssued(caCert) && cert.verify(caCert.publicKey);
   } catch {
     return false;

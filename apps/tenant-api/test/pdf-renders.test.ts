@@ -26,7 +26,7 @@ describe('renderPdf', () => {
       renderPdf(other, branding('Gracias')),
       renderPdf(xml, branding('Gracias por su compra')),
       renderPdf(xml, branding('Gracias', makeLogo())),
-      renderPdf(xml, branding('Gracias'), 'tiquete'),
+      renderPdf(xml, branding('Gracias'), { layout: 'tiquete' }),
       renderPdf(xml, undefined),
     ]);
     expect(variants.map((v) => v !== base && !v.equals(base))).toEqual(variants.map(() => true));

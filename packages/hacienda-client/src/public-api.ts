@@ -4,6 +4,7 @@
 // (an `AppError` the error handler maps to 502); a 429 opens a pause during which no call is made.
 import { AppError } from '@cr/service-kit';
 import type { AxiosInstance, AxiosResponse } from 'axios';
+import { LRUCache } from 'lru-cache';
 import { classifyTransportError, createHttp, parseRetryAfterMs } from './http';
 import { type Clock, realClock, realSleep, type Sleep, TokenBucket } from './limits';
 
@@ -176,9 +177,12 @@ export class HaciendaPublicApi {
   private readonly bucket: TokenBucket;
   private readonly retryDelays: readonly number[];
   private readonly ttl: number;
-  private readonly maxEntries: number;
   private readonly blockPauseMs: number;
-  private readonly cache = new Map<string, { expires: number; value: PublicResult<unknown> }>();
+  /**
+   * Answers by request; the least recently used beyond `cacheMaxEntries` are dropped. Each keeps its own
+   * expiry, read on the injected clock (lru-cache's own TTL reads performance.now()).
+   */
+  private readonly cache: LRUCache<string, { expires: number; value: PublicResult<unknown> }>;
   private pausedUntil = 0;
 
   constructor(options: PublicApiOptions) {
@@ -190,7 +194,7 @@ export class HaciendaPublicApi {
       new TokenBucket({ capacity: 5, refillPerSecond: 2, clock: this.clock, sleep: this.sleep });
     this.retryDelays = options.retryDelaysMs ?? [300, 1_000, 3_000];
     this.ttl = options.cacheTtlMs ?? 600_000;
-    this.maxEntries = options.cacheMaxEntries ?? 2_000;
+    this.cache = new LRUCache({ max: options.cacheMaxEntries ?? 2_000 });
     this.blockPauseMs = options.blockPauseMs ?? 600_000;
   }
 
@@ -238,10 +242,6 @@ export class HaciendaPublicApi {
 
     const result = await this.fetch(path, params, map);
     if (result.kind !== 'invalid') {
-      if (this.cache.size >= this.maxEntries) {
-        const oldest = this.cache.keys().next().value;
-        if (oldest !== undefined) this.cache.delete(oldest);
-      }
       const ttl = result.kind === 'found' ? this.ttl : Math.ceil(this.ttl / 10);
       this.cache.set(key, { expires: this.clock() + ttl, value: result });
     }

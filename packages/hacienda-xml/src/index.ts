@@ -22,6 +22,7 @@ export * from './certificate-chain';
 export * from './comprobante-parse';
 export * from './mensaje-hacienda';
 export * from './mensaje-receptor';
+export { parseMessage } from './message-fields';
 export * from './business-days';
 export * from './comprobante-amounts';
 export * from './comprobante-arithmetic';

@@ -2,6 +2,7 @@
 // 2 aceptación parcial, 3 rechazado, numbered with its own consecutivo of type 05/06/07. The plan step
 // checks the answer against the received document (amounts, condición del IVA) and returns every issue;
 // the builder writes and signs it with the receptor's key; the parser reads one back (sandbox, tests).
+import type { Document } from '@xmldom/xmldom';
 import type { DocumentIssue } from './errors';
 import { HaciendaXmlError } from './errors';
 import { Clave, Consecutivo, type TipoComprobante } from './identifiers';
@@ -261,8 +262,11 @@ export function buildMensajeReceptor(
   );
 }
 
-/** Reads a MensajeReceptor back; throws HaciendaXmlError('malformed_message') with the reason. */
-export function parseMensajeReceptor(xml: string): MensajeReceptorContent {
+/**
+ * Reads a MensajeReceptor back (its text, or its document when the caller parsed it: parseMessage); throws
+ * HaciendaXmlError('malformed_message') with the reason.
+ */
+export function parseMensajeReceptor(xml: string | Document): MensajeReceptorContent {
   const { text, required } = readMessageFields(xml, 'MensajeReceptor');
   const get = (name: string) => text(name)?.trim();
   const mensaje = Number(required('Mensaje'));

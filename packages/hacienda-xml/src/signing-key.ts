@@ -40,6 +40,12 @@ export function formatDistinguishedName(multiline: string): string {
     .join(', ');
 }
 
+/** The subject's serialNumber attribute (`CPF-01-0234-0567`), where Hacienda's certificates name the holder. */
+export function subjectSerialNumberOf(cert: X509Certificate): string | undefined {
+  const line = cert.subject.split('\n').find((l) => l.startsWith('serialNumber='));
+  return line?.slice('serialNumber='.length);
+}
+
 /** Describes an X.509 certificate (DER) the way SigningKey does, without a private key. */
 export function describeCertificate(der: Buffer): Omit<SigningKey, 'privateKey'> {
   let cert: X509Certificate;
@@ -52,13 +58,12 @@ export function describeCertificate(der: Buffer): Omit<SigningKey, 'privateKey'>
   if (publicKey.asymmetricKeyType !== 'rsa')
     throw new HaciendaXmlError('not_rsa', 'the certificate key is not RSA');
   const jwk = publicKey.export({ format: 'jwk' });
-  const subjectLines = cert.subject.split('\n');
-  const serialLine = subjectLines.find((l) => l.startsWith('serialNumber='));
+  const subjectSerialNumber = subjectSerialNumberOf(cert);
   return {
     certificateDer: Buffer.from(der),
     certificatePem: cert.toString(),
     subject: formatDistinguishedName(cert.subject),
-    ...(serialLine ? { subjectSerialNumber: serialLine.slice('serialNumber='.length) } : {}),
+    ...(subjectSerialNumber ? { subjectSerialNumber } : {}),
     issuerName: formatDistinguishedName(cert.issuer),
     serialNumber: BigInt(`0x${cert.serialNumber}`).toString(10),
     notBefore: new Date(cert.validFrom),

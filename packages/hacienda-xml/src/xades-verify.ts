@@ -3,6 +3,7 @@
 // properties Hacienda requires (a policy must be present). Never throws; returns findings.
 import { type KeyObject, createHash, createPublicKey } from 'node:crypto';
 import type { Document, Element } from '@xmldom/xmldom';
+import { LRUCache } from 'lru-cache';
 import { SignedXml } from 'xml-crypto';
 import { type TrustedSigner, untrustedReason } from './certificate-chain';
 import { parseIsoDateTime } from './cr-time';
@@ -174,9 +175,8 @@ export function checkSignatureValue(
 
 type KeyInfoCertificate = Readonly<ReturnType<typeof describeCertificate> & { publicKey: KeyObject }>;
 
-/** Certificates read from KeyInfo, by their base64 text, most recently used last. */
-const keyInfoCertificates = new Map<string, KeyInfoCertificate>();
-const MAX_KEYINFO_CERTIFICATES = 64;
+/** Certificates read from KeyInfo, by their base64 text; the least recently used beyond 64 are dropped. */
+const keyInfoCertificates = new LRUCache<string, KeyInfoCertificate>({ max: 64 });
 
 /**
  * The KeyInfo certificate, read once per distinct certificate: the signer repeats from one document to the
@@ -186,17 +186,9 @@ const MAX_KEYINFO_CERTIFICATES = 64;
  */
 function readKeyInfoCertificate(base64: string): KeyInfoCertificate {
   const kept = keyInfoCertificates.get(base64);
-  if (kept) {
-    keyInfoCertificates.delete(base64);
-    keyInfoCertificates.set(base64, kept);
-    return kept;
-  }
+  if (kept) return kept;
   const described = describeCertificate(Buffer.from(base64, 'base64'));
   const read = Object.freeze({ ...described, publicKey: createPublicKey(described.certificatePem) });
-  if (keyInfoCertificates.size >= MAX_KEYINFO_CERTIFICATES) {
-    const oldest = keyInfoCertificates.keys().next();
-    if (!oldest.done) keyInfoCertificates.delete(oldest.value);
-  }
   keyInfoCertificates.set(base64, read);
   return read;
 }

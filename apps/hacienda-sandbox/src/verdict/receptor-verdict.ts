@@ -3,12 +3,13 @@
 // this sandbox received, whose receptor is the signer and whose issuer is NumeroCedulaEmisor, not refused),
 // its amounts (TotalFactura and MontoTotalImpuesto as in the document) and one final answer per document:
 // once an answer is accepted, later ones are refused.
-import { Dec, HaciendaXmlError, parseMensajeReceptor, verifySignedXml } from '@cr/hacienda-xml';
+import { Dec, HaciendaXmlError, parseMensajeReceptor, parseMessage, verifySignedXml } from '@cr/hacienda-xml';
 import type { MensajeReceptorContent } from '@cr/hacienda-xml';
 import type { Db } from '@cr/service-kit';
+import type { Document } from '@xmldom/xmldom';
 import type { KeyMaterial } from '../certificate-authority';
 import { CODES, type Finding } from './findings';
-import { DS_NS, type ParsedComprobante, parseComprobante, parseXmlDocument } from './parse-comprobante';
+import { DS_NS, type ParsedComprobante, parseComprobante } from './parse-comprobante';
 import type { ResponseSigner, VerdictResult } from './run-verdict';
 import { readSignerCertificate, signerCertificateFindings } from './signer-certificate';
 import { ACCEPTED_TEXT, REJECTED_TEXT } from './run-verdict';
@@ -39,8 +40,7 @@ const IDENT_TYPES = new Set(['01', '02', '03', '04', '05', '06']);
 
 const stripZeros = (id: string | undefined) => (id ?? '').replace(/^0+/, '');
 
-function certificateFindings(xml: string, expected: string, o: ReceptorVerdictOptions): Finding[] {
-  const doc = parseXmlDocument(xml);
+function certificateFindings(doc: Document, expected: string, o: ReceptorVerdictOptions): Finding[] {
   const certText = doc.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0]?.textContent?.replace(/\s+/g, '');
   if (!certText) return [{ code: CODES.firma, text: 'La firma no contiene el certificado X509' }];
   const cert = readSignerCertificate(o.ca, certText);
@@ -117,9 +117,12 @@ async function referenceFindings(
 }
 
 export async function runReceptorVerdict(o: ReceptorVerdictOptions): Promise<VerdictResult> {
+  // One parse serves the fields, the signature and the certificate.
+  let doc: Document;
   let m: MensajeReceptorContent;
   try {
-    m = parseMensajeReceptor(o.xml);
+    doc = parseMessage(o.xml);
+    m = parseMensajeReceptor(doc);
   } catch (err) {
     if (err instanceof HaciendaXmlError) {
       return { estado: 'error', findings: [{ code: CODES.schema, text: err.message }] };
@@ -127,11 +130,11 @@ export async function runReceptorVerdict(o: ReceptorVerdictOptions): Promise<Ver
     throw err;
   }
   const findings: Finding[] = [...((await o.xsd.validate(o.xml, 'MensajeReceptor_V4.4.xsd')) ?? [])];
-  const signature = verifySignedXml(o.xml, { requirePolicy: true });
+  const signature = verifySignedXml(o.xml, { requirePolicy: true, parsed: doc });
   for (const f of signature.findings.filter((x) => x.severity === 'error')) {
     findings.push({ code: CODES.firma, text: `La firma del mensaje no es válida (${f.code}): ${f.message}` });
   }
-  findings.push(...certificateFindings(o.xml, m.numeroCedulaReceptor, o));
+  findings.push(...certificateFindings(doc, m.numeroCedulaReceptor, o));
   const reference = await referenceFindings(m, o);
   findings.push(...reference.findings);
   const rejected = findings.some((f) => !f.warning);

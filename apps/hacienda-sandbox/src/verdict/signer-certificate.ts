@@ -1,6 +1,8 @@
 // The signer's certificate as both verdicts judge it (a comprobante's and a MensajeReceptor's): issued by
 // the sandbox CA, valid at the time of the verdict, and held by the taxpayer who must sign.
-import { describeCertificate } from '@cr/hacienda-xml';
+import { X509Certificate } from 'node:crypto';
+import { subjectSerialNumberOf } from '@cr/hacienda-xml';
+import { LRUCache } from 'lru-cache';
 import { type KeyMaterial, identificationFromSubjectSerial, isIssuedByCa } from '../certificate-authority';
 import { CODES, type Finding } from './findings';
 
@@ -12,9 +14,8 @@ export interface SignerCertificate {
   issuedByCa: boolean;
 }
 
-/** Certificates already read, per CA, by their base64 text; most recently used last. */
-const read = new WeakMap<KeyMaterial, Map<string, SignerCertificate>>();
-const MAX_KEPT = 64;
+/** Certificates already read, per CA, by their base64 text; the least recently used beyond 64 are dropped. */
+const read = new WeakMap<KeyMaterial, LRUCache<string, SignerCertificate>>();
 
 /**
  * Reads the KeyInfo certificate (base64 DER) once per distinct certificate and CA: an issuer signs document
@@ -26,32 +27,25 @@ const MAX_KEPT = 64;
 export function readSignerCertificate(ca: KeyMaterial, base64: string): SignerCertificate | undefined {
   let kept = read.get(ca);
   if (!kept) {
-    kept = new Map();
+    kept = new LRUCache({ max: 64 });
     read.set(ca, kept);
   }
   const known = kept.get(base64);
-  if (known) {
-    kept.delete(base64);
-    kept.set(base64, known);
-    return known;
-  }
-  const der = Buffer.from(base64, 'base64');
-  let described: ReturnType<typeof describeCertificate>;
+  if (known) return known;
+  let x509: X509Certificate;
   try {
-    described = describeCertificate(der);
+    x509 = new X509Certificate(Buffer.from(base64, 'base64'));
   } catch {
     return undefined;
   }
+  if (x509.publicKey.asymmetricKeyType !== 'rsa') return undefined;
+  const serial = subjectSerialNumberOf(x509);
   const certificate: SignerCertificate = Object.freeze({
-    ...(described.subjectSerialNumber ? { subjectSerialNumber: described.subjectSerialNumber } : {}),
-    notBefore: described.notBefore,
-    notAfter: described.notAfter,
-    issuedByCa: isIssuedByCa(ca, der),
+    ...(serial ? { subjectSerialNumber: serial } : {}),
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+    issuedByCa: isIssuedByCa(ca, x509),
   });
-  if (kept.size >= MAX_KEPT) {
-    const oldest = kept.keys().next();
-    if (!oldest.done) kept.delete(oldest.value);
-  }
   kept.set(base64, certificate);
   return certificate;
 }
@@ -81,9 +75,10 @@ export function signerCertificateFindings(cert: SignerCertificate, o: SignerExpe
   const serial = cert.subjectSerialNumber;
   const signer = serial ? identificationFromSubjectSerial(serial) : undefined;
   if (!signer || !o.expected || stripZeros(signer) !== stripZeros(o.expected)) {
+    const holder = serial ?? 'sin identificación';
     findings.push({
       code: CODES.certificadoEmisor,
-      text: `El certificado del firmante (${serial ?? 'sin identificación'}) no corresponde al ${o.rol} ${o.expected ?? ''}`.trim(),
+      text: `El certificado del firmante (${holder}) no corresponde al ${o.rol} ${o.expected ?? ''}`.trim(),
     });
   }
   return findings;

@@ -118,7 +118,7 @@ export async function runMailDelivery(
   else {
     // One reading of the signed XML serves the recipients, the PDF and the message.
     const view = prepared.view ?? readComprobanteView(doc.xml);
-    const pdf = await renderPdf(doc.xml, branding, undefined, view);
+    const pdf = await renderPdf(doc.xml, branding, { view });
     const mail = composeMail(
       {
         clave: doc.clave,

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { type ComprobanteView, type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
 import { AppError, type Db, type Queryable } from '@cr/service-kit';
+import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
 import { findDocumentByClave } from '../documents/document-repository';
 import { type BrandingRow, findBranding } from './branding-repository';
@@ -30,8 +31,7 @@ export function assertPrintable(doc: Pick<RenderablePdfSource, 'clave' | 'estado
  * document in the pipeline bench). The key is a digest of everything the output depends on, so a hit is the
  * very bytes a render would give; a render in flight is shared too, and one that fails is forgotten.
  */
-const SHARED_RENDERS = 32;
-const renders = new Map<string, Promise<Buffer>>();
+const renders = new LRUCache<string, Promise<Buffer>>({ max: 32 });
 
 function renderKey(xml: string, branding: BrandingRow | undefined, layout: PdfLayout | undefined): string {
   // Each part is preceded by its length, so no footer, logo or XML can pass for another combination.
@@ -43,20 +43,20 @@ function renderKey(xml: string, branding: BrandingRow | undefined, layout: PdfLa
   return hash.digest('base64');
 }
 
-/** `view`, when the caller has already read it from `xml`, spares reading the XML again on a miss. */
+export interface RenderOptions {
+  layout?: PdfLayout;
+  /** The view the caller has already read from the same XML: spares reading it again on a miss. */
+  view?: ComprobanteView;
+}
+
 export function renderPdf(
   xml: string,
   branding: BrandingRow | undefined,
-  layout?: PdfLayout,
-  view?: ComprobanteView,
+  { layout, view }: RenderOptions = {},
 ): Promise<Buffer> {
   const key = renderKey(xml, branding, layout);
   const shared = renders.get(key);
-  if (shared) {
-    renders.delete(key); // most recently used last
-    renders.set(key, shared);
-    return shared;
-  }
+  if (shared) return shared;
   const rendering = renderComprobantePdf(view ?? readComprobanteView(xml), {
     ...(layout ? { layout } : {}),
     branding: {
@@ -65,11 +65,10 @@ export function renderPdf(
     },
   });
   renders.set(key, rendering);
-  rendering.catch(() => renders.delete(key));
-  for (const oldest of renders.keys()) {
-    if (renders.size <= SHARED_RENDERS) break;
-    renders.delete(oldest);
-  }
+  // A failed render is forgotten (unless a later one already took its place), so the next caller tries again.
+  rendering.catch(() => {
+    if (renders.peek(key) === rendering) renders.delete(key);
+  });
   return rendering;
 }
 
@@ -81,7 +80,7 @@ export async function renderDocumentPdfIn(
   layout?: PdfLayout,
 ): Promise<Buffer> {
   assertPrintable(doc);
-  return renderPdf(doc.xml, await findBranding(tx, tenantId), layout);
+  return renderPdf(doc.xml, await findBranding(tx, tenantId), { layout });
 }
 
 export async function renderDocumentPdf(
@@ -97,5 +96,5 @@ export async function renderDocumentPdf(
   if (!loaded) throw new AppError('not_found', `clave: document ${clave} not found`);
   assertPrintable(loaded.row);
   // Rendered outside the transaction: no connection is held while the CPU works.
-  return renderPdf(loaded.row.xml, loaded.branding, input.layout);
+  return renderPdf(loaded.row.xml, loaded.branding, { layout: input.layout });
 }

@@ -6,6 +6,7 @@
 // when it moved (actualizar, or another process's change), so no process signs with stale material.
 import { AppError, type Queryable } from '@cr/service-kit';
 import type { KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
 import type { TerritorialEntry } from '../territory/territorial-table';
 import { CertificateError, type OpenedCertificate } from './certificate';
@@ -54,12 +55,14 @@ function keyOf(input: { tenantId: string; identificacion: string | number }): st
 export const SIGNING_CACHE_LIMIT = 1_000;
 
 export class SigningMaterialLoader {
-  private readonly opened = new Map<string, HeldMaterial>();
+  private readonly opened: LRUCache<string, HeldMaterial>;
 
   constructor(
     private readonly deps: IssuerDeps,
-    private readonly limit = SIGNING_CACHE_LIMIT,
-  ) {}
+    limit = SIGNING_CACHE_LIMIT,
+  ) {
+    this.opened = new LRUCache({ max: limit });
+  }
 
   async load(input: { tenantId: string; identificacion: string | number }): Promise<SigningMaterial> {
     return withTenant(this.deps.db, input.tenantId, (tx) => this.loadIn(tx, input));
@@ -81,17 +84,11 @@ export class SigningMaterialLoader {
       throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
     }
     const hit = this.opened.get(cacheKey);
-    if (hit && hit.version === current) return this.touch(cacheKey, hit).material;
+    if (hit && hit.version === current) return hit.material;
     const row = await findIssuer(tx, input.tenantId, id);
     if (!row) throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
     const material = await this.open(input.tenantId, id, row);
-    this.opened.delete(cacheKey);
     this.opened.set(cacheKey, { version: String(row.version), material });
-    while (this.opened.size > this.limit) {
-      const oldest = this.opened.keys().next().value;
-      if (oldest === undefined) break;
-      this.opened.delete(oldest);
-    }
     return material;
   }
 
@@ -100,16 +97,7 @@ export class SigningMaterialLoader {
    * database: a caller that uses it must check the version in the transaction that acts on it.
    */
   peek(input: { tenantId: string; identificacion: string | number }): HeldMaterial | undefined {
-    const cacheKey = keyOf(input);
-    const hit = this.opened.get(cacheKey);
-    return hit && this.touch(cacheKey, hit);
-  }
-
-  /** Most recently used last, so the oldest entry is the first the limit drops. */
-  private touch(cacheKey: string, hit: HeldMaterial): HeldMaterial {
-    this.opened.delete(cacheKey);
-    this.opened.set(cacheKey, hit);
-    return hit;
+    return this.opened.get(keyOf(input));
   }
 
   /** Issuers held opened now (tests, diagnostics). */
