@@ -3,7 +3,7 @@
 // Nota explicativa 1. Incluye | Nota explicativa 2. Excluye`, then one row per 13-digit code (the deepest
 // "Categoría N" column). The header row is found by its text, not its position, so an edition with another
 // number of levels or an extra title row still reads.
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import {
   type CabysEntry,
   CABYS_CODE,
@@ -94,9 +94,18 @@ export function readTaxPercent(value: ExcelJS.CellValue): number | undefined {
   return n <= 1 ? fractionToPercent(n) : Math.round(n * 100) / 100;
 }
 
+/**
+ * exceljs, loaded on the first spreadsheet read rather than when this module is imported: the tenant-api
+ * imports the package at start and, given cabys.json, never reads a spreadsheet, while loading exceljs and
+ * its dependencies (jszip, saxes, bluebird…) holds about 8 MB of heap and 28 MB of resident memory.
+ */
+function loadExcelJs(): typeof ExcelJS {
+  return require('exceljs') as typeof ExcelJS;
+}
+
 /** Parses the xlsx bytes; throws `CabysImportError` naming the sheet row and column of each problem (first ten). */
 export async function parseCabysXlsx(bytes: Buffer | Uint8Array): Promise<CabysEntry[]> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (loadExcelJs().Workbook)();
   try {
     // exceljs types want its own Buffer flavour; the bytes are the same.
     await workbook.xlsx.load(Buffer.from(bytes) as unknown as ExcelJS.Buffer);
