@@ -56,26 +56,71 @@ export interface CabysIndex {
   entries(): readonly CabysEntry[];
 }
 
+/**
+ * Lists of numbers grouped by a key, in two flat typed arrays: group g's members are
+ * `data[start[g]] … data[start[g + 1] - 1]`, in the order they were added. One array per group (13k posting
+ * lists, 6k trigram lists) held several megabytes more for the same numbers.
+ */
+interface Groups {
+  start: Uint32Array;
+  data: Uint32Array;
+}
+
+/** Groups `members[i]` under `groups[i]` (a counting sort: stable, so each group keeps the order added). */
+function groupPairs(groupCount: number, groups: readonly number[], members: readonly number[]): Groups {
+  const start = new Uint32Array(groupCount + 1);
+  for (const g of groups) start[g + 1] = (start[g + 1] as number) + 1;
+  for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number);
+  const next = start.slice(0, groupCount);
+  const data = new Uint32Array(members.length);
+  for (let i = 0; i < groups.length; i++) {
+    const g = groups[i] as number;
+    data[next[g] as number] = members[i] as number;
+    next[g] = (next[g] as number) + 1;
+  }
+  return { start, data };
+}
+
+/** A key's number in `slots`, added when new. */
+function slotOf(slots: Map<string, number>, key: string): number {
+  let slot = slots.get(key);
+  if (slot === undefined) {
+    slot = slots.size;
+    slots.set(key, slot);
+  }
+  return slot;
+}
+
 /** Builds the index; entries are sorted by code, duplicates keep the first. */
 export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   if (input.length >= DOC_SLOTS) throw new RangeError(`at most ${DOC_SLOTS - 1} CABYS codes are supported`);
-  const byCode = new Map<string, CabysEntry>();
-  for (const e of input) if (!byCode.has(e.codigo)) byCode.set(e.codigo, e);
-  const docs = [...byCode.values()].sort((a, b) => (a.codigo < b.codigo ? -1 : a.codigo > b.codigo ? 1 : 0));
+  // Array.prototype.sort is stable: of equal codes, the first given comes first and is the one kept.
+  const sorted = [...input].sort((a, b) => (a.codigo < b.codigo ? -1 : a.codigo > b.codigo ? 1 : 0));
+  const docs = sorted.filter((e, i) => i === 0 || (sorted[i - 1] as CabysEntry).codigo !== e.codigo);
   const n = docs.length;
-  const items: CabysItem[] = docs.map((d) => ({
-    codigo: d.codigo,
-    descripcion: d.descripcion,
-    impuesto: d.impuesto,
-  }));
-  const codes = docs.map((d) => d.codigo);
-  const docByCode = new Map<string, number>(codes.map((c, d) => [c, d]));
+  // What a search answers: the entry itself, or a copy without the categories an xlsx import carries.
+  const items: CabysItem[] = docs.map((d) =>
+    d.categorias === undefined ? d : { codigo: d.codigo, descripcion: d.descripcion, impuesto: d.impuesto },
+  );
+
+  /** The entry number of exactly this code (codes are sorted), or -1. */
+  function docOfCode(code: string): number {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((docs[mid] as CabysEntry).codigo < code) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < n && (docs[lo] as CabysEntry).codigo === code ? lo : -1;
+  }
 
   // vocabulary: one slot per distinct folded word
   const vocabIndex = new Map<string, number>();
   const vocabSurface: string[] = [];
   const vocabStem: string[] = [];
-  const postingLists: number[][] = [];
+  const postingWords: number[] = [];
+  const postingDoc: number[] = [];
   const firstWord = new Int32Array(n).fill(-1);
   const descLength = new Uint16Array(n);
   for (let d = 0; d < n; d++) {
@@ -90,17 +135,18 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
         vocabIndex.set(w, v);
         vocabSurface.push(w);
         vocabStem.push(stemWord(w));
-        postingLists.push([]);
       }
       if (firstWord[d] === -1) firstWord[d] = v;
       if (!seen.has(v)) {
         seen.add(v);
-        (postingLists[v] as number[]).push(d);
+        postingWords.push(v);
+        postingDoc.push(d);
       }
     }
   }
-  const postings = postingLists.map((p) => Uint32Array.from(p));
   const vocabSize = vocabSurface.length;
+  // each word's entries, in entry order
+  const { start: postingStart, data: postingDocs } = groupPairs(vocabSize, postingWords, postingDoc);
 
   // scratch space reused by every search (searches are synchronous, so never shared concurrently)
   const stamp = new Uint32Array(n);
@@ -125,15 +171,15 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   const sortedVocab = Int32Array.from(vocabSurface.keys()).sort((a, b) =>
     (vocabSurface[a] as string) < (vocabSurface[b] as string) ? -1 : 1,
   );
-  const vocabByStem = new Map<string, number[]>();
+  const stemSlots = new Map<string, number>();
+  const stemGroups: number[] = [];
+  const trigramSlots = new Map<string, number>();
+  const trigramGroups: number[] = [];
+  const trigramWords: number[] = [];
   const vocabByLength: number[][] = [];
-  const vocabByTrigram = new Map<string, number[]>();
   for (let v = 0; v < vocabSize; v++) {
     const surface = vocabSurface[v] as string;
-    const stem = vocabStem[v] as string;
-    const sameStem = vocabByStem.get(stem);
-    if (sameStem) sameStem.push(v);
-    else vocabByStem.set(stem, [v]);
+    stemGroups.push(slotOf(stemSlots, vocabStem[v] as string));
     const sameLength = vocabByLength[surface.length];
     if (sameLength) sameLength.push(v);
     else vocabByLength[surface.length] = [v];
@@ -142,11 +188,13 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
       const tri = surface.slice(i, i + 3);
       if (seenTrigrams.has(tri)) continue;
       seenTrigrams.add(tri);
-      const list = vocabByTrigram.get(tri);
-      if (list) list.push(v);
-      else vocabByTrigram.set(tri, [v]);
+      trigramGroups.push(slotOf(trigramSlots, tri));
+      trigramWords.push(v);
     }
   }
+  // the words of each stem and of each trigram, in word order
+  const vocabByStem = groupPairs(stemSlots.size, stemGroups, Array.from(stemGroups.keys()));
+  const vocabByTrigram = groupPairs(trigramSlots.size, trigramGroups, trigramWords);
   const vocabStamp = new Uint32Array(vocabSize);
   const vocabHits = new Int32Array(vocabSize);
   let vocabGeneration = 0;
@@ -169,7 +217,12 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     // exact word, or the same word in singular/plural
     const same = vocabIndex.get(q.surface);
     if (same !== undefined) offer(same, EXACT);
-    for (const v of vocabByStem.get(q.stem) ?? []) offer(v, EXACT);
+    const stem = stemSlots.get(q.stem);
+    if (stem !== undefined) {
+      for (let i = vocabByStem.start[stem] as number; i < (vocabByStem.start[stem + 1] as number); i++) {
+        offer(vocabByStem.data[i] as number, EXACT);
+      }
+    }
     // word prefix: a contiguous range of the sorted vocabulary
     let lo = 0;
     let hi = vocabSize;
@@ -186,16 +239,23 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     // inside a word: candidates share the query's rarest trigram
     const len = q.surface.length;
     if (len >= SUBSTRING_MIN_LENGTH) {
-      let rarest: number[] | undefined;
+      const { start, data } = vocabByTrigram;
+      let rarest = -1; // the trigram slot with the fewest words; -1 when one of them is in no word
       for (let i = 0; i + 3 <= len; i++) {
-        const list = vocabByTrigram.get(q.surface.slice(i, i + 3));
-        if (!list) {
-          rarest = [];
+        const t = trigramSlots.get(q.surface.slice(i, i + 3));
+        if (t === undefined) {
+          rarest = -1;
           break;
         }
-        if (!rarest || list.length < rarest.length) rarest = list;
+        const count = (start[t + 1] as number) - (start[t] as number);
+        if (rarest === -1 || count < (start[rarest + 1] as number) - (start[rarest] as number)) rarest = t;
       }
-      for (const v of rarest ?? []) if ((vocabSurface[v] as string).includes(q.surface)) offer(v, PARTIAL);
+      if (rarest !== -1) {
+        for (let i = start[rarest] as number; i < (start[rarest + 1] as number); i++) {
+          const v = data[i] as number;
+          if ((vocabSurface[v] as string).includes(q.surface)) offer(v, PARTIAL);
+        }
+      }
     }
     // one typo: only words one letter shorter, as long, or one longer can be one edit away
     if (len >= TYPO_MIN_LENGTH) {
@@ -213,11 +273,11 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((codes[mid] as string) < digits) lo = mid + 1;
+      if ((docs[mid] as CabysEntry).codigo < digits) lo = mid + 1;
       else hi = mid;
     }
     const out: CabysItem[] = [];
-    for (let d = lo; d < n && out.length < limit && (codes[d] as string).startsWith(digits); d++) {
+    for (let d = lo; d < n && out.length < limit && (docs[d] as CabysEntry).codigo.startsWith(digits); d++) {
       out.push(items[d] as CabysItem);
     }
     return out;
@@ -230,8 +290,8 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     // a 13-digit code, or the start of one (4+ digits: a category), is a code lookup
     if (/^[0-9]{4,13}$/.test(compact)) {
       if (CABYS_CODE.test(compact)) {
-        const d = docByCode.get(compact);
-        return d === undefined ? [] : [items[d] as CabysItem];
+        const d = docOfCode(compact);
+        return d === -1 ? [] : [items[d] as CabysItem];
       }
       const byPrefix = searchCodes(compact, limit);
       if (byPrefix.length) return byPrefix;
@@ -253,9 +313,9 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
       for (let h = 0; h < hitCount; h++) {
         const v = vocabHits[h] as number;
         const score = vocabQuality[v] as number;
-        const list = postings[v] as Uint32Array;
-        for (let i = 0; i < list.length; i++) {
-          const d = list[i] as number;
+        const end = postingStart[v + 1] as number;
+        for (let i = postingStart[v] as number; i < end; i++) {
+          const d = postingDocs[i] as number;
           if (stamp[d] !== generation) {
             stamp[d] = generation;
             matched[d] = 0;
@@ -328,7 +388,10 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   return {
     size: n,
     search,
-    lookup: (code: string) => (typeof code === 'string' ? byCode.get(code) : undefined),
+    lookup(code: string) {
+      const d = typeof code === 'string' ? docOfCode(code) : -1;
+      return d === -1 ? undefined : docs[d];
+    },
     entries: () => docs,
   };
 }
