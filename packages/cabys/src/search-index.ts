@@ -103,8 +103,8 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     d.categorias === undefined ? d : { codigo: d.codigo, descripcion: d.descripcion, impuesto: d.impuesto },
   );
 
-  /** The entry number of exactly this code (codes are sorted), or -1. */
-  function docOfCode(code: string): number {
+  /** The first entry whose code is ≥ `code` (codes are sorted: a binary search); n when none is. */
+  function firstCodeAtLeast(code: string): number {
     let lo = 0;
     let hi = n;
     while (lo < hi) {
@@ -112,7 +112,13 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
       if ((docs[mid] as CabysEntry).codigo < code) lo = mid + 1;
       else hi = mid;
     }
-    return lo < n && (docs[lo] as CabysEntry).codigo === code ? lo : -1;
+    return lo;
+  }
+
+  /** The entry number of exactly this code, or -1. */
+  function docOfCode(code: string): number {
+    const d = firstCodeAtLeast(code);
+    return d < n && (docs[d] as CabysEntry).codigo === code ? d : -1;
   }
 
   // vocabulary: one slot per distinct folded word
@@ -268,16 +274,10 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   }
 
   function searchCodes(digits: string, limit: number): CabysItem[] {
-    // codes are sorted: binary search the first code ≥ digits, then walk while the prefix holds
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((docs[mid] as CabysEntry).codigo < digits) lo = mid + 1;
-      else hi = mid;
-    }
+    // the first code ≥ digits, then on while the prefix holds
     const out: CabysItem[] = [];
-    for (let d = lo; d < n && out.length < limit && (docs[d] as CabysEntry).codigo.startsWith(digits); d++) {
+    for (let d = firstCodeAtLeast(digits); d < n && out.length < limit; d++) {
+      if (!(docs[d] as CabysEntry).codigo.startsWith(digits)) break;
       out.push(items[d] as CabysItem);
     }
     return out;
