@@ -171,9 +171,10 @@ export function toLegacyP12(issued: KeyMaterial, ca: KeyMaterial, pin: string, f
 const caCertificates = new WeakMap<KeyMaterial, X509Certificate>();
 
 /**
- * Whether the CA issued the certificate (DER, or one already read): its issuer names the CA (and the key identifiers agree) and
- * the CA's key made its signature. OpenSSL through node:crypto, with the CA's certificate read once: every
- * comprobante the sandbox judges asks, and node-forge's JavaScript RSA took ~0.8 ms of it each time.
+ * Whether the CA issued the certificate (DER, or one already read): its issuer names the CA (and the key
+ * identifiers agree) and the CA's key made its signature. OpenSSL through node:crypto, with the CA's
+ * certificate read once: every comprobante the sandbox judges asks, and node-forge's JavaScript RSA took
+ * ~0.8 ms of it each time.
  */
 export function isIssuedByCa(ca: KeyMaterial, certificate: Buffer | X509Certificate): boolean {
   let caCert = caCertificates.get(ca);

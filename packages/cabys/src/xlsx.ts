@@ -97,7 +97,8 @@ export function readTaxPercent(value: ExcelJS.CellValue): number | undefined {
 /**
  * exceljs, loaded on the first spreadsheet read rather than when this module is imported: the tenant-api
  * imports the package at start and, given cabys.json, never reads a spreadsheet, while loading exceljs and
- * its dependencies (jszip, saxes, bluebird…) holds about 8 MB of heap and 28 MB of resident memory.
+ * its dependencies (jszip, saxes, bluebird…) held 6 MB of its heap and about 7 MB of its resident memory
+ * at rest (docs/performance.md, soak section).
  */
 function loadExcelJs(): typeof ExcelJS {
   return require('exceljs') as typeof ExcelJS;
