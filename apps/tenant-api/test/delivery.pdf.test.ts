@@ -1,7 +1,8 @@
 // GET /api/descargar/{clave}/pdf and POST /api/configurar/marca through HTTP: each kind the service issues
 // renders (text has the clave and the receptor, the QR decodes to the clave), both layouts, the tenant's
 // logo and footer, and the refusals (bad clave or formato, unknown or foreign document, rejected document,
-// a logo that is not an image or is too big).
+// a logo that is not an image, is damaged or is too big; a damaged logo stored before logos were checked whole
+// is left out of the PDF).
 import {
   decodeQr,
   firstPage,
@@ -156,6 +157,18 @@ describe('GET /api/descargar/{clave}/pdf', () => {
   });
 });
 
+/** makeLogo's PNG with its IHDR or its image data overwritten (png-js checks no CRC, so neither does this). */
+function patchedLogo(patch: (png: Buffer, ihdr: number, idat: number) => void): Buffer {
+  const png = makeLogo();
+  patch(png, png.indexOf('IHDR') + 4, png.indexOf('IDAT') + 4);
+  return png;
+}
+const undecodableLogo = patchedLogo((png, _ihdr, idat) => png.fill(0xaa, idat, idat + 8));
+const hugeLogo = patchedLogo((png, ihdr) => {
+  png.writeUInt32BE(3000, ihdr);
+  png.writeUInt32BE(3000, ihdr + 4);
+});
+
 describe('POST /api/configurar/marca', () => {
   const logo = makeLogo().toString('base64');
 
@@ -195,7 +208,17 @@ describe('POST /api/configurar/marca', () => {
     [
       'a GIF',
       { logo: Buffer.from('GIF89a0123456789').toString('base64') },
-      'logo: must be a PNG or JPEG image, base64-encoded',
+      'logo: must be a PNG or JPEG image',
+    ],
+    [
+      'a PNG whose image data does not inflate',
+      { logo: undecodableLogo.toString('base64') },
+      'logo: the PNG is damaged (its image data does not inflate to its size)',
+    ],
+    [
+      'a PNG of 3000 × 3000 pixels',
+      { logo: hugeLogo.toString('base64') },
+      'logo: must be at most 2 megapixels and 4096 pixels a side (got 3000 × 3000)',
     ],
     [
       'too big',
@@ -215,6 +238,20 @@ describe('POST /api/configurar/marca', () => {
       "SELECT footer FROM tenant_branding WHERE tenant_id = 'acme'",
     );
     expect(row.rows[0]!.footer).toBe('Se mantiene');
+  });
+
+  it('when a damaged logo was stored before logos were checked, then PDFs leave it out and the service stays up', async () => {
+    // png-js would throw this logo's inflate error inside a zlib callback and end the process.
+    await ctx.db.query(
+      `INSERT INTO tenant_branding (tenant_id, logo, logo_type, footer, updated_at) VALUES ('acme', $1, 'image/png', 'Con logo dañado', now())
+       ON CONFLICT (tenant_id) DO UPDATE SET logo = $1, logo_type = 'image/png', footer = 'Con logo dañado'`,
+      [undecodableLogo],
+    );
+    const res = await getPdf(await submit('invoice'));
+    expect(res.status).toBe(200);
+    expect((res.body as Buffer).toString('latin1')).not.toMatch(/\/Subtype \/Image/);
+    if (tools) expect(squash(pdfText(res.body as Buffer))).toContain('Con logo dañado');
+    await post(ctx, 'acme', '/api/configurar/marca', {});
   });
 });
 

@@ -22,7 +22,8 @@ export const MarcaConfigRequest = Type.Object(
           minLength: 8,
           maxLength: 204_800,
           pattern: '^[A-Za-z0-9+/]+={0,2}$',
-          description: 'PNG or JPEG, base64 (at most 150 KB decoded); null or absent removes it',
+          description:
+            'PNG or JPEG, base64: at most 150 KB decoded, 2 megapixels and 4096 pixels a side, and read whole (a damaged image is refused); null or absent removes it',
         }),
         Type.Null(),
       ]),

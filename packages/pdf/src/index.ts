@@ -4,4 +4,4 @@ export * from './format';
 export * from './model';
 export * from './read-comprobante';
 export * from './render';
-export { isSupportedImage } from './pdf-kit';
+export { MAX_LOGO_PIXELS, MAX_LOGO_SIDE, logoProblem } from './logo';

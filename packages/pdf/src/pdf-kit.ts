@@ -308,10 +308,3 @@ export function documentDate(fechaEmision: string): Date {
   const t = Date.parse(fechaEmision);
   return new Date(Number.isNaN(t) ? 0 : t);
 }
-
-/** Logo bytes pdfkit can place (PNG or JPEG), checked by their signature. */
-export function isSupportedImage(bytes: Buffer): boolean {
-  const png = bytes.length > 8 && bytes.readUInt32BE(0) === 0x89504e47;
-  const jpeg = bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-  return png || jpeg;
-}

@@ -1,7 +1,8 @@
 // Use case of POST /api/configurar/marca: replaces the logo and footer of the tenant's PDFs. The logo
-// must really be a PNG or JPEG (checked by its signature, not by what the client says) of at most 150 KB.
+// must really be a PNG or JPEG of at most 150 KB, read whole (not by what the client says): every PDF of the
+// tenant decodes it, so a damaged or huge image is refused here, naming what is wrong (@cr/pdf's logo.ts).
 import { MarcaConfigRequest, type MarcaConfigResponse } from '@cr/contracts';
-import { isSupportedImage } from '@cr/pdf';
+import { logoProblem } from '@cr/pdf';
 import { AppError, type Db, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { type BrandingRow, saveBranding } from './branding-repository';
@@ -33,8 +34,8 @@ export async function configureBranding(
         `logo: must be at most ${MAX_LOGO_BYTES / 1024} KB (got ${Math.ceil(logo.length / 1024)} KB)`,
       );
     }
-    if (!isSupportedImage(logo))
-      throw new AppError('bad_request', 'logo: must be a PNG or JPEG image, base64-encoded');
+    const problem = logoProblem(logo);
+    if (problem) throw new AppError('bad_request', `logo: ${problem}`);
   }
   const row: BrandingRow = {
     logo,
