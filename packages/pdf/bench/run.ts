@@ -6,6 +6,7 @@
 import { createSign, generateKeyPairSync } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { PNG } from 'pngjs';
 import { readComprobanteView, renderComprobantePdf } from '../src';
 import { fiveLineInvoice, sign } from '../test/fixtures';
 import { writePerformanceSection } from '@cr/testkit';
@@ -54,6 +55,22 @@ async function measure(name: string, fn: () => Promise<unknown> | unknown) {
   };
 }
 
+/** A 600 × 240 logo on a transparent background, the kind pdfkit must decode to split its alpha. */
+function transparentLogo(): Buffer {
+  const [w, h] = [600, 240];
+  const png = new PNG({ width: w, height: h });
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 4;
+      png.data[i] = (x * 3) & 255;
+      png.data[i + 1] = (y * 5) & 255;
+      png.data[i + 2] = 200;
+      png.data[i + 3] = (x - w / 2) ** 2 + (y - h / 2) ** 2 < (h / 2) ** 2 ? 255 : 0;
+    }
+  }
+  return PNG.sync.write(png);
+}
+
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!.toFixed(1);
   const xml = sign(fiveLineInvoice());
@@ -68,11 +85,15 @@ async function main(): Promise<void> {
   const ticket = await measure('5-line invoice → 80 mm ticket PDF', () =>
     renderComprobantePdf(view, { layout: 'tiquete' }),
   );
+  const logo = transparentLogo();
+  const branded = await measure('the letter with a 600 × 240 transparent PNG logo', () =>
+    renderComprobantePdf(view, { layout: 'carta', branding: { logo } }),
+  );
   const bytes = (await renderComprobantePdf(view, { layout: 'carta' })).length;
   const load = loadavg()
     .map((l) => l.toFixed(1))
     .join(' / ');
-  const rows = [rsa, letter, ticket].map(
+  const rows = [rsa, letter, ticket, branded].map(
     (r) =>
       `| ${r.name} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(2)} | ${r.cpuMs.toFixed(2)} | ${r.gc} | ${((r.perSecond / rsa.perSecond) * 100).toFixed(0)}% |`,
   );

@@ -5,7 +5,7 @@ import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
 import type { ComponenteSurtido, ComprobanteView, Linea } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
-import type { Branding } from './render';
+import { type DrawnBranding, drawLogo } from './logo-image';
 import {
   SURTIDO_TITLE,
   componenteDetalle,
@@ -115,11 +115,11 @@ class LetterWriter {
   }
 }
 
-function header(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: Branding): void {
+function header(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: DrawnBranding): void {
   const top = w.y;
   let leftBottom = top;
   if (branding.logo) {
-    doc.image(branding.logo, M, top, { fit: [170, 64] });
+    drawLogo(doc, branding.logo, M, top, { fit: [170, 64] });
     leftBottom = top + 68;
   }
   const rx = M + 250;
@@ -403,7 +403,7 @@ function summary(w: LetterWriter, v: ComprobanteView): void {
   w.y = Math.max(w.y, start + leftHeight) + 8;
 }
 
-function closing(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: Branding): void {
+function closing(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: DrawnBranding): void {
   const qr = 84;
   doc.font(REGULAR).fontSize(7);
   const textWidth = CONTENT - qr - 12;
@@ -439,7 +439,7 @@ function pageNumbers(doc: Doc, v: ComprobanteView): void {
   }
 }
 
-export function renderLetter(v: ComprobanteView, branding: Branding): Promise<Buffer> {
+export function renderLetter(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
   const doc = newDoc({
     margin: M,
     title: `${KIND_TITLES[v.kind]} ${v.consecutivo}`,

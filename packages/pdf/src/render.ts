@@ -1,9 +1,7 @@
 // The entry point: a comprobante (its signed XML or its view) → PDF bytes, letter or 80 mm ticket, with the
 // tenant's logo and footer. Pure: no I/O besides the fonts the package ships, read once.
-import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { renderLetter } from './letter';
-import { logoProblem } from './logo';
+import { type DrawnBranding, logoImage } from './logo-image';
 import type { ComprobanteView } from './model';
 import { readComprobanteView } from './read-comprobante';
 import { renderTicket } from './ticket';
@@ -27,27 +25,14 @@ export function defaultLayout(view: Pick<ComprobanteView, 'kind'>): PdfLayout {
   return view.kind === 'TE' ? 'tiquete' : 'carta';
 }
 
-/**
- * The verdict on each recent logo, by digest: a tenant's logo is the same bytes in every document, and checking
- * it inflates its image data.
- */
-const logoVerdicts = new LRUCache<string, { problem: string | undefined }>({ max: 64 });
-
-/** Whether pdfkit can draw this logo safely (see logo.ts); one that cannot is left out of the PDF. */
-function isUsableLogo(logo: Buffer): boolean {
-  const key = createHash('sha256').update(logo).digest('base64');
-  let verdict = logoVerdicts.get(key);
-  if (!verdict) {
-    verdict = { problem: logoProblem(logo) };
-    logoVerdicts.set(key, verdict);
-  }
-  return verdict.problem === undefined;
-}
-
-export function renderComprobantePdf(view: ComprobanteView, options: RenderOptions = {}): Promise<Buffer> {
-  const branding: Branding = { ...options.branding };
-  // Logos stored before they were checked whole (logo.ts) may still be ones pdfkit cannot read safely.
-  if (branding.logo && !isUsableLogo(branding.logo)) delete branding.logo;
+export async function renderComprobantePdf(
+  view: ComprobanteView,
+  options: RenderOptions = {},
+): Promise<Buffer> {
+  const { logo, footer } = options.branding ?? {};
+  // A logo pdfkit cannot read safely (logo.ts), e.g. one stored before logos were checked whole, is left out.
+  const image = logo ? await logoImage(logo) : undefined;
+  const branding: DrawnBranding = { ...(image ? { logo: image } : {}), ...(footer ? { footer } : {}) };
   const layout = options.layout ?? defaultLayout(view);
   return layout === 'tiquete' ? renderTicket(view, branding) : renderLetter(view, branding);
 }

@@ -4,7 +4,7 @@ import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
 import type { ComprobanteView } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
-import type { Branding } from './render';
+import { type DrawnBranding, drawLogo } from './logo-image';
 import {
   SURTIDO_TITLE,
   componenteDetalle,
@@ -43,7 +43,7 @@ type Item =
   | { t: 'qr' }
   | { t: 'logo' };
 
-function items(v: ComprobanteView, branding: { logo?: Buffer; footer?: string }): Item[] {
+function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
   const moneda = v.resumen.codigoMoneda;
   const out: Item[] = [];
   const text = (s: string, o: Partial<Omit<Extract<Item, { t: 'text' }>, 't' | 'text'>> = {}) =>
@@ -196,7 +196,7 @@ function heightOf(doc: Doc, item: Item): number {
   }
 }
 
-function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: { logo?: Buffer }): void {
+function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: DrawnBranding): void {
   switch (item.t) {
     case 'rule':
       doc
@@ -212,7 +212,7 @@ function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: { l
       drawQr(doc, v.clave, (W - QR) / 2, y, QR);
       return;
     case 'logo':
-      doc.image(branding.logo!, M, y, { fit: [CONTENT, LOGO_H], align: 'center' });
+      drawLogo(doc, branding.logo!, M, y, { fit: [CONTENT, LOGO_H], align: 'center' });
       return;
     case 'text':
       if (!item.text) return;
@@ -238,7 +238,7 @@ function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: { l
   }
 }
 
-export function renderTicket(v: ComprobanteView, branding: Branding): Promise<Buffer> {
+export function renderTicket(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
   const doc = newDoc({
     margin: M,
     title: `${KIND_TITLES[v.kind]} ${v.consecutivo}`,
