@@ -10,7 +10,7 @@ import { requireAuth } from './auth/require-auth';
 import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
 import type { LookupDeps } from './lookups/lookup-deps';
-import { mountDeliveryRoutes } from './routes/delivery';
+import { type DeliveryRouteDeps, mountDeliveryRoutes } from './routes/delivery';
 import { mountDocumentRoutes } from './routes/documents';
 import { docsRouter } from '@cr/service-kit';
 import { mountEmisorRoutes } from './routes/emisor';
@@ -27,6 +27,8 @@ import type { WebhookDeps } from './webhooks/webhook-deps';
 import type { MailSettings } from './delivery/mail-deps';
 
 export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
+  /** BRANDING_WRITE_RATE_LIMIT: POST /api/configurar/marca per tenant. */
+  brandingWriteLimiter: DeliveryRouteDeps['brandingWriteLimiter'];
   /** The webhook use cases: target policy, timeout and the per-tenant replay limit. */
   webhooks: WebhookDeps;
   /** The platform's SMTP server, the SSRF policy of tenants' hosts, timeouts and retries. */

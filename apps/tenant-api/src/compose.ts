@@ -17,7 +17,7 @@ import {
 } from '@cr/service-kit';
 import { createXsdValidator } from '@cr/xsd';
 import type { Express } from 'express';
-import { createApp } from './app';
+import { type AppDeps, createApp } from './app';
 import { mailQueues } from './delivery/deliver-mail-job';
 import type { MailDeps } from './delivery/mail-deps';
 import type { RevocationList } from './auth/revocation-list';
@@ -77,6 +77,7 @@ export interface TenantApiSettings {
   lookupLimiter?: LookupDeps['lookupLimiter'];
   issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
+  brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
   /** The dashboard's sign-in and sign-out; default: the auth-server of AUTH_SERVER_URL. */
   authServer?: AuthServerClient;
   /** The built dashboard's directory (tests); default: found beside the bundle or in the workspace. */
@@ -243,6 +244,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   ]);
   const app = createApp({
     ...submission,
+    brandingWriteLimiter:
+      settings.brandingWriteLimiter ??
+      createTenantLimiter('branding changes', {
+        limit: config.BRANDING_WRITE_RATE_LIMIT,
+        windowSeconds: config.BRANDING_WRITE_RATE_WINDOW_SECONDS,
+      }),
     recepcion,
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,
     webhooks: webhookDeps,

@@ -100,6 +100,14 @@ export const TenantConfigSchema = Type.Object({
    * WEBHOOK_TIMEOUT_MS, never a submission slot.
    */
   WEBHOOK_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256 }),
+  /**
+   * POST /api/configurar/marca calls per tenant… Each new logo is decoded once per process, in JavaScript, on
+   * the event loop every tenant shares (about 0.2-0.5 s for a 1-2 megapixel transparent PNG on a 2-core VM),
+   * and a tenant changes its branding a few times a year.
+   */
+  BRANDING_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1 }),
+  /** …in this many seconds (default an hour); beyond it, 429 with Retry-After. */
+  BRANDING_WRITE_RATE_WINDOW_SECONDS: Type.Integer({ default: 3600, minimum: 1 }),
   /** POST /api/reenviar/webhook calls per tenant… */
   WEBHOOK_REPLAY_RATE_LIMIT: Type.Integer({ default: 30, minimum: 1 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */

@@ -1,6 +1,7 @@
-// Issue 11, item 2: one tenant cannot starve the others' jobs. Replays are limited per tenant and a document
-// has at most one waiting; webhook deliveries wait on receivers in their own pool; claims take turns between
-// tenants (the 10,000-job case is in packages/jobs/test/fairness.security.test.ts, on both engines too).
+// Issue 11, item 2: one tenant cannot starve the others' jobs. Replays and branding changes are limited per
+// tenant and a document has at most one replay waiting; webhook deliveries wait on receivers in their own
+// pool; claims take turns between tenants (the 10,000-job case is in packages/jobs/test/fairness.security.test.ts,
+// on both engines too).
 import { enqueue, getJob } from '@cr/jobs';
 import { post } from './support/client';
 import { insertTestDocument } from './support/documents';
@@ -17,6 +18,7 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   ctx = await startTestApp({
     webhookReplayLimiter: createTenantLimiter('webhook replays', { limit: 3, windowSeconds: 60 }),
+    brandingWriteLimiter: createTenantLimiter('branding changes', { limit: 2, windowSeconds: 60 }),
     concurrency: { jobs: 1, webhooks: 1 },
     webhooks: { timeoutMs: 20_000 },
   });
@@ -82,6 +84,24 @@ describe('webhook replays', () => {
     const other = await insertTestDocument(ctx.db, 'globex', { estado: 'aceptado' });
     expect((await post(ctx, 'globex', '/api/reenviar/webhook', { clave: other.clave })).status).toBe(200);
     await drain(ctx);
+  });
+});
+
+describe('branding changes', () => {
+  it('when a tenant changes its branding beyond its limit, then 429 with Retry-After, nothing stored, and another tenant is unaffected', async () => {
+    // Each new logo is decoded once per process on the event loop every tenant shares.
+    const answers = [];
+    for (const footer of ['uno', 'dos', 'tres'])
+      answers.push(await post(ctx, 'initech', '/api/configurar/marca', { pieDePagina: footer }));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 429]);
+    expect(answers[2]!.body.error).toBe('too_many_requests');
+    expect(answers[2]!.body.message).toContain('branding changes');
+    expect(Number(answers[2]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const row = await ctx.db.query<{ footer: string }>(
+      "SELECT footer FROM tenant_branding WHERE tenant_id = 'initech'",
+    );
+    expect(row.rows[0]!.footer).toBe('dos');
+    expect((await post(ctx, 'globex', '/api/configurar/marca', { pieDePagina: 'otro' })).status).toBe(200);
   });
 });
 

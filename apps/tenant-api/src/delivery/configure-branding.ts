@@ -3,8 +3,10 @@
 // tenant decodes it, so a damaged or huge image is refused here, naming what is wrong (@cr/pdf's logo.ts).
 import { MarcaConfigRequest, type MarcaConfigResponse } from '@cr/contracts';
 import { logoProblem } from '@cr/pdf';
+import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import { AppError, type Db, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import { type BrandingRow, saveBranding } from './branding-repository';
 
 export const MAX_LOGO_BYTES = 150 * 1024;
@@ -20,11 +22,19 @@ export function describeBranding(row: BrandingRow | undefined): MarcaConfigRespo
   };
 }
 
+export interface BrandingDeps {
+  db: Db;
+  now: () => Date;
+  /** BRANDING_WRITE_RATE_LIMIT per tenant: a new logo costs every tenant's event loop its decoding once. */
+  brandingWriteLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
+}
+
 export async function configureBranding(
-  deps: { db: Db; now: () => Date },
+  deps: BrandingDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<MarcaConfigResponse['data']> {
   const body = parseBody(MarcaConfigRequest, input.body);
+  takeTenantSlot(deps.brandingWriteLimiter, input.tenantId, 'branding changes');
   let logo: Buffer | null = null;
   if (typeof body.logo === 'string') {
     logo = Buffer.from(body.logo, 'base64');

@@ -33,6 +33,7 @@ import { createTenantLimiter } from '../../src/tenancy/tenant-rate-limit';
 import { TerritorialTable } from '../../src/territory/territorial-table';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
 import type { WorkerGroup } from '@cr/jobs';
+import type { BrandingDeps } from '../../src/delivery/configure-branding';
 import type { MailDeps } from '../../src/delivery/mail-deps';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
@@ -111,6 +112,7 @@ export async function startTestApp(
     lookupLimiter?: LookupDeps['lookupLimiter'];
     issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
     webhookReplayLimiter?: WebhookDeps['replayLimiter'];
+    brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
     /** JOBS_CONCURRENCY and WEBHOOK_CONCURRENCY (default 8 and 4). */
     concurrency?: { jobs?: number; webhooks?: number };
     /** P12_OPEN_TIMEOUT_MS (default 5000). */
@@ -215,6 +217,9 @@ export async function startTestApp(
       webhookReplayLimiter:
         options.webhookReplayLimiter ??
         createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
+      brandingWriteLimiter:
+        options.brandingWriteLimiter ??
+        createTenantLimiter('branding changes', { limit: 1_000, windowSeconds: 60 }),
       jobLeaseMs: options.leaseMs ?? 5_000,
       ...(options.mail?.retryDelaysMs ? { mailRetryDelaysMs: options.mail.retryDelaysMs } : {}),
     });

@@ -3,7 +3,7 @@
 import type { CorreoConfigResponse, CorreoResendResponse, MarcaConfigResponse } from '@cr/contracts';
 import type { Db } from '@cr/service-kit';
 import type { RequestHandler, Router } from 'express';
-import { configureBranding } from '../../delivery/configure-branding';
+import { type BrandingDeps, configureBranding } from '../../delivery/configure-branding';
 import { configureMail } from '../../delivery/configure-mail';
 import { getMail } from '../../delivery/get-mail';
 import type { MailDeps } from '../../delivery/mail-deps';
@@ -12,6 +12,7 @@ import { resendMail } from '../../delivery/resend-mail';
 export interface DeliveryRouteDeps extends MailDeps {
   db: Db;
   now: () => Date;
+  brandingWriteLimiter: BrandingDeps['brandingWriteLimiter'];
 }
 
 function configurarMarca(deps: DeliveryRouteDeps): RequestHandler {
