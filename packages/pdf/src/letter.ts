@@ -4,7 +4,7 @@
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
 import type { ComponenteSurtido, ComprobanteView, Linea } from './model';
-import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
+import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
 import {
   SURTIDO_TITLE,
@@ -278,12 +278,13 @@ function componentHeader(w: LetterWriter, doc: Doc, titles: string[], height: nu
   w.y += 2;
 }
 
-function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
+async function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): Promise<void> {
   const moneda = v.resumen.codigoMoneda;
   w.text(`Detalle (montos en ${moneda})`, M, CONTENT, { font: BOLD, size: 8 });
   w.y += 12;
   tableHeader(w, doc);
-  for (const l of v.lineas) {
+  for (const [step, l] of v.lineas.entries()) {
+    await turnAt(step);
     const cells = lineCells(l);
     const height = rowHeight(doc, COLUMNS, cells, 7.5);
     const notes = lineNotes(l, moneda);
@@ -439,7 +440,7 @@ function pageNumbers(doc: Doc, v: ComprobanteView): void {
   }
 }
 
-export function renderLetter(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
+export async function renderLetter(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
   const doc = newDoc({
     margin: M,
     title: `${KIND_TITLES[v.kind]} ${v.consecutivo}`,
@@ -451,7 +452,7 @@ export function renderLetter(v: ComprobanteView, branding: DrawnBranding): Promi
   w.newPage();
   header(w, doc, v, branding);
   parties(w, v);
-  lines(w, doc, v);
+  await lines(w, doc, v);
   otrosCargos(w, v);
   summary(w, v);
   closing(w, doc, v, branding);

@@ -3,7 +3,7 @@
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
 import type { ComprobanteView } from './model';
-import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc } from './pdf-kit';
+import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
 import {
   SURTIDO_TITLE,
@@ -238,7 +238,7 @@ function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: Dra
   }
 }
 
-export function renderTicket(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
+export async function renderTicket(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
   const doc = newDoc({
     margin: M,
     title: `${KIND_TITLES[v.kind]} ${v.consecutivo}`,
@@ -246,14 +246,19 @@ export function renderTicket(v: ComprobanteView, branding: DrawnBranding): Promi
     creationDate: documentDate(v.fechaEmision),
   });
   const list = items(v, branding);
-  const heights = list.map((i) => heightOf(doc, i));
+  const heights: number[] = [];
+  for (const [step, item] of list.entries()) {
+    await turnAt(step);
+    heights.push(heightOf(doc, item));
+  }
   const total = heights.reduce((a, b) => a + b, 0) + 2 * M;
   // One page as long as the ticket (bottom margin 0 so pdfkit never breaks the page inside it).
   doc.addPage({ size: [W, Math.ceil(total) + 4], margins: { top: M, left: M, right: M, bottom: 0 } });
   let y = M;
-  list.forEach((item, i) => {
+  for (const [step, item] of list.entries()) {
+    await turnAt(step);
     draw(doc, item, y, v, branding);
-    y += heights[i]!;
-  });
+    y += heights[step]!;
+  }
   return collect(doc);
 }
