@@ -11,7 +11,7 @@ import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { type DeliveryRouteDeps, mountDeliveryRoutes } from './routes/delivery';
-import { mountDocumentRoutes } from './routes/documents';
+import { type DocumentRouteDeps, mountDocumentRoutes } from './routes/documents';
 import { docsRouter } from '@cr/service-kit';
 import { mountEmisorRoutes } from './routes/emisor';
 import { mountHaciendaRoutes } from './routes/hacienda';
@@ -27,6 +27,8 @@ import type { WebhookDeps } from './webhooks/webhook-deps';
 import type { MailSettings } from './delivery/mail-deps';
 
 export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
+  /** PDF_RENDERS_PER_TENANT: PDF downloads one tenant may have rendering at once. */
+  pdfRenders: DocumentRouteDeps['pdfRenders'];
   /** BRANDING_WRITE_RATE_LIMIT: POST /api/configurar/marca per tenant. */
   brandingWriteLimiter: DeliveryRouteDeps['brandingWriteLimiter'];
   /** The webhook use cases: target policy, timeout and the per-tenant replay limit. */

@@ -34,6 +34,7 @@ import { submissionQueues } from './hacienda/submission-queues';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
 import { createLookupLimiter } from './lookups/tenant-lookup-limit';
+import { TenantConcurrency } from './tenancy/tenant-concurrency';
 import { createTenantLimiter } from './tenancy/tenant-rate-limit';
 import { collectTenantApiMetrics } from './observability/tenant-metrics';
 import type { TerritorialTable } from './territory/territorial-table';
@@ -78,6 +79,7 @@ export interface TenantApiSettings {
   issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
   brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
+  pdfRenders?: AppDeps['pdfRenders'];
   /** The dashboard's sign-in and sign-out; default: the auth-server of AUTH_SERVER_URL. */
   authServer?: AuthServerClient;
   /** The built dashboard's directory (tests); default: found beside the bundle or in the workspace. */
@@ -244,6 +246,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   ]);
   const app = createApp({
     ...submission,
+    pdfRenders: settings.pdfRenders ?? new TenantConcurrency('PDF renders', config.PDF_RENDERS_PER_TENANT),
     brandingWriteLimiter:
       settings.brandingWriteLimiter ??
       createTenantLimiter('branding changes', {

@@ -101,6 +101,11 @@ export const TenantConfigSchema = Type.Object({
    */
   WEBHOOK_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256 }),
   /**
+   * PDF downloads (GET /api/descargar/{clave}/pdf) one tenant may have rendering at once; beyond, 429 with
+   * Retry-After: 1. A 1,000-line document takes the better part of a second of the shared event loop.
+   */
+  PDF_RENDERS_PER_TENANT: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /**
    * POST /api/configurar/marca calls per tenant… Each new logo is decoded once per process, in JavaScript, on
    * the event loop every tenant shares (about 0.2-0.5 s for a 1-2 megapixel transparent PNG on a 2-core VM),
    * and a tenant changes its branding a few times a year.

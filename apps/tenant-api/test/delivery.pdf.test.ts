@@ -17,6 +17,7 @@ import { type DocumentKind, documentBody } from './support/document-mother';
 import { setDocumentState } from './support/documents';
 import { issuerBody } from './support/issuer-mother';
 import { describeSecurityTable } from './support/security-cases';
+import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { type TestApp, startTestApp } from './support/test-app';
 
 jest.setTimeout(180_000);
@@ -27,8 +28,10 @@ const isRed = (r: number, g: number, b: number) => r > 180 && g < 60 && b < 60;
 
 let ctx: TestApp;
 let n = 0;
+/** The app's PDF_RENDERS_PER_TENANT gate, at 2: a test holds its slots to see the route refuse. */
+const pdfRenders = new TenantConcurrency('PDF renders', 2);
 beforeAll(async () => {
-  ctx = await startTestApp({ checkExonerations: false });
+  ctx = await startTestApp({ checkExonerations: false, pdfRenders });
   for (const tenant of ['acme', 'other']) {
     expect((await post(ctx, tenant, '/api/enviar/emisor', issuerBody())).status).toBe(200);
   }
@@ -145,6 +148,24 @@ describe('GET /api/descargar/{clave}/pdf', () => {
       error: 'not_found',
       message: `clave: document ${foreign} not found`,
     });
+  });
+
+  it('when the tenant already has PDF_RENDERS_PER_TENANT renders running, then 429 with Retry-After, and other tenants are served', async () => {
+    const clave = await submit('invoice');
+    const foreign = await submit('invoice', 'other');
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slots = [pdfRenders.run('acme', () => holding), pdfRenders.run('acme', () => holding)];
+    const refused = await getPdf(clave);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.body.toString())).toMatchObject({ error: 'too_many_requests' });
+    expect((await getPdf(foreign, '', 'other')).status).toBe(200);
+    release();
+    await Promise.all(slots);
+    expect((await getPdf(clave)).status).toBe(200);
   });
 
   it('when Hacienda rejected the document, then 409 and no PDF', async () => {

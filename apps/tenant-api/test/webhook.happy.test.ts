@@ -1,6 +1,7 @@
 import { WebhookEventPayload, validate } from '@cr/contracts';
 import { getJob } from '@cr/jobs';
 import { renderDocumentPdf } from '../src/delivery/render-document-pdf';
+import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { runWebhookDelivery } from '../src/webhooks/deliver-webhook-job';
 import type { WebhookJobPayload } from '../src/webhooks/webhook-event';
 import { post } from './support/client';
@@ -107,7 +108,10 @@ describe('webhooks: delivery', () => {
 
     const payload = JSON.parse(hook.body);
     expect(validate(WebhookEventPayload, payload).ok).toBe(true);
-    const pdf = await renderDocumentPdf(ctx.submission, { tenantId: 'acme', clave: doc.clave });
+    const pdf = await renderDocumentPdf(
+      { db: ctx.db, pdfRenders: new TenantConcurrency('PDF renders', 1) },
+      { tenantId: 'acme', clave: doc.clave },
+    );
     expect(payload).toEqual({
       folioId: doc.clave,
       folioType: 'INVOICE',

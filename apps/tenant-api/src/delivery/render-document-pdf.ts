@@ -6,6 +6,7 @@ import { type ComprobanteView, type PdfLayout, readComprobanteView, renderCompro
 import { AppError, type Db, type Queryable } from '@cr/service-kit';
 import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
+import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
 import { findDocumentByClave } from '../documents/document-repository';
 import { type BrandingRow, findBranding } from './branding-repository';
 
@@ -83,8 +84,21 @@ export async function renderDocumentPdfIn(
   return renderPdf(doc.xml, await findBranding(tx, tenantId), { layout });
 }
 
-export async function renderDocumentPdf(
-  deps: { db: Db },
+export interface PdfDownloadDeps {
+  db: Db;
+  /** PDF_RENDERS_PER_TENANT: downloads one tenant may have rendering at once. */
+  pdfRenders: Pick<TenantConcurrency, 'run'>;
+}
+
+export function renderDocumentPdf(
+  deps: PdfDownloadDeps,
+  input: { tenantId: string; clave: string; layout?: PdfLayout },
+): Promise<Buffer> {
+  return deps.pdfRenders.run(input.tenantId, () => loadAndRender(deps, input));
+}
+
+async function loadAndRender(
+  deps: PdfDownloadDeps,
   input: { tenantId: string; clave: string; layout?: PdfLayout },
 ): Promise<Buffer> {
   const { tenantId, clave } = input;

@@ -34,6 +34,8 @@ import { TerritorialTable } from '../../src/territory/territorial-table';
 import type { WebhookDeps, WebhookSettings } from '../../src/webhooks/webhook-deps';
 import type { WorkerGroup } from '@cr/jobs';
 import type { BrandingDeps } from '../../src/delivery/configure-branding';
+import type { PdfDownloadDeps } from '../../src/delivery/render-document-pdf';
+import { TenantConcurrency } from '../../src/tenancy/tenant-concurrency';
 import type { MailDeps } from '../../src/delivery/mail-deps';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
@@ -113,6 +115,7 @@ export async function startTestApp(
     issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
     webhookReplayLimiter?: WebhookDeps['replayLimiter'];
     brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
+    pdfRenders?: PdfDownloadDeps['pdfRenders'];
     /** JOBS_CONCURRENCY and WEBHOOK_CONCURRENCY (default 8 and 4). */
     concurrency?: { jobs?: number; webhooks?: number };
     /** P12_OPEN_TIMEOUT_MS (default 5000). */
@@ -217,6 +220,7 @@ export async function startTestApp(
       webhookReplayLimiter:
         options.webhookReplayLimiter ??
         createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
+      pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
       brandingWriteLimiter:
         options.brandingWriteLimiter ??
         createTenantLimiter('branding changes', { limit: 1_000, windowSeconds: 60 }),

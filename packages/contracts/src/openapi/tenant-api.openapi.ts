@@ -329,6 +329,12 @@ function downloadPdf(): RouteDoc {
         when: 'Hacienda rejected the document (or refused its submission)',
         message: `clave: document ${ex.EXAMPLE_CLAVE} was not accepted by Hacienda (estado rechazado); it has no PDF`,
       },
+      {
+        code: 'too_many_requests',
+        when: 'the tenant already has PDF_RENDERS_PER_TENANT downloads rendering (with `Retry-After: 1`)',
+        message: 'too many PDF renders at once for this tenant; retry in 1 s',
+        headers: RETRY_AFTER,
+      },
     ],
   });
 }
@@ -688,14 +694,21 @@ export function tenantApiRoutes(): RouteDoc[] {
       body: {
         schema: MarcaConfigRequest,
         example: ex.marcaConfigRequestExample,
-        badExample: 'logo: must be a PNG or JPEG image, base64-encoded',
+        badExample: 'logo: the PNG is damaged (its image data does not inflate to its size)',
       },
       ok: {
         status: 200,
         description: 'the branding now in use',
         body: json(MarcaConfigResponse, ex.marcaConfigResponseExample),
       },
-      errors: [],
+      errors: [
+        {
+          code: 'too_many_requests',
+          when: 'the tenant used up its window of branding changes (BRANDING_WRITE_RATE_LIMIT, with `Retry-After`)',
+          message: 'too many branding changes for this tenant; retry in 42 s',
+          headers: RETRY_AFTER,
+        },
+      ],
     }),
     apiRoute({
       path: '/api/configurar/correo',

@@ -14,7 +14,7 @@ import { hashRequestBody } from '../../documents/canonical-hash';
 import { checkClave, getDocument, getDocumentXml } from '../../documents/get-document';
 import { readIdempotencyKey, withIdempotencyKey } from '../../documents/idempotency-keys';
 import { submitDocument } from '../../documents/submit-document';
-import { renderDocumentPdf } from '../../delivery/render-document-pdf';
+import { type PdfDownloadDeps, renderDocumentPdf } from '../../delivery/render-document-pdf';
 import type { SubmissionDeps } from '../../documents/submission-deps';
 import { listarDocumentos } from './listar';
 
@@ -71,7 +71,11 @@ function readFormato(query: Record<string, unknown>): PdfLayout | undefined {
   return formato as PdfLayout;
 }
 
-function descargarPdf(deps: SubmissionDeps): RequestHandler {
+export interface DocumentRouteDeps extends SubmissionDeps {
+  pdfRenders: PdfDownloadDeps['pdfRenders'];
+}
+
+function descargarPdf(deps: DocumentRouteDeps): RequestHandler {
   return async (req, res) => {
     const clave = checkClave(String(req.params.clave));
     const layout = readFormato(req.query as Record<string, unknown>);
@@ -86,7 +90,7 @@ function descargarPdf(deps: SubmissionDeps): RequestHandler {
   };
 }
 
-export function mountDocumentRoutes(api: Router, deps: SubmissionDeps): void {
+export function mountDocumentRoutes(api: Router, deps: DocumentRouteDeps): void {
   api.post('/enviar/items', enviarItems(deps));
   api.post('/consultar/documento', consultarDocumento(deps));
   api.get('/documentos', listarDocumentos(deps));
