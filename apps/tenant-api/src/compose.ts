@@ -80,6 +80,7 @@ export interface TenantApiSettings {
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
   brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
   pdfRenders?: AppDeps['pdfRenders'];
+  recepcionUploads?: RecepcionDeps['uploads'];
   /** The dashboard's sign-in and sign-out; default: the auth-server of AUTH_SERVER_URL. */
   authServer?: AuthServerClient;
   /** The built dashboard's directory (tests); default: found beside the bundle or in the workspace. */
@@ -193,6 +194,8 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       add: dates(config.RECEPCION_HOLIDAYS_ADD),
       remove: dates(config.RECEPCION_HOLIDAYS_REMOVE),
     }),
+    uploads:
+      settings.recepcionUploads ?? new TenantConcurrency('uploads', config.RECEPCION_UPLOADS_PER_TENANT),
   };
   const webhookDeps: WebhookDeps = {
     db,

@@ -128,6 +128,12 @@ export const TenantConfigSchema = Type.Object({
   HACIENDA_XSD_DIR: Type.Optional(Type.String({ minLength: 1 })),
   /** Body limit of POST /api/recepcion/documentos only (a supplier's XML in Base64, and Hacienda's answer). */
   RECEPCION_BODY_LIMIT: Type.String({ default: '4mb' }),
+  /**
+   * Uploads (POST /api/recepcion/documentos) one tenant may have in progress at once; beyond, 429 with
+   * Retry-After: 1. Each reads up to RECEPCION_MAX_XML_BYTES of XML on the event loop every tenant shares
+   * (about half a second for 2 MiB on a 2-core VM).
+   */
+  RECEPCION_UPLOADS_PER_TENANT: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
   /** Largest received XML accepted, in bytes; larger ones are refused before XSD validation. */
   RECEPCION_MAX_XML_BYTES: Type.Integer({ default: 2 * 1024 * 1024, minimum: 1024 }),
   /** Extra non-business days for the receiving deadline (decree moves), comma-separated YYYY-MM-DD. */

@@ -7,11 +7,14 @@ import { post } from './support/client';
 import { issuerBody } from './support/issuer-mother';
 import { describeSecurityTable } from './support/security-cases';
 import { RECEIVER_ID, b64, supplierInvoice, supplierSigningKey } from './support/supplier-documents';
+import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { type TestApp, startTestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 
 let ctx: TestApp;
+/** The app's RECEPCION_UPLOADS_PER_TENANT gate, at 2: a test holds its slots to see the route refuse. */
+const uploads = new TenantConcurrency('uploads', 2);
 
 const get = (path: string, tenant = 'acme') =>
   request(ctx.app)
@@ -25,7 +28,7 @@ async function storedCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  ctx = await startTestApp({ checkExonerations: false });
+  ctx = await startTestApp({ checkExonerations: false, recepcionUploads: uploads });
   const registered = await post(
     ctx,
     'acme',
@@ -40,6 +43,40 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 describe('POST /api/recepcion/documentos', () => {
+  it('when the tenant already has RECEPCION_UPLOADS_PER_TENANT uploads in progress, then 429 with Retry-After and nothing stored; other tenants are served', async () => {
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slots = [uploads.run('acme', () => holding), uploads.run('acme', () => holding)];
+    const before = await storedCount();
+    const fe = supplierInvoice(90);
+    const refused = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.body).toMatchObject({
+      error: 'too_many_requests',
+      message: expect.stringContaining('uploads'),
+    });
+    expect(await storedCount()).toBe(before);
+    // Another tenant's upload is not held (it answers for its own receptor: not registered there).
+    const other = await post(ctx, 'other', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+    });
+    expect(other.status).toBe(404);
+    release();
+    await Promise.all(slots);
+    const accepted = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+    });
+    expect(accepted.status).toBe(201);
+  });
+
   it('when a valid supplier FE is uploaded, then 201 with its findings and deadline; the same XML again answers the same record', async () => {
     const fe = supplierInvoice(1);
     const res = await post(ctx, 'acme', '/api/recepcion/documentos', {

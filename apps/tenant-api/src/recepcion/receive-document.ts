@@ -18,6 +18,17 @@ export interface ReceiveResult {
   data: RecepcionDocumentData;
 }
 
+/**
+ * POST /api/recepcion/documentos: at most RECEPCION_UPLOADS_PER_TENANT uploads of a tenant at once, since each
+ * reads up to RECEPCION_MAX_XML_BYTES of XML on the event loop every tenant shares (429 beyond).
+ */
+export function uploadReceivedDocument(
+  deps: RecepcionDeps,
+  input: { tenantId: string; body: unknown },
+): Promise<ReceiveResult> {
+  return deps.uploads.run(input.tenantId, () => receiveDocument(deps, input));
+}
+
 export async function receiveDocument(
   deps: RecepcionDeps,
   input: { tenantId: string; body: unknown; origen?: 'carga' | 'sincronizacion' },

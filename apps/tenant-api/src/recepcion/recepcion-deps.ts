@@ -3,8 +3,11 @@
 import type { BusinessCalendar } from '@cr/hacienda-xml';
 import type { XsdValidator } from '@cr/xsd';
 import type { SubmissionDeps } from '../documents/submission-deps';
+import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
 
 export interface RecepcionDeps extends SubmissionDeps {
   xsd: XsdValidator;
   calendar: BusinessCalendar;
+  /** RECEPCION_UPLOADS_PER_TENANT: uploads one tenant may have in progress at once. */
+  uploads: Pick<TenantConcurrency, 'run'>;
 }

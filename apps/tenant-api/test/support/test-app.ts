@@ -116,6 +116,7 @@ export async function startTestApp(
     webhookReplayLimiter?: WebhookDeps['replayLimiter'];
     brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
     pdfRenders?: PdfDownloadDeps['pdfRenders'];
+    recepcionUploads?: RecepcionDeps['uploads'];
     /** JOBS_CONCURRENCY and WEBHOOK_CONCURRENCY (default 8 and 4). */
     concurrency?: { jobs?: number; webhooks?: number };
     /** P12_OPEN_TIMEOUT_MS (default 5000). */
@@ -221,6 +222,7 @@ export async function startTestApp(
         options.webhookReplayLimiter ??
         createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
       pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
+      recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
       brandingWriteLimiter:
         options.brandingWriteLimiter ??
         createTenantLimiter('branding changes', { limit: 1_000, windowSeconds: 60 }),

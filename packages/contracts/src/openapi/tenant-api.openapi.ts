@@ -999,6 +999,12 @@ function recepcionRoutes(): RouteDoc[] {
           message: 'receptor: issuer 3101779527 is not registered',
         },
         {
+          code: 'too_many_requests',
+          when: 'the tenant already has RECEPCION_UPLOADS_PER_TENANT uploads in progress (with `Retry-After: 1`)',
+          message: 'too many uploads at once for this tenant; retry in 1 s',
+          headers: RETRY_AFTER,
+        },
+        {
           code: 'conflict',
           when: 'the clave was received before with another XML',
           message: `xml: document ${ex.EXAMPLE_CLAVE} was already received with a different XML`,

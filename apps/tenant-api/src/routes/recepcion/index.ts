@@ -12,14 +12,14 @@ import type { RequestHandler, Router } from 'express';
 import { checkClave } from '../../documents/get-document';
 import { answerReceived } from '../../recepcion/answer-received';
 import { getReceived, listReceived } from '../../recepcion/list-received';
-import { receiveDocument } from '../../recepcion/receive-document';
+import { uploadReceivedDocument } from '../../recepcion/receive-document';
 import type { RecepcionDeps } from '../../recepcion/recepcion-deps';
 import { toReceivedData } from '../../recepcion/received-view';
 import { synchronizeReceived } from '../../recepcion/synchronize';
 
 function recibir(deps: RecepcionDeps): RequestHandler {
   return async (req, res) => {
-    const result = await receiveDocument(deps, { tenantId: res.locals.tenantId, body: req.body });
+    const result = await uploadReceivedDocument(deps, { tenantId: res.locals.tenantId, body: req.body });
     const body: RecepcionDocumentResponse = { status: 'success', data: result.data };
     res.status(result.created ? 201 : 200).json(body);
   };
