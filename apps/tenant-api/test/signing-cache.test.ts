@@ -69,6 +69,13 @@ describe('signing material cache', () => {
     expect(loader.size).toBe(1);
   });
 
+  it('when the limit is 0, then the loader still keeps the issuer it opened last', async () => {
+    const loader = new SigningMaterialLoader(ctx.deps, 0);
+    const opened = await loader.load(acme);
+    expect(loader.size).toBe(1);
+    expect(await loader.load(acme)).toBe(opened);
+  });
+
   it('when a submission uses held material without reading the issuer, then that use keeps it from being dropped first', async () => {
     const third = { tenantId: 'acme', identificacion: '3101666777' };
     const body = issuerBody({ identificacion: 3101666777, usuarioHacienda: 'cpj-3-101-666777@stag' });

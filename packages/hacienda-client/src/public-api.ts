@@ -77,6 +77,7 @@ export interface PublicApiOptions {
   retryDelaysMs?: readonly number[];
   /** How long answers stay cached; default 10 min (not-found answers: a tenth of it). */
   cacheTtlMs?: number;
+  /** Most answers kept (default 2,000; at least 1: lru-cache refuses a bound of 0). */
   cacheMaxEntries?: number;
   /** Shared limiter; default a bucket of 5 with 2 per second, far under the published burst limits. */
   bucket?: TokenBucket;
@@ -194,7 +195,7 @@ export class HaciendaPublicApi {
       new TokenBucket({ capacity: 5, refillPerSecond: 2, clock: this.clock, sleep: this.sleep });
     this.retryDelays = options.retryDelaysMs ?? [300, 1_000, 3_000];
     this.ttl = options.cacheTtlMs ?? 600_000;
-    this.cache = new LRUCache({ max: options.cacheMaxEntries ?? 2_000 });
+    this.cache = new LRUCache({ max: Math.max(1, options.cacheMaxEntries ?? 2_000) });
     this.blockPauseMs = options.blockPauseMs ?? 600_000;
   }
 

@@ -61,7 +61,8 @@ export class SigningMaterialLoader {
     private readonly deps: IssuerDeps,
     limit = SIGNING_CACHE_LIMIT,
   ) {
-    this.opened = new LRUCache({ max: limit });
+    // lru-cache refuses a bound of 0; a loader keeps at least the issuer it just opened.
+    this.opened = new LRUCache({ max: Math.max(1, limit) });
   }
 
   async load(input: { tenantId: string; identificacion: string | number }): Promise<SigningMaterial> {
