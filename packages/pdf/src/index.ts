@@ -4,4 +4,4 @@ export * from './format';
 export * from './model';
 export * from './read-comprobante';
 export * from './render';
-export { MAX_LOGO_PIXELS, MAX_LOGO_SIDE, logoProblem } from './logo';
+export { isPng, logoProblem } from './logo';

@@ -87,14 +87,11 @@ function record(bytes: Buffer): Promise<LogoImage> {
         if (chunk) ref.write(chunk);
         const { Length: _length, ...data } = ref.data;
         if (ref.compress) delete data.Filter;
-        const at = recorded.get.bind(recorded);
-        objects.push({
-          data: swapRefs(data, (r) => (at(r) === undefined ? undefined : new Recorded(at(r)!))) as Record<
-            string,
-            unknown
-          >,
-          chunks,
-        });
+        const recordedAs = (r: PdfRef) => {
+          const index = recorded.get(r);
+          return index === undefined ? undefined : new Recorded(index);
+        };
+        objects.push({ data: swapRefs(data, recordedAs) as Record<string, unknown>, chunks });
         recorded.set(ref, objects.length - 1);
         end();
         if (ref === image.obj) {

@@ -9,9 +9,9 @@
 import { inflateSync } from 'node:zlib';
 
 /** Most pixels a logo may have: it is printed at most 170 × 64 points, so 2 megapixels is already ample. */
-export const MAX_LOGO_PIXELS = 2_000_000;
+const MAX_LOGO_PIXELS = 2_000_000;
 /** Longest side of a logo, in pixels. */
-export const MAX_LOGO_SIDE = 4096;
+const MAX_LOGO_SIDE = 4096;
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -19,7 +19,7 @@ export function isPng(bytes: Uint8Array): boolean {
   return bytes.length >= 8 && Buffer.from(bytes.buffer, bytes.byteOffset, 8).equals(PNG_SIGNATURE);
 }
 
-export function isJpeg(bytes: Uint8Array): boolean {
+function isJpeg(bytes: Uint8Array): boolean {
   return bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
 }
 
@@ -28,6 +28,13 @@ export function logoProblem(bytes: Uint8Array): string | undefined {
   if (isPng(bytes)) return pngProblem(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
   if (isJpeg(bytes)) return jpegProblem(bytes);
   return 'must be a PNG or JPEG image';
+}
+
+/** The bound on a logo's size, the same for both formats. */
+function sizeProblem(width: number, height: number): string | undefined {
+  if (width <= MAX_LOGO_SIDE && height <= MAX_LOGO_SIDE && width * height <= MAX_LOGO_PIXELS)
+    return undefined;
+  return `must be at most ${MAX_LOGO_PIXELS / 1_000_000} megapixels and ${MAX_LOGO_SIDE} pixels a side (got ${width} × ${height})`;
 }
 
 /** Bit depths the PNG format allows for each colour type, and the samples per pixel. */
@@ -102,9 +109,8 @@ function readPngHeader(png: Buffer, at: number): PngHeader | string {
     return 'the PNG is damaged (its header names no valid image format)';
   }
   if (width < 1 || height < 1) return 'the PNG is damaged (zero width or height)';
-  if (width > MAX_LOGO_SIDE || height > MAX_LOGO_SIDE || width * height > MAX_LOGO_PIXELS) {
-    return `must be at most ${MAX_LOGO_PIXELS / 1_000_000} megapixels and ${MAX_LOGO_SIDE} pixels a side (got ${width} × ${height})`;
-  }
+  const large = sizeProblem(width, height);
+  if (large) return large;
   return { width, height, depth, colourType, interlaced: interlace === 1 };
 }
 
@@ -171,10 +177,7 @@ function jpegProblem(jpeg: Uint8Array): string | undefined {
       if (width < 1 || height < 1) return 'the JPEG is damaged (zero width or height)';
       if (![1, 3, 4].includes(components))
         return 'the JPEG is damaged (unsupported number of colour components)';
-      if (width > MAX_LOGO_SIDE || height > MAX_LOGO_SIDE || width * height > MAX_LOGO_PIXELS) {
-        return `must be at most ${MAX_LOGO_PIXELS / 1_000_000} megapixels and ${MAX_LOGO_SIDE} pixels a side (got ${width} × ${height})`;
-      }
-      return undefined;
+      return sizeProblem(width, height);
     }
     if (marker === 0xffda) break; // scan data before any frame header
     pos += 2 + length;

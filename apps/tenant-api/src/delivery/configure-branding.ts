@@ -2,7 +2,7 @@
 // must really be a PNG or JPEG of at most 150 KB, read whole (not by what the client says): every PDF of the
 // tenant decodes it, so a damaged or huge image is refused here, naming what is wrong (@cr/pdf's logo.ts).
 import { MarcaConfigRequest, type MarcaConfigResponse } from '@cr/contracts';
-import { logoProblem } from '@cr/pdf';
+import { isPng, logoProblem } from '@cr/pdf';
 import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import { AppError, type Db, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
@@ -11,8 +11,9 @@ import { type BrandingRow, saveBranding } from './branding-repository';
 
 export const MAX_LOGO_BYTES = 150 * 1024;
 
+/** Of a logo logoProblem accepted: a PNG or else a JPEG. */
 function logoType(bytes: Buffer): 'image/png' | 'image/jpeg' {
-  return bytes[0] === 0x89 ? 'image/png' : 'image/jpeg';
+  return isPng(bytes) ? 'image/png' : 'image/jpeg';
 }
 
 export function describeBranding(row: BrandingRow | undefined): MarcaConfigResponse['data'] {
