@@ -29,11 +29,8 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
  && test -f /out/dist/main.js
 
 FROM ${NODE_IMAGE} AS runtime
-# xmllint validates received documents against the official XSDs (mounted at HACIENDA_XSD_DIR).
-# hadolint ignore=DL3008
-RUN apt-get update \
- && apt-get install -y --no-install-recommends libxml2-utils \
- && rm -rf /var/lib/apt/lists/*
+# Received documents are validated against the official XSDs (mounted at HACIENDA_XSD_DIR) by libxml2 as
+# WebAssembly inside the process (ADR 0036): no system package needed.
 # The young generation fixed at 4 MB semi-spaces; the old generation is left to Node, which sizes it from
 # the container's memory limit (ADR 0031). NODE_OPTIONS set at deploy time replaces this.
 ENV NODE_ENV=production SANDBOX_PORT=4002 SANDBOX_HOST=0.0.0.0 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys NODE_OPTIONS=--max-semi-space-size=4

@@ -69,7 +69,7 @@ export class DocumentProcessor extends EventEmitter {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
-  // Documents advanced at once. A verdict parses the document and waits for xmllint; unbounded, a burst of
+  // Documents advanced at once. A verdict parses the document and waits for its checks; unbounded, a burst of
   // 50 documents/s held thousands of parsed documents in memory at a time (the soak saw 2.6 GB). Waiting
   // here costs a clave, not a parsed document.
   private readonly maxAdvancing = availableParallelism() * 2;

@@ -1,5 +1,5 @@
 // CPU time a service has used, as the operating system counts it: user + system time of the process and of
-// every live process below it, plus what its exited children used (cutime/cstime: the xmllint runs, a
+// every live process below it, plus what its exited children used (cutime/cstime: a child process run, a
 // cluster worker that ended). For benches that divide a service's CPU by the documents it handled.
 import { readFileSync, readdirSync } from 'node:fs';
 import { childPids } from './process-memory';

@@ -1,46 +1,34 @@
-// XSD validation of XML that came from outside (a supplier's comprobante, a MensajeReceptor), with xmllint
-// (libxml2) in a child process: the schema parser of record for Hacienda's XSDs in this repository. Safe
-// for untrusted input: any DTD (<!DOCTYPE, <!ENTITY) is refused before xmllint sees the bytes, so no
-// entity is ever expanded (XML bombs, external entities); --nonet forbids network access; input size,
-// output size and run time are bounded, and so are the xmllint processes at once. Callers get xmllint's
-// complaints as lines, or `undefined` when the XSD directory or xmllint is missing (the caller decides
-// whether that is fatal).
-//
-// Under load, validations waiting for the same schema share one xmllint run (docs/decisions/0029): a spawn
-// from a large Node process and a schema compile cost more than validating a small document, and xmllint
-// judges several files in one run, naming each. The documents wait in a private temp directory (0700,
-// files 0600 with random names, removed after the run; the directory, with a derived schema, is removed
-// whenever nothing runs or waits). A validation that finds a free turn runs at once.
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { ScratchDir } from './scratch-dir';
-import { type XmllintRun, runXmllint } from './xmllint-run';
+// XSD validation of XML that came from outside (a supplier's comprobante, a MensajeReceptor), with libxml2
+// (the schema processor of record for Hacienda's XSDs in this repository, as xmllint uses it) compiled to
+// WebAssembly and run in this process (docs/decisions/0036). Each schema is compiled once per validator and
+// kept; a validation parses the document and checks it against the compiled schema, synchronously, in well
+// under a millisecond for an invoice. Safe for untrusted input: any DTD (<!DOCTYPE, <!ENTITY) is refused
+// before libxml2 sees the bytes, so no entity is ever expanded (XML bombs, external entities); the parser
+// has no network and reads no file (schemas read only the .xsd files of the XSD directory); the input size
+// is bounded, and libxml2's own limits (nesting depth, text size) hold. Callers get libxml2's complaints as
+// lines, or `undefined` when the XSD directory or the schema is missing (the caller decides whether that is
+// fatal).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Libxml2,
+  type Libxml2Detail,
+  type Libxml2Document,
+  type Libxml2Schema,
+  loadLibxml2,
+} from './libxml2';
 
 export interface XsdValidatorOptions {
   /** Directory of the official XSDs (HACIENDA_XSD_DIR). */
   xsdDir: string | undefined;
   /** Largest accepted document in bytes (default 2 MiB). */
   maxBytes?: number;
-  /** Kill an xmllint run after this long (default 20 s). */
-  timeoutMs?: number;
-  /**
-   * xmllint processes at once (default: the cores); more validations wait their turn. Each process compiles
-   * the schema again, so running more than the cores only adds memory and context switches: unbounded, a
-   * burst of 50 documents/s took the sandbox's process tree to 839 MB and the load average to 25.
-   */
-  maxConcurrent?: number;
   /**
    * Derives the schema actually used from the official text (e.g. code lists Hacienda announced but has
-   * not published yet). The derived text is computed once and written to the private temp directory while
-   * validations run (never into the repository, and the official files are never edited); relative imports
-   * must be made absolute by it.
+   * not published yet). Computed and compiled once per schema file, in memory (the official files are never
+   * edited); relative imports must be made absolute by it, into the XSD directory.
    */
   extendSchema?: (xsdText: string, xsdDir: string) => string;
-  /** Where the private directory is made (default: the system's temp directory). */
-  tmpDir?: string;
 }
 
 export type XsdOutcome =
@@ -50,13 +38,11 @@ export type XsdOutcome =
   | { valid: false; refused: string; errors: string[] };
 
 export interface XsdValidator {
-  /** True when the XSD directory exists (xmllint is checked on first use). */
+  /** True when the XSD directory exists. */
   readonly available: boolean;
-  /** Undefined when the schema or xmllint is not available. */
+  /** Undefined when the schema is not available. Rejects when the schema itself does not compile. */
   validate(xml: string, xsdFile: string): Promise<XsdOutcome | undefined>;
-  /** xmllint processes running now and documents waiting for one. */
-  load(): { running: number; waiting: number };
-  /** Resolves once nothing runs or waits (the private temp directory is then gone). */
+  /** Frees the compiled schemas; the validator compiles them again if used later. */
   close(): Promise<void>;
 }
 
@@ -65,157 +51,66 @@ export function containsDtd(xml: string): boolean {
   return /<!DOCTYPE|<!ENTITY/i.test(xml);
 }
 
-/** Documents per shared run, and their bytes together (a larger document runs alone). */
-const MAX_BATCH = 32;
-const MAX_BATCH_BYTES = 2 * 1024 * 1024;
-/** xmllint's exit code when the schema does not compile: no document was looked at. */
-const SCHEMA_FAILED = 5;
+/** Complaints kept per document: what callers show. */
+export const MAX_ERRORS = 20;
 
-let xmllintPresent: Promise<boolean> | undefined;
-
-function hasXmllint(): Promise<boolean> {
-  xmllintPresent ??= new Promise((resolve) => execFile('xmllint', ['--version'], (err) => resolve(!err)));
-  return xmllintPresent;
+/** libxml2's complaints as `line N: …` lines (its messages end with a newline of their own). */
+function linesOf(details: readonly Libxml2Detail[], kind: string): string[] {
+  return details
+    .slice(0, MAX_ERRORS)
+    .map((d) => `line ${d.line}: ${kind}: ${d.message.trim().replace(/\s*\n\s*/g, ' ')}`);
 }
 
-interface Pending {
-  xml: string;
-  bytes: number;
-  xsdFile: string;
-  /** A shared run could not judge it (a timeout, a flood of output): it runs alone. */
-  alone: boolean;
-  resolve: (outcome: XsdOutcome) => void;
-  reject: (err: Error) => void;
-}
-
-function rejectAll(batch: Pending[], err: Error): void {
-  for (const p of batch) p.reject(err);
-}
-
-/** The outcome of one document of a run, or `undefined` when the run cannot tell. */
-function judge(run: XmllintRun, path: string, alone: boolean): XsdOutcome | undefined {
-  const { verdict, errors } = run.report.files.get(path)!;
-  if (verdict === 'validates') return { valid: true };
-  if (verdict === 'fails' && errors.length) return { valid: false, errors };
-  // A document that is not well-formed gets complaints and no verdict line; trusted only from a run that
-  // ended by itself, and from a run of its own even when its output was cut.
-  const exited = !run.killed && run.code !== null;
-  if (errors.length && exited && (alone || !run.truncated)) return { valid: false, errors };
-  return undefined;
+interface Compiled {
+  schema: Libxml2Schema;
+  doc: Libxml2Document;
 }
 
 export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
   const { xsdDir } = options;
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 20_000;
-  const maxConcurrent = Math.max(1, options.maxConcurrent ?? availableParallelism());
   const available = !!xsdDir && existsSync(xsdDir);
-  const scratch = new ScratchDir(options.tmpDir);
-  const derived = new Map<string, { text: string; path?: string }>();
-  const queue: Pending[] = [];
-  let running = 0;
-  let idle: Array<() => void> = [];
+  /** Compiled once per schema file; a schema that does not compile is not tried again. */
+  const schemas = new Map<string, Promise<Compiled>>();
 
-  /** The schema file xmllint compiles: the official one, or the derived text written once. */
-  const schemaPath = (xsdFile: string, dir: string): string => {
+  const compile = async (xsdFile: string): Promise<Compiled> => {
+    const lib = await loadLibxml2();
+    lib.allowSchemaDir(xsdDir!);
     const official = join(xsdDir!, xsdFile);
-    if (!options.extendSchema) return official;
-    let schema = derived.get(xsdFile);
-    if (!schema) {
-      schema = { text: options.extendSchema(readFileSync(official, 'utf8'), xsdDir!) };
-      derived.set(xsdFile, schema);
-    }
-    if (!schema.path || dirname(schema.path) !== dir || !existsSync(schema.path)) {
-      const path = scratch.file(dir, '.xsd');
-      writeFileSync(path, schema.text, { mode: 0o600, flag: 'wx' });
-      schema.path = path;
-    }
-    return schema.path;
-  };
-
-  /** One xmllint run over the batch: what to tell each document, and who must run again alone. */
-  const runBatch = async (batch: Pending[]): Promise<{ settle: () => void; retry: Pending[] }> => {
-    const paths: string[] = [];
-    let run: XmllintRun | undefined;
-    let failure: Error | undefined;
+    const text = options.extendSchema
+      ? Buffer.from(options.extendSchema(readFileSync(official, 'utf8'), xsdDir!), 'utf8')
+      : readFileSync(official);
+    // The URL places relative imports in the XSD directory. The schema's own document is kept as long as
+    // the compiled schema (libxml2 may point into it) and freed with it.
+    const doc = parseSchema(lib, text, `file://${official}`);
     try {
-      const { dir } = scratch.path();
-      const schema = schemaPath(batch[0]!.xsdFile, dir);
-      for (const _ of batch) paths.push(scratch.file(dir, '.xml'));
-      await Promise.all(batch.map((p, i) => writeFile(paths[i]!, p.xml, { mode: 0o600, flag: 'wx' })));
-      run = await runXmllint(schema, paths, timeoutMs);
+      return { schema: lib.compileSchema(doc), doc };
     } catch (err) {
-      failure = err as Error;
+      doc.dispose();
+      const said = lib.detailsOf(err)?.[0]?.message.trim() ?? (err as Error).message;
+      throw new Error(`the schema ${xsdFile} does not compile: ${said}`);
     }
-    await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => {})));
-    if (!run || run.code === SCHEMA_FAILED) {
-      const other = run?.report.other ?? [];
-      const said = other.find((l) => /error/i.test(l)) ?? other[0];
-      const err = failure ?? new Error(`xmllint could not compile the schema${said ? `: ${said}` : ''}`);
-      return { settle: () => rejectAll(batch, err), retry: [] };
-    }
-    const done = run;
-    const alone = batch.length === 1;
-    const outcomes = batch.map((_, i) => judge(done, paths[i]!, alone));
-    const retry = alone ? [] : batch.filter((_, i) => !outcomes[i]).map((p) => ({ ...p, alone: true }));
-    const settle = () => {
-      for (const [i, p] of batch.entries()) {
-        const outcome = outcomes[i];
-        if (outcome) p.resolve(outcome);
-        else if (!alone) continue;
-        else if (done.killed) p.reject(new Error('xmllint timed out'));
-        else {
-          const said = done.report.other[0];
-          p.reject(new Error(`xmllint failed with exit code ${done.code}${said ? `: ${said}` : ''}`));
-        }
-      }
-    };
-    return { settle, retry };
   };
 
-  /** Hands free turns to the oldest waiting document and the others waiting for the same schema. */
-  const pump = (): void => {
-    while (running < maxConcurrent && queue.length) {
-      const head = queue.shift()!;
-      const batch = [head];
-      let bytes = head.bytes;
-      for (let i = 0; !head.alone && i < queue.length && batch.length < MAX_BATCH; ) {
-        const p = queue[i]!;
-        if (!p.alone && p.xsdFile === head.xsdFile && bytes + p.bytes <= MAX_BATCH_BYTES) {
-          batch.push(p);
-          bytes += p.bytes;
-          queue.splice(i, 1);
-        } else i += 1;
-      }
-      running += 1;
-      void runBatch(batch)
-        .catch((err: Error) => ({ settle: () => rejectAll(batch, err), retry: [] }))
-        .then(({ settle, retry }) => {
-          running -= 1;
-          // They have waited already: ahead of the queue, one run each, so a slow document delays only
-          // itself.
-          queue.unshift(...retry);
-          const idleNow = running === 0 && !queue.length;
-          // Nothing stays on disk between busy spells, whatever ends the process later (a test runner's
-          // worker, a SIGKILL); writing the derived schema again costs far less than the spawn it serves.
-          // Removed before anyone hears an outcome, so what they see next is the state at rest.
-          if (idleNow) scratch.remove();
-          settle();
-          pump();
-          if (idleNow) {
-            for (const resolve of idle) resolve();
-            idle = [];
-          }
-        });
+  const schemaFor = (xsdFile: string): Promise<Compiled> => {
+    let schema = schemas.get(xsdFile);
+    if (!schema) {
+      schema = compile(xsdFile);
+      schemas.set(xsdFile, schema);
     }
+    return schema;
   };
 
   return {
     available,
-    load: () => ({ running, waiting: queue.length }),
     async close() {
-      while (running > 0 || queue.length) await new Promise<void>((resolve) => idle.push(resolve));
-      scratch.remove();
+      const compiled = [...schemas.values()];
+      schemas.clear();
+      for (const s of await Promise.allSettled(compiled)) {
+        if (s.status !== 'fulfilled') continue;
+        s.value.schema.dispose();
+        s.value.doc.dispose();
+      }
     },
     async validate(xml, xsdFile) {
       const bytes = Buffer.byteLength(xml, 'utf8');
@@ -228,11 +123,39 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
         return { valid: false, refused, errors: [refused] };
       }
       if (!xsdDir || !available || !/^[\w.-]+\.xsd$/.test(xsdFile)) return undefined;
-      if (!existsSync(join(xsdDir, xsdFile)) || !(await hasXmllint())) return undefined;
-      return new Promise<XsdOutcome>((resolve, reject) => {
-        queue.push({ xml, bytes, xsdFile, alone: false, resolve, reject });
-        pump();
-      });
+      if (!existsSync(join(xsdDir, xsdFile))) return undefined;
+      const { schema } = await schemaFor(xsdFile);
+      const lib = await loadLibxml2();
+      let doc: Libxml2Document;
+      try {
+        doc = lib.parse(Buffer.from(xml, 'utf8'));
+      } catch (err) {
+        const details = lib.detailsOf(err);
+        if (!details?.length) throw err;
+        return { valid: false, errors: linesOf(details, 'parser error') };
+      }
+      try {
+        schema.validate(doc);
+        return { valid: true };
+      } catch (err) {
+        const details = lib.detailsOf(err);
+        if (!details?.length) throw err;
+        return { valid: false, errors: linesOf(details, 'Schemas validity error') };
+      } finally {
+        doc.dispose();
+      }
     },
   };
+}
+
+/** The schema text as a document; a schema that is not well-formed says where. */
+function parseSchema(lib: Libxml2, text: Uint8Array, url: string): Libxml2Document {
+  try {
+    return lib.parse(text, url);
+  } catch (err) {
+    const d = lib.detailsOf(err)?.[0];
+    throw new Error(
+      `the schema ${url} is not well-formed${d ? `: line ${d.line}: ${d.message.trim()}` : ''}`,
+    );
+  }
 }
