@@ -149,12 +149,10 @@ describe('XSD validation of untrusted XML', () => {
     if (!ready) return console.warn('skipping: XSDs or samples missing');
     const outside = mkdtempSync(join(tmpdir(), 'xsd-outside-'));
     try {
-      // A well-formed schema the process could read: only the XSD directory's own files are served.
+      // The very schema the import needs, readable by the process but outside the XSD directory: served, it
+      // would compile; only the XSD directory's own files are served, so it does not.
       const evil = join(outside, 'evil.xsd');
-      writeFileSync(
-        evil,
-        `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="http://www.w3.org/2000/09/xmldsig#"/>`,
-      );
+      writeFileSync(evil, readFileSync(join(XSD_DIR, 'xmldsig-core-schema.xsd')));
       expect(statSync(evil).isFile()).toBe(true);
       const reaching = validatorOf({
         extendSchema: (text) =>
