@@ -39,7 +39,12 @@ export function composeSandbox(settings: SandboxSettings): Sandbox {
   const { config, logger, db, keys } = settings;
   const now = settings.now ? { now: settings.now } : {};
   const cabys = loadCabysCatalog(config.HACIENDA_DATA_DIR);
-  const xsd = createXsdValidator(config.HACIENDA_XSD_DIR);
+  const xsd = createXsdValidator(config.HACIENDA_XSD_DIR, (xsdFile, err) =>
+    logger.error('an official XSD does not compile; documents are not checked against it', {
+      xsdFile,
+      error: err.message,
+    }),
+  );
   const faults = new FaultInjector();
   const processor = createProcessor({
     config,

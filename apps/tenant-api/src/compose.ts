@@ -189,6 +189,11 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       xsdDir: config.HACIENDA_XSD_DIR,
       maxBytes: config.RECEPCION_MAX_XML_BYTES,
       extendSchema: (text, dir) => extendXsdText(text, { importDir: dir }),
+      onUnavailable: (xsdFile, err) =>
+        logger.error('an official XSD does not compile; received documents are not validated against it', {
+          xsdFile,
+          error: err.message,
+        }),
     }),
     calendar: new BusinessCalendar({
       add: dates(config.RECEPCION_HOLIDAYS_ADD),

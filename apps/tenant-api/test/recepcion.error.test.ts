@@ -1,6 +1,9 @@
 // Receiving without Hacienda: what POST /api/recepcion/documentos refuses (400, nothing stored), what it
 // stores as findings, idempotent re-uploads, the listing (filters, order, cursor), tenant isolation and the
 // answer rules (validation, 409 for a second answer), on the real database and app.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildMensajeHacienda, readMensajeHacienda } from '@cr/hacienda-xml';
 import request from 'supertest';
 import { post } from './support/client';
@@ -9,6 +12,7 @@ import { describeSecurityTable } from './support/security-cases';
 import { RECEIVER_ID, b64, supplierInvoice, supplierSigningKey } from './support/supplier-documents';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { type TestApp, startTestApp } from './support/test-app';
+import { xsdDir } from '@cr/testkit';
 
 jest.setTimeout(120_000);
 
@@ -27,10 +31,10 @@ async function storedCount(): Promise<number> {
   return Number(r.rows[0]!.n);
 }
 
-beforeAll(async () => {
-  ctx = await startTestApp({ checkExonerations: false, recepcionUploads: uploads });
+/** The receiving issuer, registered for tenant acme. */
+async function registerReceiver(app: TestApp): Promise<void> {
   const registered = await post(
-    ctx,
+    app,
     'acme',
     '/api/enviar/emisor',
     issuerBody({
@@ -39,6 +43,11 @@ beforeAll(async () => {
     }),
   );
   expect(registered.status).toBe(200);
+}
+
+beforeAll(async () => {
+  ctx = await startTestApp({ checkExonerations: false, recepcionUploads: uploads });
+  await registerReceiver(ctx);
 });
 afterAll(() => ctx.close());
 
@@ -343,4 +352,46 @@ describeSecurityTable('POST /api/recepcion/sincronizar', () => ctx, {
   method: 'post',
   path: '/api/recepcion/sincronizar',
   body: { receptor: RECEIVER_ID },
+});
+
+describe('POST /api/recepcion/documentos when the official XSD cannot be used', () => {
+  it('when the schema does not compile (an import is missing), then the upload is stored with a warning and the fault is logged, not a 500', async () => {
+    const official = xsdDir();
+    if (!official || !existsSync(join(official, 'FacturaElectronica_V4.4.xsd'))) {
+      return console.warn('skipping: HACIENDA_XSD_DIR is not available');
+    }
+    // The invoice's schema without the xmldsig schema it imports: a deployment fault, not the supplier's.
+    const broken = mkdtempSync(join(tmpdir(), 'xsd-broken-'));
+    copyFileSync(join(official, 'FacturaElectronica_V4.4.xsd'), join(broken, 'FacturaElectronica_V4.4.xsd'));
+    const app = await startTestApp({ checkExonerations: false, xsdDir: broken });
+    try {
+      await registerReceiver(app);
+      for (const n of [61, 62]) {
+        const res = await post(app, 'acme', '/api/recepcion/documentos', {
+          receptor: RECEIVER_ID,
+          xml: b64(supplierInvoice(n).xml),
+        });
+        expect(res.status).toBe(201);
+        expect(res.body.data.findings).toEqual(
+          expect.arrayContaining([
+            {
+              code: 'xsd',
+              severity: 'warning',
+              message: expect.stringMatching(
+                /FacturaElectronica_V4.4.xsd cannot be used here.*not validated/,
+              ),
+            },
+            expect.objectContaining({ code: 'signature', severity: 'info' }),
+          ]),
+        );
+      }
+      // Told once (the failure is kept for a while, not compiled again for every upload).
+      const told = app.log.lines.filter((l) => l.includes('an official XSD does not compile'));
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatch(/FacturaElectronica_V4.4.xsd/);
+    } finally {
+      await app.close();
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
 });

@@ -52,6 +52,9 @@ describe('XSD validation of untrusted XML', () => {
   it('when the document is larger than the limit, then it is refused', async () => {
     const out = await validator.validate(`<a>${'x'.repeat(70 * 1024)}</a>`, MR);
     expect(out).toMatchObject({ valid: false, refused: expect.stringMatching(/larger/) });
+    // The bound is on the UTF-8 bytes: 40,000 characters of two bytes each are over 64 KiB, 30,000 are not.
+    expect(await validator.validate(`<a>${'é'.repeat(40_000)}</a>`, MR)).toMatchObject({ refused: /larger/ });
+    expect(await validator.validate(`<a>${'é'.repeat(30_000)}</a>`, MR)).not.toHaveProperty('refused');
   });
 
   it('when a document breaks the schema, then libxml2 names the element by line; a wrong schema name or directory is unavailable', async () => {
@@ -145,7 +148,7 @@ describe('XSD validation of untrusted XML', () => {
     expect(derivations).toBe(2);
   });
 
-  it('when a schema would read a file outside the XSD directory, then it does not compile and every validation against it says so', async () => {
+  it('when a schema would read a file outside the XSD directory, then it does not compile, is unavailable and is told, and is tried again later', async () => {
     if (!ready) return console.warn('skipping: XSDs or samples missing');
     const outside = mkdtempSync(join(tmpdir(), 'xsd-outside-'));
     try {
@@ -154,22 +157,35 @@ describe('XSD validation of untrusted XML', () => {
       const evil = join(outside, 'evil.xsd');
       writeFileSync(evil, readFileSync(join(XSD_DIR, 'xmldsig-core-schema.xsd')));
       expect(statSync(evil).isFile()).toBe(true);
-      const reaching = validatorOf({
-        extendSchema: (text) =>
-          text.replace('schemaLocation="xmldsig-core-schema.xsd"', `schemaLocation="${evil}"`),
+      const reach = (text: string) =>
+        text.replace('schemaLocation="xmldsig-core-schema.xsd"', `schemaLocation="${evil}"`);
+      const doc = (i: number) => `<MensajeReceptor xmlns="${ns}"><Clave>${i}</Clave></MensajeReceptor>`;
+      const told: string[] = [];
+      const onUnavailable = (file: string, err: Error) => told.push(`${file}: ${err.message}`);
+
+      const reaching = validatorOf({ extendSchema: reach, onUnavailable });
+      expect(await Promise.all([1, 2].map((i) => reaching.validate(doc(i), MR)))).toEqual([
+        undefined,
+        undefined,
+      ]);
+      // Within the retry window the failure is not compiled (nor told) again.
+      expect(await reaching.validate(doc(3), MR)).toBeUndefined();
+      expect(told).toEqual([
+        expect.stringMatching(/^MensajeReceptor_V4.4.xsd: the schema .* does not compile: /),
+      ]);
+
+      // Once the window has passed, the schema is compiled again: here the fault is gone, so it validates.
+      told.length = 0;
+      let faulty = true;
+      const recovering = validatorOf({
+        extendSchema: (text) => (faulty ? reach(text) : text),
+        onUnavailable,
+        retryAfterMs: 0,
       });
-      const outcomes = await Promise.allSettled(
-        [1, 2].map((i) =>
-          reaching.validate(`<MensajeReceptor xmlns="${ns}"><Clave>${i}</Clave></MensajeReceptor>`, MR),
-        ),
-      );
-      for (const o of outcomes)
-        expect(o).toMatchObject({
-          status: 'rejected',
-          reason: {
-            message: expect.stringMatching(/^the schema MensajeReceptor_V4.4.xsd does not compile: /),
-          },
-        });
+      expect(await recovering.validate(doc(4), MR)).toBeUndefined();
+      faulty = false;
+      expect(errorsOf(await recovering.validate(doc(5), MR))).toContain("The value '5' is not accepted");
+      expect(told).toHaveLength(1);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }

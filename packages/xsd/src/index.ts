@@ -6,8 +6,9 @@
 // before libxml2 sees the bytes, so no entity is ever expanded (XML bombs, external entities); the parser
 // has no network and reads no file (schemas read only the .xsd files of the XSD directory); the input size
 // is bounded, and libxml2's own limits (nesting depth, text size) hold. Callers get libxml2's complaints as
-// lines, or `undefined` when the XSD directory or the schema is missing (the caller decides whether that is
-// fatal).
+// lines, or `undefined` when the schema cannot be used here: the XSD directory or the file is missing, or the
+// schema does not compile (reported through `onUnavailable`, tried again after a while). The caller decides
+// whether an unvalidated document is acceptable; a deployment fault is not the sender's.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -26,9 +27,13 @@ export interface XsdValidatorOptions {
   /**
    * Derives the schema actually used from the official text (e.g. code lists Hacienda announced but has
    * not published yet). Computed and compiled once per schema file, in memory (the official files are never
-   * edited); relative imports must be made absolute by it, into the XSD directory.
+   * edited); its relative imports resolve in the XSD directory.
    */
   extendSchema?: (xsdText: string, xsdDir: string) => string;
+  /** Told when a schema cannot be used (libxml2 does not load, the schema does not compile). */
+  onUnavailable?: (xsdFile: string, error: Error) => void;
+  /** How long a schema that failed stays unavailable before it is compiled again (default 60 s). */
+  retryAfterMs?: number;
 }
 
 export type XsdOutcome =
@@ -40,7 +45,7 @@ export type XsdOutcome =
 export interface XsdValidator {
   /** True when the XSD directory exists. */
   readonly available: boolean;
-  /** Undefined when the schema is not available. Rejects when the schema itself does not compile. */
+  /** Undefined when the schema cannot be used here (missing, or does not compile). */
   validate(xml: string, xsdFile: string): Promise<XsdOutcome | undefined>;
   /** Frees the compiled schemas; the validator compiles them again if used later. */
   close(): Promise<void>;
@@ -66,12 +71,19 @@ interface Compiled {
   doc: Libxml2Document;
 }
 
+/** A schema being compiled, compiled, or failed at `failedAt` (then `undefined` until it is tried again). */
+interface Entry {
+  compiled: Promise<Compiled | undefined>;
+  failedAt?: number;
+}
+
 export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
   const { xsdDir } = options;
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const retryAfterMs = options.retryAfterMs ?? 60_000;
   const available = !!xsdDir && existsSync(xsdDir);
-  /** Compiled once per schema file; a schema that does not compile is not tried again. */
-  const schemas = new Map<string, Promise<Compiled>>();
+  /** Compiled once per schema file; one that failed is tried again after `retryAfterMs`. */
+  const schemas = new Map<string, Entry>();
 
   const compile = async (xsdFile: string): Promise<Compiled> => {
     const lib = await loadLibxml2();
@@ -92,29 +104,38 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
     }
   };
 
-  const schemaFor = (xsdFile: string): Promise<Compiled> => {
-    let schema = schemas.get(xsdFile);
-    if (!schema) {
-      schema = compile(xsdFile);
-      schemas.set(xsdFile, schema);
+  const schemaFor = (xsdFile: string): Promise<Compiled | undefined> => {
+    const known = schemas.get(xsdFile);
+    if (known && (known.failedAt === undefined || Date.now() - known.failedAt < retryAfterMs)) {
+      return known.compiled;
     }
-    return schema;
+    // Only a file that is there is compiled (and then kept: a validation does not touch the disk).
+    if (!existsSync(join(xsdDir!, xsdFile))) return Promise.resolve(undefined);
+    const entry: Entry = {
+      compiled: compile(xsdFile).catch((err: Error) => {
+        entry.failedAt = Date.now();
+        options.onUnavailable?.(xsdFile, err);
+        return undefined;
+      }),
+    };
+    schemas.set(xsdFile, entry);
+    return entry.compiled;
   };
 
   return {
     available,
     async close() {
-      const compiled = [...schemas.values()];
+      const compiled = [...schemas.values()].map((e) => e.compiled);
       schemas.clear();
-      for (const s of await Promise.allSettled(compiled)) {
-        if (s.status !== 'fulfilled') continue;
-        s.value.schema.dispose();
-        s.value.doc.dispose();
+      for (const c of await Promise.all(compiled)) {
+        c?.schema.dispose();
+        c?.doc.dispose();
       }
     },
     async validate(xml, xsdFile) {
-      const bytes = Buffer.byteLength(xml, 'utf8');
-      if (bytes > maxBytes) {
+      // At most 3 bytes per UTF-16 unit: a string that short is within the bound without encoding it twice.
+      const bytes = xml.length * 3 <= maxBytes ? undefined : Buffer.from(xml, 'utf8');
+      if (bytes && bytes.length > maxBytes) {
         const refused = `the document is larger than ${maxBytes} bytes`;
         return { valid: false, refused, errors: [refused] };
       }
@@ -123,12 +144,14 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
         return { valid: false, refused, errors: [refused] };
       }
       if (!xsdDir || !available || !/^[\w.-]+\.xsd$/.test(xsdFile)) return undefined;
-      if (!existsSync(join(xsdDir, xsdFile))) return undefined;
-      const { schema } = await schemaFor(xsdFile);
+      const compiled = await schemaFor(xsdFile);
+      if (!compiled) return undefined;
+      const { schema } = compiled;
+      // Loaded by now: the schema was compiled with it.
       const lib = await loadLibxml2();
       let doc: Libxml2Document;
       try {
-        doc = lib.parse(Buffer.from(xml, 'utf8'));
+        doc = lib.parse(bytes ?? Buffer.from(xml, 'utf8'));
       } catch (err) {
         const details = lib.detailsOf(err);
         if (!details?.length) throw err;

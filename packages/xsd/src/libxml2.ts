@@ -59,7 +59,13 @@ let loading: Promise<Libxml2> | undefined;
 
 /** The process's libxml2, instantiated on first use. */
 export function loadLibxml2(): Promise<Libxml2> {
-  loading ??= importNative(pathToFileURL(require.resolve('libxml2-wasm')).href).then(adapt);
+  loading ??= importNative(pathToFileURL(require.resolve('libxml2-wasm')).href)
+    .then(adapt)
+    .catch((err: unknown) => {
+      // A failure is not kept: the next schema compilation tries again.
+      loading = undefined;
+      throw err;
+    });
   return loading;
 }
 
@@ -70,8 +76,8 @@ function adapt(lib: Module): Libxml2 {
   const open = new Map<number, { bytes: Buffer; at: number }>();
   let nextFd = 1;
 
-  /** The file a schema import names, when it is an `.xsd` directly in an allowed directory. */
-  const allowedFile = (filename: string): string | undefined => {
+  /** The file a schema import names, when it is an `.xsd` directly in an allowed directory (not read yet). */
+  const allowedPath = (filename: string): string | undefined => {
     let path = filename;
     if (filename.startsWith('file:')) {
       try {
@@ -83,22 +89,24 @@ function adapt(lib: Module): Libxml2 {
     if (!path.startsWith('/') || !path.endsWith('.xsd')) return undefined;
     const full = resolve(path);
     const dir = full.slice(0, full.lastIndexOf(sep));
-    if (!schemaDirs.has(dir)) return undefined;
-    try {
-      return statSync(full).isFile() ? full : undefined;
-    } catch {
-      return undefined;
-    }
+    return schemaDirs.has(dir) ? full : undefined;
   };
 
-  // One provider for the process (libxml2's input callbacks are global): it serves schema files only.
+  // One provider for the process (libxml2's input callbacks are global): it serves schema files only. A path
+  // it does not match is not read at all (the WebAssembly has no file system of its own).
   lib.xmlRegisterInputProvider({
-    match: (filename) => allowedFile(filename) !== undefined,
+    match: (filename) => allowedPath(filename) !== undefined,
     open(filename) {
-      const file = allowedFile(filename);
-      if (!file) return undefined;
+      const file = allowedPath(filename);
+      let bytes: Buffer;
+      try {
+        if (!file || !statSync(file).isFile()) return undefined;
+        bytes = readFileSync(file);
+      } catch {
+        return undefined;
+      }
       const fd = nextFd++;
-      open.set(fd, { bytes: readFileSync(file), at: 0 });
+      open.set(fd, { bytes, at: 0 });
       return fd;
     },
     read(fd, buf) {

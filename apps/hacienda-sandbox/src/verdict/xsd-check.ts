@@ -12,9 +12,14 @@ export interface XsdValidator {
   readonly available: boolean;
 }
 
-export function createXsdValidator(xsdDir: string | undefined): XsdValidator {
+/** `onUnavailable` hears of a schema that cannot be used (it does not compile): the check is then skipped. */
+export function createXsdValidator(
+  xsdDir: string | undefined,
+  onUnavailable?: (xsdFile: string, error: Error) => void,
+): XsdValidator {
   const libxml2 = createLibxml2Validator({
     xsdDir,
+    ...(onUnavailable ? { onUnavailable } : {}),
     // Recepción bounds the body; the schema check itself takes what arrived.
     maxBytes: 64 * 1024 * 1024,
     extendSchema: (text, dir) => extendXsdText(text, { importDir: dir }),

@@ -173,7 +173,7 @@ export async function inspectReceived(
     findings.push({
       code: 'xsd',
       severity: 'warning',
-      message: `the official XSD ${kind.xsd} is not available here (HACIENDA_XSD_DIR); not validated`,
+      message: `the official XSD ${kind.xsd} cannot be used here (missing from HACIENDA_XSD_DIR or not compiling); not validated`,
     });
   } else if (!schema.valid) {
     for (const e of schema.errors) findings.push({ code: 'xsd', severity: 'error', message: e });

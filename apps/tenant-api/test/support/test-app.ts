@@ -126,6 +126,8 @@ export async function startTestApp(
      * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
      */
     checkExonerations?: boolean;
+    /** HACIENDA_XSD_DIR (default: the official XSDs, as in CI). */
+    xsdDir?: string;
     /** PROVEEDOR_SISTEMAS of the service. */
     proveedorSistemas?: string;
     haciendaTimeoutMs?: number;
@@ -183,7 +185,7 @@ export async function startTestApp(
         ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
         TENANT_BASE_DOMAIN: 'localhost',
         // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
-        HACIENDA_XSD_DIR: xsdDir(),
+        HACIENDA_XSD_DIR: options.xsdDir ?? xsdDir(),
         TRUST_PROXY: options.trustProxy ?? 'false',
         // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
         WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
