@@ -54,7 +54,7 @@ export const TenantConfigSchema = Type.Object({
   /** Longest a .p12 may take to open; then its thread is terminated and the request refused (400). */
   P12_OPEN_TIMEOUT_MS: Type.Integer({ default: 5000, minimum: 100, maximum: 60000 }),
   /** An idle .p12 thread ends after this long (each holds a V8 isolate: memory); the next opening restarts one. */
-  P12_IDLE_MS: Type.Integer({ default: 30000, minimum: 100, maximum: 3600000 }),
+  P12_IDLE_MS: Type.Integer({ default: 5000, minimum: 100, maximum: 3600000 }),
   /** Issuer registrations and updates per tenant… */
   ISSUER_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */
