@@ -56,13 +56,13 @@ export const TenantConfigSchema = Type.Object({
   /** An idle .p12 thread ends after this long (each holds a V8 isolate: memory); the next opening restarts one. */
   P12_IDLE_MS: Type.Integer({ default: 5000, minimum: 100, maximum: 3600000 }),
   /** Issuer registrations and updates per tenant… */
-  ISSUER_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1 }),
+  ISSUER_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1, maximum: 10000 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */
   ISSUER_WRITE_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   LOG_LEVEL: Type.String({ default: 'info' }),
   ...haciendaSettingsProperties,
   /** Lookups per tenant that may reach Hacienda's public API (exoneración, contribuyente, CABYS fallback)… */
-  HACIENDA_LOOKUP_RATE_LIMIT: Type.Integer({ default: 60, minimum: 1 }),
+  HACIENDA_LOOKUP_RATE_LIMIT: Type.Integer({ default: 60, minimum: 1, maximum: 10000 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */
   HACIENDA_LOOKUP_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   /** How often the imported CABYS copy (DATA_DIR/cabys.json) is checked for a new import. */
@@ -110,11 +110,11 @@ export const TenantConfigSchema = Type.Object({
    * the event loop every tenant shares (about 0.2-0.5 s for a 1-2 megapixel transparent PNG on a 2-core VM),
    * and a tenant changes its branding a few times a year.
    */
-  BRANDING_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1 }),
+  BRANDING_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1, maximum: 10000 }),
   /** …in this many seconds (default an hour); beyond it, 429 with Retry-After. */
   BRANDING_WRITE_RATE_WINDOW_SECONDS: Type.Integer({ default: 3600, minimum: 1 }),
   /** POST /api/reenviar/webhook calls per tenant… */
-  WEBHOOK_REPLAY_RATE_LIMIT: Type.Integer({ default: 30, minimum: 1 }),
+  WEBHOOK_REPLAY_RATE_LIMIT: Type.Integer({ default: 30, minimum: 1, maximum: 10000 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */
   WEBHOOK_REPLAY_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   /**

@@ -1,7 +1,7 @@
 // The tenant-api as a node:cluster (WEB_CONCURRENCY=2): both workers serve requests on the one port and
 // share nothing but the database (an issuer registered through one is found through the other), and a
 // SIGTERM to the primary drains both workers and ends every process with code 0. More than one process on
-// the embedded database is refused at start.
+// the embedded database is refused at start. A tenant's rate limits hold for the cluster, not per worker.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -84,6 +84,8 @@ if (!onPostgres) {
         SECRETS_KEY: SecretBox.generateSetting('c1'),
         HACIENDA_DATA_DIR: haciendaDataDir(),
         HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+        // Two lookups per tenant a minute, for the whole cluster (a window per worker would give four).
+        HACIENDA_LOOKUP_RATE_LIMIT: '2',
         TENANT_HOST: '127.0.0.1',
         LOG_LEVEL: 'http',
       },
@@ -130,6 +132,30 @@ if (!onPostgres) {
         .map((l) => (JSON.parse(l) as { worker?: number }).worker),
     );
     expect(served).toEqual(new Set([0, 1]));
+    // Four lookups, handed to the workers in turn: the first two take the tenant's two slots (and then fail,
+    // as no Hacienda listens); the other two are refused by whichever worker gets them.
+    const lookups: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const r = await call(proc.port, '/api/hacienda/contribuyente', token, { identificacion: '3101123456' });
+      lookups.push(r.status);
+    }
+    expect(lookups.slice(0, 2)).not.toContain(429);
+    expect(lookups.slice(2)).toEqual([429, 429]);
+    // A worker refused a lookup before it had granted two itself: the window is the cluster's.
+    const lookupLines = () =>
+      proc
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.includes('"message":"request"') && l.includes('contribuyente'))
+        .map((l) => JSON.parse(l) as { worker: number; status: number });
+    // The workers' log lines reach the primary's output a moment after their responses.
+    for (let wait = 0; lookupLines().length < 4 && wait < 50; wait += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const served4 = lookupLines();
+    expect(served4).toHaveLength(4);
+    const grantedBy = (w: number) => served4.filter((l) => l.worker === w && l.status !== 429).length;
+    expect(served4.some((l) => l.status === 429 && grantedBy(l.worker) < 2)).toBe(true);
     // One /metrics for the cluster, in the primary: the six lookups served by two workers add up.
     const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(scraped).toMatch(

@@ -3,10 +3,9 @@
 // tenant decodes it, so a damaged or huge image is refused here, naming what is wrong (@cr/pdf's logo.ts).
 import { MarcaConfigRequest, type MarcaConfigResponse } from '@cr/contracts';
 import { isPng, logoProblem } from '@cr/pdf';
-import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import { AppError, type Db, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
-import { takeTenantSlot } from '../tenancy/tenant-rate-limit';
+import { type TenantLimiter, takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import { type BrandingRow, saveBranding } from './branding-repository';
 
 export const MAX_LOGO_BYTES = 150 * 1024;
@@ -27,7 +26,7 @@ export interface BrandingDeps {
   db: Db;
   now: () => Date;
   /** BRANDING_WRITE_RATE_LIMIT per tenant: a new logo costs every tenant's event loop its decoding once. */
-  brandingWriteLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
+  brandingWriteLimiter: TenantLimiter;
 }
 
 export async function configureBranding(
@@ -35,7 +34,7 @@ export async function configureBranding(
   input: { tenantId: string; body: unknown },
 ): Promise<MarcaConfigResponse['data']> {
   const body = parseBody(MarcaConfigRequest, input.body);
-  takeTenantSlot(deps.brandingWriteLimiter, input.tenantId, 'branding changes');
+  await takeTenantSlot(deps.db, deps.brandingWriteLimiter, input.tenantId, 'branding changes');
   let logo: Buffer | null = null;
   if (typeof body.logo === 'string') {
     logo = Buffer.from(body.logo, 'base64');

@@ -1,6 +1,6 @@
 // What the issuer use cases need, built once by createApp (and by the submission pipeline later).
-import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
+import type { TenantLimiter } from '../tenancy/tenant-rate-limit';
 import type { TerritorialTable } from '../territory/territorial-table';
 import type { TaxpayerRegistry } from './check-with-hacienda';
 import type { CertificateOpener } from './p12-pool';
@@ -14,7 +14,7 @@ export interface IssuerDeps {
   /** Opens .p12 files off the event loop under a time limit (the P12Pool). */
   certificates: CertificateOpener;
   /** Issuer registrations and updates per tenant (each opens a .p12); beyond it, 429 with Retry-After. */
-  issuerWriteLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
+  issuerWriteLimiter: TenantLimiter;
   /** Days before expiry from which a certificate is reported loudly. */
   certificateWarningDays: number;
   /** Hacienda's taxpayer registry, to warn about a wrong activity or name; absent: no check. */

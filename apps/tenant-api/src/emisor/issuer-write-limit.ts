@@ -8,6 +8,9 @@ export function createIssuerWriteLimiter(options: TenantLimitOptions) {
   return createTenantLimiter('issuer writes', options);
 }
 
-export function takeIssuerWriteSlot(deps: Pick<IssuerDeps, 'issuerWriteLimiter'>, tenantId: string): void {
-  takeTenantSlot(deps.issuerWriteLimiter, tenantId, 'issuer registrations or updates');
+export function takeIssuerWriteSlot(
+  deps: Pick<IssuerDeps, 'db' | 'issuerWriteLimiter'>,
+  tenantId: string,
+): Promise<void> {
+  return takeTenantSlot(deps.db, deps.issuerWriteLimiter, tenantId, 'issuer registrations or updates');
 }

@@ -56,7 +56,7 @@ export async function registerIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<RegisterIssuerResult> {
-  takeIssuerWriteSlot(deps, input.tenantId);
+  await takeIssuerWriteSlot(deps, input.tenantId);
   const valid = await validateRegistration(input.body, {
     territory: deps.territory,
     now: deps.now(),

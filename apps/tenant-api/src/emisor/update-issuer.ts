@@ -15,7 +15,7 @@ export async function updateIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<{ identificacion: string; warnings: Warning[] }> {
-  takeIssuerWriteSlot(deps, input.tenantId);
+  await takeIssuerWriteSlot(deps, input.tenantId);
   const valid = await validateRegistration(input.body, {
     territory: deps.territory,
     now: deps.now(),

@@ -60,7 +60,7 @@ export function toExoneracionData(ex: Exoneration, now: Date): ExoneracionData {
 }
 
 export async function lookUpExoneration(
-  deps: Pick<LookupDeps, 'hacienda' | 'lookupLimiter' | 'now'>,
+  deps: Pick<LookupDeps, 'db' | 'hacienda' | 'lookupLimiter' | 'now'>,
   input: { tenantId: string; exoneracion: string },
 ): Promise<ExoneracionData> {
   const numero = normaliseExonerationNumber(input.exoneracion);
@@ -71,7 +71,7 @@ export async function lookUpExoneration(
       { details: [{ path: 'exoneracion', reason: 'must look like AL-00020402-24' }] },
     );
   }
-  takeLookupSlot(deps, input.tenantId);
+  await takeLookupSlot(deps, input.tenantId);
   const r = await deps.hacienda.publicApi.exoneration(numero);
   if (r.kind === 'notFound') {
     throw new AppError('not_found', `exoneracion: ${numero} does not exist in Hacienda's records`);

@@ -2,8 +2,9 @@
 // shared token bucket and 429 pause), the CABYS search, a per-tenant limit on calls that reach Hacienda,
 // and the clock.
 import type { CabysSearch } from '@cr/cabys';
-import type { HaciendaPublicApi, SlidingWindowLimiter } from '@cr/hacienda-client';
-import type { Logger } from '@cr/service-kit';
+import type { HaciendaPublicApi } from '@cr/hacienda-client';
+import type { Db, Logger } from '@cr/service-kit';
+import type { TenantLimiter } from '../tenancy/tenant-rate-limit';
 
 export type PublicApiLookups = Pick<
   HaciendaPublicApi,
@@ -11,11 +12,13 @@ export type PublicApiLookups = Pick<
 >;
 
 export interface LookupDeps {
+  /** Where the per-tenant lookup window is counted. */
+  db: Db;
   logger: Logger;
   now: () => Date;
   /** `createHaciendaClients(...)` in main.ts; only its public API is used here. */
   hacienda: { publicApi: PublicApiLookups };
   cabys: CabysSearch;
   /** Calls per tenant that may reach Hacienda's public API in a window (its IP block is service-wide). */
-  lookupLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
+  lookupLimiter: TenantLimiter;
 }

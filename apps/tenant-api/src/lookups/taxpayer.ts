@@ -30,10 +30,10 @@ export function toContribuyenteData(t: Taxpayer): ContribuyenteData {
 }
 
 export async function lookUpTaxpayer(
-  deps: Pick<LookupDeps, 'hacienda' | 'lookupLimiter'>,
+  deps: Pick<LookupDeps, 'db' | 'hacienda' | 'lookupLimiter'>,
   input: { tenantId: string; identificacion: string },
 ): Promise<ContribuyenteData> {
-  takeLookupSlot(deps, input.tenantId);
+  await takeLookupSlot(deps, input.tenantId);
   const r = await deps.hacienda.publicApi.taxpayer(input.identificacion);
   if (r.kind === 'notFound') {
     throw new AppError(

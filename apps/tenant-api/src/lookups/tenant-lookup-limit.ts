@@ -8,6 +8,9 @@ export function createLookupLimiter(options: TenantLimitOptions) {
   return createTenantLimiter('Hacienda lookups', options);
 }
 
-export function takeLookupSlot(deps: Pick<LookupDeps, 'lookupLimiter'>, tenantId: string): void {
-  takeTenantSlot(deps.lookupLimiter, tenantId, 'Hacienda lookups');
+export function takeLookupSlot(
+  deps: Pick<LookupDeps, 'db' | 'lookupLimiter'>,
+  tenantId: string,
+): Promise<void> {
+  return takeTenantSlot(deps.db, deps.lookupLimiter, tenantId, 'Hacienda lookups');
 }

@@ -1,30 +1,71 @@
 // A per-tenant sliding window for work that costs the whole service (Hacienda's patience, certificate
 // threads): each tenant gets its own window, and beyond it a 429 with Retry-After names what was limited.
-import { SlidingWindowLimiter } from '@cr/hacienda-client';
-import { AppError } from '@cr/service-kit';
+// The window lives in the database (tenant_rate_windows, ADR 0037): the tenant-api runs as several processes
+// (WEB_CONCURRENCY) and replicas, and a window per process would give a tenant that many times its limit.
+// One statement takes a slot: the row's lock orders concurrent callers, so at most `limit` calls pass in any
+// `windowSeconds`, whichever process serves them.
+import type { Acquired } from '@cr/hacienda-client';
+import { AppError, type Db } from '@cr/service-kit';
+import { withTenant } from '../db/with-tenant';
 
 export interface TenantLimitOptions {
   limit: number;
   windowSeconds: number;
+  /** Milliseconds since the epoch (the windows are compared across processes: the wall clock). */
   clock?: () => number;
 }
 
-export function createTenantLimiter(name: string, options: TenantLimitOptions): SlidingWindowLimiter {
-  return new SlidingWindowLimiter({
-    limit: options.limit,
-    windowMs: options.windowSeconds * 1000,
+export interface TenantLimiter {
+  /** Names the window in the database; one per kind of limited work. */
+  readonly name: string;
+  /** Takes a slot of the tenant now if one is free, else says how long until one frees up. */
+  tryAcquire(db: Db, tenantId: string): Promise<Acquired>;
+}
+
+// Keeps the calls still inside the window and adds this one when fewer than the limit remain. A first call
+// inserts the row; later ones update it under its row lock, so two processes never both take the last slot.
+const TAKE_SLOT = `INSERT INTO tenant_rate_windows AS w (tenant_id, name, hits, granted)
+VALUES ($1, $2, ARRAY[$3::bigint], true)
+ON CONFLICT (tenant_id, name) DO UPDATE SET (hits, granted) = (
+  SELECT CASE WHEN count(*) < $4 THEN coalesce(array_agg(h ORDER BY h), '{}') || $3::bigint
+              ELSE array_agg(h ORDER BY h) END,
+         count(*) < $4
+  FROM unnest(w.hits) AS h
+  WHERE h > $3::bigint - $5::bigint)
+RETURNING granted, hits[1] AS oldest`;
+
+export function createTenantLimiter(name: string, options: TenantLimitOptions): TenantLimiter {
+  if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be ≥ 1');
+  const windowMs = options.windowSeconds * 1000;
+  const clock = options.clock ?? Date.now;
+  return {
     name,
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
+    async tryAcquire(db, tenantId) {
+      const now = Math.floor(clock());
+      const { rows } = await withTenant(db, tenantId, (tx) =>
+        tx.query<{ granted: boolean; oldest: string }>(TAKE_SLOT, [
+          tenantId,
+          name,
+          now,
+          options.limit,
+          windowMs,
+        ]),
+      );
+      const row = rows[0]!;
+      if (row.granted) return { ok: true };
+      return { ok: false, retryAfterMs: Math.max(1, Number(row.oldest) + windowMs - now) };
+    },
+  };
 }
 
 /** Takes one slot of the tenant or throws 429 `too_many_requests` with Retry-After (seconds). */
-export function takeTenantSlot(
-  limiter: Pick<SlidingWindowLimiter, 'tryAcquire'>,
+export async function takeTenantSlot(
+  db: Db,
+  limiter: TenantLimiter,
   tenantId: string,
   what: string,
-): void {
-  const slot = limiter.tryAcquire(tenantId);
+): Promise<void> {
+  const slot = await limiter.tryAcquire(db, tenantId);
   if (slot.ok) return;
   const seconds = Math.max(1, Math.ceil(slot.retryAfterMs / 1000));
   throw new AppError('too_many_requests', `too many ${what} for this tenant; retry in ${seconds} s`, {

@@ -18,7 +18,7 @@ export async function replayWebhook(
 ): Promise<{ eventId: string; clave: string; estado: string }> {
   const { clave } = parseBody(WebhookReplayRequest, input.body);
   const { tenantId } = input;
-  takeTenantSlot(deps.replayLimiter, tenantId, 'webhook replays');
+  await takeTenantSlot(deps.db, deps.replayLimiter, tenantId, 'webhook replays');
   const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave));
   if (!doc) throw new AppError('not_found', `clave: document ${clave} not found`);
   if (!isFinalState(doc.estado)) {

@@ -1,6 +1,6 @@
 // What the webhook use cases and the delivery job need, built once by main.ts (and the test app).
-import type { SlidingWindowLimiter } from '@cr/hacienda-client';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
+import type { TenantLimiter } from '../tenancy/tenant-rate-limit';
 import type { TargetPolicy } from '@cr/webhooks';
 
 export interface WebhookSettings {
@@ -17,7 +17,7 @@ export interface WebhookDeps {
   now: () => Date;
   webhooks: WebhookSettings;
   /** POST /api/reenviar/webhook calls per tenant (WEBHOOK_REPLAY_RATE_LIMIT per …_WINDOW_SECONDS). */
-  replayLimiter: Pick<SlidingWindowLimiter, 'tryAcquire'>;
+  replayLimiter: TenantLimiter;
   /** Jitter source of the retry schedule (tests pin it). */
   random?: () => number;
 }

@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
 import type { LookupDeps } from '../../lookups/lookup-deps';
 import { takeLookupSlot } from '../../lookups/tenant-lookup-limit';
 
-export function searchCabys(deps: Pick<LookupDeps, 'cabys' | 'lookupLimiter'>): RequestHandler {
+export function searchCabys(deps: Pick<LookupDeps, 'cabys' | 'db' | 'lookupLimiter'>): RequestHandler {
   return async (req, res) => {
     const { name, limite } = parseBody(CabysQuery, req.body);
     if (name.trim() === '') {
@@ -14,7 +14,7 @@ export function searchCabys(deps: Pick<LookupDeps, 'cabys' | 'lookupLimiter'>): 
       });
     }
     // The local catalogue costs Hacienda nothing; only the fallback counts against the tenant's lookups.
-    if (deps.cabys.source === 'hacienda') takeLookupSlot(deps, res.locals.tenantId);
+    if (deps.cabys.source === 'hacienda') await takeLookupSlot(deps, res.locals.tenantId);
     const items = await deps.cabys.search(name, { limit: limite ?? 50 });
     const body: CabysResponse = {
       status: 'success',
