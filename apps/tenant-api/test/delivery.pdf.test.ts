@@ -168,6 +168,26 @@ describe('GET /api/descargar/{clave}/pdf', () => {
     expect((await getPdf(clave)).status).toBe(200);
   });
 
+  it('when the tenant’s slots are all taken, then a PDF already rendered is still answered, and a new one is not', async () => {
+    const clave = await submit('invoice');
+    const fresh = await submit('invoice');
+    const first = await getPdf(clave);
+    expect(first.status).toBe(200);
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slots = [pdfRenders.run('acme', () => holding), pdfRenders.run('acme', () => holding)];
+    // The same bytes from the shared renders: no slot needed.
+    const again = await getPdf(clave);
+    expect(again.status).toBe(200);
+    expect(again.body.equals(first.body)).toBe(true);
+    expect((await getPdf(fresh)).status).toBe(429);
+    release();
+    await Promise.all(slots);
+    expect((await getPdf(fresh)).status).toBe(200);
+  });
+
   it('when Hacienda rejected the document, then 409 and no PDF', async () => {
     const clave = await submit('invoice');
     const r = await ctx.db.query<{ id: string }>('SELECT id FROM documents WHERE clave = $1', [clave]);

@@ -56,8 +56,15 @@ export function renderPdf(
   { layout, view }: RenderOptions = {},
 ): Promise<Buffer> {
   const key = renderKey(xml, branding, layout);
-  const shared = renders.get(key);
-  if (shared) return shared;
+  return renders.get(key) ?? startRender(key, xml, branding, { layout, view });
+}
+
+function startRender(
+  key: string,
+  xml: string,
+  branding: BrandingRow | undefined,
+  { layout, view }: RenderOptions,
+): Promise<Buffer> {
   const rendering = renderComprobantePdf(view ?? readComprobanteView(xml), {
     ...(layout ? { layout } : {}),
     branding: {
@@ -90,18 +97,15 @@ export interface PdfDownloadDeps {
   pdfRenders: Pick<TenantConcurrency, 'run'>;
 }
 
-export function renderDocumentPdf(
+/**
+ * The download: the document and the branding are read first; a render already made (or under way) for the
+ * same bytes is answered without a slot, and only a new render takes one of the tenant's PDF_RENDERS_PER_TENANT.
+ */
+export async function renderDocumentPdf(
   deps: PdfDownloadDeps,
   input: { tenantId: string; clave: string; layout?: PdfLayout },
 ): Promise<Buffer> {
-  return deps.pdfRenders.run(input.tenantId, () => loadAndRender(deps, input));
-}
-
-async function loadAndRender(
-  deps: PdfDownloadDeps,
-  input: { tenantId: string; clave: string; layout?: PdfLayout },
-): Promise<Buffer> {
-  const { tenantId, clave } = input;
+  const { tenantId, clave, layout } = input;
   const loaded = await withTenant(deps.db, tenantId, async (tx) => {
     const row = await findDocumentByClave(tx, tenantId, clave);
     if (!row) return undefined;
@@ -109,6 +113,13 @@ async function loadAndRender(
   });
   if (!loaded) throw new AppError('not_found', `clave: document ${clave} not found`);
   assertPrintable(loaded.row);
+  const { xml } = loaded.row;
+  const key = renderKey(xml, loaded.branding, layout);
+  const shared = renders.get(key);
+  if (shared) return shared;
   // Rendered outside the transaction: no connection is held while the CPU works.
-  return renderPdf(loaded.row.xml, loaded.branding, { layout: input.layout });
+  return deps.pdfRenders.run(
+    tenantId,
+    () => renders.get(key) ?? startRender(key, xml, loaded.branding, layout ? { layout } : {}),
+  );
 }
