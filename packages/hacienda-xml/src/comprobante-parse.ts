@@ -1,4 +1,5 @@
 // Reads the key facts back out of a comprobante (ours or a real sample): clave, parties, totals.
+import type { Document } from '@xmldom/xmldom';
 import { HaciendaXmlError } from './errors';
 import { parseXml } from './parse-xml';
 
@@ -17,9 +18,12 @@ export interface ParsedComprobante {
   lineCount: number;
 }
 
-/** Parses a v4.4 comprobante; throws HaciendaXmlError('malformed_xml') when it cannot be read. */
-export function parseComprobante(xml: string): ParsedComprobante {
-  const parsed = parseXml(xml);
+/**
+ * Parses a v4.4 comprobante; throws HaciendaXmlError('malformed_xml') when it cannot be read. `doc` is the
+ * caller's own parseXml of this very `xml`, when it has one (only read), so the text is not parsed again.
+ */
+export function parseComprobante(xml: string, doc?: Document): ParsedComprobante {
+  const parsed = doc ? { doc } : parseXml(xml);
   if ('error' in parsed) throw new HaciendaXmlError('malformed_xml', `not well-formed XML: ${parsed.error}`);
   const root = parsed.doc.documentElement!;
   const ns = root.namespaceURI ?? '';

@@ -52,6 +52,9 @@ try {
 }
 
 /** Parses XML strictly; returns the document or the parser's complaint. */
+/** A parsed document, as parseXml gives it (for callers that pass one parse to several readers). */
+export type ParsedXmlDocument = Document;
+
 export function parseXml(xml: string): { doc: Document } | { error: string } {
   const errors: string[] = [];
   try {

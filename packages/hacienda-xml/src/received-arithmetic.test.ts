@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { XMLSerializer } from '@xmldom/xmldom';
+import { parseXml } from './parse-xml';
 import { checkReceivedArithmetic } from './received-arithmetic';
 import { SAMPLES_DIR } from './testing/tools';
 
@@ -35,6 +37,15 @@ describe('arithmetic of a received comprobante', () => {
       ]),
     );
     expect(checkReceivedArithmetic('<not-xml')).toEqual([]);
+    // The caller's own parse is read instead of the text (the inbox parses an upload once for every check);
+    // the tree is left as it was.
+    const parsed = parseXml(xml);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const before = new XMLSerializer().serializeToString(parsed.doc);
+    expect(checkReceivedArithmetic('<not-xml', parsed.doc)).toEqual([
+      { kind: 'resumen', path: 'ResumenFactura/TotalComprobante', found: '215.70000', expected: '214.70000' },
+    ]);
+    expect(new XMLSerializer().serializeToString(parsed.doc)).toBe(before);
   });
 
   it('when a selectivo is left out of the IVA base, or a desglose entry is missing, then each is named', () => {
