@@ -7,10 +7,15 @@ import { appBundle } from '../../infra/docker/tsup.config.base';
 // dist/dashboard: the image has no workspace to find them in, and /app serves them from there.
 const DASHBOARD = join(__dirname, '..', '..', 'packages', 'dashboard', 'dist');
 
-// The .p12 worker thread is its own file beside main.js (P12Pool starts dist/p12-worker.js).
+// The worker threads are files of their own beside main.js (P12Pool starts dist/p12-worker.js, the
+// ReceivedXmlPool dist/received-xml-worker.js).
 export default defineConfig(
   appBundle({
-    entry: { main: 'src/main.ts', 'p12-worker': 'src/emisor/p12-worker.ts' },
+    entry: {
+      main: 'src/main.ts',
+      'p12-worker': 'src/emisor/p12-worker.ts',
+      'received-xml-worker': 'src/recepcion/received-xml-worker.ts',
+    },
     async onSuccess() {
       if (!existsSync(join(DASHBOARD, 'index.html'))) {
         throw new Error('packages/dashboard/dist is missing: build it first (turbo run build does)');

@@ -28,6 +28,7 @@ import type { SubmissionDeps, SubmissionSchedules } from './documents/submission
 import type { IssuerDeps } from './emisor/issuer-deps';
 import { createIssuerWriteLimiter } from './emisor/issuer-write-limit';
 import { P12Pool } from './emisor/p12-pool';
+import { ReceivedXmlPool } from './recepcion/received-xml-pool';
 import { SigningMaterialLoader } from './emisor/load-signing-material';
 import { loadHaciendaTrust } from './hacienda/hacienda-trust';
 import { submissionQueues } from './hacienda/submission-queues';
@@ -106,8 +107,8 @@ export interface TenantApi {
   recepcion: RecepcionDeps;
   /** Stops the scrape-time collectors of /metrics (documents, jobs, certificates, pool) reading this db. */
   stopMetrics: () => void;
-  /** The .p12 threads; `close()` on shutdown, after the server stops taking requests. */
-  certificates: P12Pool;
+  /** The .p12 and received-XML threads; `close()` on shutdown, after the server stops taking requests. */
+  threads: { close(): Promise<void> };
 }
 
 /** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
@@ -136,6 +137,13 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const certificates = new P12Pool({
     threads: config.P12_THREADS,
     timeoutMs: config.P12_OPEN_TIMEOUT_MS,
+    idleMs: config.P12_IDLE_MS,
+    logger,
+  });
+  const receivedXml = new ReceivedXmlPool({
+    threads: config.RECEPCION_CHECK_THREADS,
+    timeoutMs: config.RECEPCION_CHECK_TIMEOUT_MS,
+    // Uploads come in bursts (a month's invoices); the threads' memory goes back soon after one.
     idleMs: config.P12_IDLE_MS,
     logger,
   });
@@ -201,6 +209,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     }),
     uploads:
       settings.recepcionUploads ?? new TenantConcurrency('uploads', config.RECEPCION_UPLOADS_PER_TENANT),
+    xmlChecks: receivedXml,
   };
   const webhookDeps: WebhookDeps = {
     db,
@@ -294,6 +303,10 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     mailDeps,
     recepcion,
     stopMetrics,
-    certificates,
+    threads: {
+      close: async () => {
+        await Promise.all([certificates.close(), receivedXml.close()]);
+      },
+    },
   };
 }

@@ -53,8 +53,12 @@ export const TenantConfigSchema = Type.Object({
   P12_THREADS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
   /** Longest a .p12 may take to open; then its thread is terminated and the request refused (400). */
   P12_OPEN_TIMEOUT_MS: Type.Integer({ default: 5000, minimum: 100, maximum: 60000 }),
-  /** An idle .p12 thread ends after this long (each holds a V8 isolate: memory); the next opening restarts one. */
+  /** An idle .p12 or upload-check thread ends after this long (each holds a V8 isolate: memory); the next task restarts one. */
   P12_IDLE_MS: Type.Integer({ default: 5000, minimum: 100, maximum: 3600000 }),
+  /** Worker threads that check suppliers' uploaded XML (parse, signature, arithmetic) off the event loop. */
+  RECEPCION_CHECK_THREADS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
+  /** Longest an upload's XML checks may take; past it the thread is replaced and the upload refused (400). */
+  RECEPCION_CHECK_TIMEOUT_MS: Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
   /** Issuer registrations and updates per tenant… */
   ISSUER_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1, maximum: 10000 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */

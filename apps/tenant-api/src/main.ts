@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const { app, worker, stopMetrics, certificates } = composeTenantApi({
+  const { app, worker, stopMetrics, threads } = composeTenantApi({
     config,
     db,
     logger,
@@ -158,7 +158,7 @@ async function main(): Promise<void> {
       auth.stop();
     },
     () => worker.stop(),
-    () => certificates.close(),
+    () => threads.close(),
     () => db.close(),
   ]);
 }

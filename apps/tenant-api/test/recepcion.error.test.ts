@@ -7,9 +7,14 @@ import { join } from 'node:path';
 import { buildMensajeHacienda, readMensajeHacienda } from '@cr/hacienda-xml';
 import request from 'supertest';
 import { post } from './support/client';
-import { issuerBody } from './support/issuer-mother';
 import { describeSecurityTable } from './support/security-cases';
-import { RECEIVER_ID, b64, supplierInvoice, supplierSigningKey } from './support/supplier-documents';
+import {
+  RECEIVER_ID,
+  b64,
+  registerReceiver,
+  supplierInvoice,
+  supplierSigningKey,
+} from './support/supplier-documents';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { type TestApp, startTestApp } from './support/test-app';
 import { xsdDir } from '@cr/testkit';
@@ -29,20 +34,6 @@ const get = (path: string, tenant = 'acme') =>
 async function storedCount(): Promise<number> {
   const r = await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents');
   return Number(r.rows[0]!.n);
-}
-
-/** The receiving issuer, registered for tenant acme. */
-async function registerReceiver(app: TestApp): Promise<void> {
-  const registered = await post(
-    app,
-    'acme',
-    '/api/enviar/emisor',
-    issuerBody({
-      identificacion: Number(RECEIVER_ID),
-      usuarioHacienda: 'cpj-3-101-779527@stag.comprobanteselectronicos.go.cr',
-    }),
-  );
-  expect(registered.status).toBe(200);
 }
 
 beforeAll(async () => {

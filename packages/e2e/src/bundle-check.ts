@@ -25,6 +25,8 @@ interface AppBundle {
   env: () => Record<string, string>;
   /** What else the running image must serve; a problem's description, or undefined. */
   probe?: (port: number) => Promise<string | undefined>;
+  /** Worker-thread bundles beside main.js that must load in the image (each says it is ready). */
+  threads?: string[];
 }
 
 /** A GET on 127.0.0.1 with a Host header of our choosing (fetch will not send one). */
@@ -40,6 +42,22 @@ function getWithHost(port: number, host: string, path: string): Promise<{ status
     req.on('error', fail);
     req.end();
   });
+}
+
+/**
+ * A worker thread's bundle started in the image directory, as the app starts it, until it posts
+ * `{ ready: true }`: its own requires resolve against the image's node_modules only.
+ */
+async function probeThread(image: string, file: string): Promise<string | undefined> {
+  const script = `const { Worker } = require('node:worker_threads');
+const w = new Worker(${JSON.stringify(join(image, 'dist', file))});
+w.once('message', (m) => { if (!m || m.ready !== true) process.exit(3); w.terminate().then(() => process.exit(0)); });
+w.once('error', (e) => { console.error(e && e.message); process.exit(2); });
+setTimeout(() => process.exit(4), 60000);`;
+  const r = await run(process.execPath, ['-e', script], image);
+  return r.code === 0
+    ? undefined
+    : `dist/${file} did not load as a worker thread (exit ${r.code}): ${r.output}`;
 }
 
 /** The dashboard's page and every asset it names, from the image's dist/dashboard, on a tenant's host. */
@@ -133,6 +151,7 @@ export const APP_BUNDLES: AppBundle[] = [
       HACIENDA_CA_BUNDLE: throwawayCaBundle(),
     }),
     probe: probeDashboard,
+    threads: ['p12-worker.js', 'received-xml-worker.js'],
   },
   {
     app: 'hacienda-sandbox',
@@ -269,9 +288,13 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
   const liveAfter = Date.now() - started - deployedAfter;
   const exit = await stop(child, 10_000);
   if (problem) return fail(`node dist/main.js ${problem}:\n${output}`);
+  for (const file of bundle.threads ?? []) {
+    const threadProblem = await probeThread(image, file);
+    if (threadProblem) return fail(threadProblem);
+  }
   if (exit !== 0) return fail(`SIGTERM did not end it cleanly (exit ${exit}):\n${output}`);
   lines.push(
-    `bundles: ${app}: deployed as its image in ${deployedAfter} ms, node dist/main.js live in ${liveAfter} ms, stopped cleanly`,
+    `bundles: ${app}: deployed as its image in ${deployedAfter} ms, node dist/main.js live in ${liveAfter} ms, stopped cleanly${bundle.threads ? `; threads ${bundle.threads.join(', ')} load` : ''}`,
   );
   return { ok: true, lines };
 }

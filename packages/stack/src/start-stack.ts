@@ -284,7 +284,7 @@ async function startTenantApi(o: {
   await keys.refresh();
   revocations.start();
   const hacienda = createHaciendaClients(config, { logger: o.logger, timeoutMs: 5_000 });
-  const { worker, app, stopMetrics, certificates } = composeTenantApi({
+  const { worker, app, stopMetrics, threads } = composeTenantApi({
     config,
     db,
     logger: o.logger,
@@ -311,7 +311,7 @@ async function startTenantApi(o: {
       // What the composition root opened besides the worker: the /metrics collectors' timers and the
       // .p12 threads, which otherwise keep the process (and the test runner) alive.
       stopMetrics();
-      await certificates.close();
+      await threads.close();
       await db.close();
     },
   };

@@ -39,11 +39,11 @@ export async function receiveDocument(
   const respuesta =
     body.respuestaHacienda === undefined
       ? undefined
-      : decodeXmlField('respuestaHacienda', body.respuestaHacienda).text;
+      : decodeXmlField('respuestaHacienda', body.respuestaHacienda);
   const issuer = await withTenant(deps.db, tenantId, (tx) => findIssuer(tx, tenantId, body.receptor));
   if (!issuer) throw new AppError('not_found', `receptor: issuer ${body.receptor} is not registered`);
 
-  const inspection = await inspectReceived(deps.xsd, {
+  const inspection = await inspectReceived(deps, {
     xml,
     receptor: body.receptor,
     ...(respuesta === undefined ? {} : { respuestaHaciendaXml: respuesta }),
@@ -51,7 +51,7 @@ export async function receiveDocument(
   const { parsed } = inspection;
   const emitted = parseIsoDateTime(parsed.fechaEmision);
   if (!emitted) throw new AppError('bad_request', 'xml: FechaEmision is not a date-time');
-  const sha = createHash('sha256').update(xml.text, 'utf8').digest('hex');
+  const sha = createHash('sha256').update(xml, 'utf8').digest('hex');
   const id = randomUUID();
   const row = await withTenant(deps.db, tenantId, async (tx) => {
     const inserted = await insertReceived(tx, tenantId, {
@@ -69,7 +69,7 @@ export async function receiveDocument(
         parsed.totalImpuesto && /^\d+(\.\d+)?$/.test(parsed.totalImpuesto)
           ? formatAmount(new Dec(parsed.totalImpuesto))
           : null,
-      xml: xml.text,
+      xml,
       xmlSha256: sha,
       respuestaHaciendaXml: inspection.respuestaHaciendaXml ?? null,
       findings: inspection.findings,

@@ -4,9 +4,12 @@ import type { BusinessCalendar } from '@cr/hacienda-xml';
 import type { XsdValidator } from '@cr/xsd';
 import type { SubmissionDeps } from '../documents/submission-deps';
 import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
+import type { ReceivedXmlChecker } from './received-xml-pool';
 
 export interface RecepcionDeps extends SubmissionDeps {
   xsd: XsdValidator;
+  /** The XML checks of an upload, in worker threads (RECEPCION_CHECK_THREADS). */
+  xmlChecks: ReceivedXmlChecker;
   calendar: BusinessCalendar;
   /** RECEPCION_UPLOADS_PER_TENANT: uploads one tenant may have in progress at once. */
   uploads: Pick<TenantConcurrency, 'run'>;

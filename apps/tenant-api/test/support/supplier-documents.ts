@@ -4,6 +4,9 @@ import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 
 import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
 import type { DocumentRequest } from '@cr/contracts';
 import { makeP12 } from './certificates';
+import { post } from './client';
+import { issuerBody } from './issuer-mother';
+import type { TestApp } from './test-app';
 
 export const RECEIVER_ID = '3101779527';
 export const SUPPLIER_ID = ISSUER.numeroIdentificacion;
@@ -34,3 +37,17 @@ export function supplierInvoice(
 }
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+/** The receiving issuer (RECEIVER_ID), registered for tenant acme of `app`. */
+export async function registerReceiver(app: TestApp): Promise<void> {
+  const registered = await post(
+    app,
+    'acme',
+    '/api/enviar/emisor',
+    issuerBody({
+      identificacion: Number(RECEIVER_ID),
+      usuarioHacienda: 'cpj-3-101-779527@stag.comprobanteselectronicos.go.cr',
+    }),
+  );
+  expect(registered.status).toBe(200);
+}

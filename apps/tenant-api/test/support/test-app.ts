@@ -176,7 +176,7 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps, mailDeps, recepcion, stopMetrics, certificates } =
+  const { app, worker, submission, webhookDeps, mailDeps, recepcion, stopMetrics, threads } =
     composeTenantApi({
       config: tenantConfig({
         ...settings,
@@ -252,7 +252,7 @@ export async function startTestApp(
     async close() {
       stopMetrics();
       await worker.stop(5_000);
-      await certificates.close();
+      await threads.close();
       await forge.stop();
       await db.close();
     },

@@ -1,0 +1,181 @@
+// The checks of a supplier's comprobante that read its XML (issue 13), pure and synchronous: they run in a
+// worker thread (received-xml-pool.ts), because a 2 MiB upload takes about half a second to parse and every
+// tenant shares the event loop. The document is parsed once and every check reads that tree. What throws
+// AppError 400 (nothing stored): XML that is not well-formed, a root that is not a v4.4 comprobante, a
+// signature that does not verify, a document addressed to someone else, an unreadable Hacienda answer. What
+// becomes findings: the signer's certificate against the issuer, the §9 arithmetic and Hacienda's answer
+// (the XSD is checked by the caller, with the process's compiled schemas).
+import type { RecepcionFinding } from '@cr/contracts';
+import {
+  COMPROBANTE_KINDS,
+  HaciendaXmlError,
+  type ParsedComprobante,
+  type ParsedXmlDocument,
+  checkReceivedArithmetic,
+  parseComprobante,
+  parseXml,
+  readMensajeHacienda,
+  V44_NAMESPACE_BASE,
+  verifySignedXml,
+} from '@cr/hacienda-xml';
+import { AppError } from '@cr/service-kit';
+
+export interface ReceivedXmlInput {
+  /** The comprobante's text (decoded, no DTD). */
+  xml: string;
+  /** The issuer of the tenant it must be addressed to. */
+  receptor: string;
+  respuestaHaciendaXml?: string;
+}
+
+export interface ReceivedXmlChecks {
+  parsed: ParsedComprobante;
+  tipo: string;
+  /** The official XSD of its kind. */
+  xsd: string;
+  /** Signature, certificate, arithmetic and Hacienda findings, in that order. */
+  findings: RecepcionFinding[];
+}
+
+function bad(message: string, details?: Array<{ path: string; reason: string }>): AppError {
+  return new AppError('bad_request', message, details === undefined ? undefined : { details });
+}
+
+const digits = (id: string | undefined) => (id ?? '').replace(/\D/g, '').replace(/^0+/, '');
+
+function signerFindings(
+  xml: string,
+  doc: ParsedXmlDocument,
+  emisor: string,
+): { findings: RecepcionFinding[] } {
+  const verification = verifySignedXml(xml, { requirePolicy: true, parsed: doc });
+  const errors = verification.findings.filter((f) => f.severity === 'error');
+  if (errors.length > 0) {
+    throw bad(
+      `xml: the signature does not verify: ${errors.map((e) => `${e.code} (${e.message})`).join('; ')}`,
+      errors.map((e) => ({ path: 'xml', reason: `signature ${e.code}: ${e.message}` })),
+    );
+  }
+  const findings: RecepcionFinding[] = [
+    {
+      code: 'signature',
+      severity: 'info',
+      message: `XAdES-EPES signature verified; signer ${verification.certificate?.subject ?? 'unknown'}`,
+    },
+    ...verification.findings.map((f) => ({
+      code: 'signature',
+      severity: 'warning' as const,
+      message: `${f.code}: ${f.message}`,
+    })),
+  ];
+  const holder = verification.certificate?.subjectSerialNumber;
+  if (!holder || digits(holder) !== digits(emisor)) {
+    findings.push({
+      code: 'certificate',
+      severity: 'error',
+      message: `the signing certificate belongs to ${holder ?? 'an unidentified holder'}, not to the issuer ${emisor}`,
+    });
+  }
+  const signedAt = verification.signingTime ? new Date(verification.signingTime) : undefined;
+  const cert = verification.certificate;
+  if (cert && signedAt && (signedAt < cert.notBefore || signedAt > cert.notAfter)) {
+    findings.push({
+      code: 'certificate',
+      severity: 'error',
+      message: `the certificate was not valid at the signing time ${verification.signingTime}`,
+    });
+  }
+  return { findings };
+}
+
+function haciendaFindings(xml: string | undefined, clave: string): RecepcionFinding[] {
+  if (xml === undefined) {
+    return [
+      {
+        code: 'hacienda',
+        severity: 'warning',
+        message: "Hacienda's answer was not supplied; the document's acceptance is not confirmed",
+      },
+    ];
+  }
+  try {
+    const { message, verification } = readMensajeHacienda(xml);
+    const out: RecepcionFinding[] = [];
+    if (!verification.valid) {
+      const why = verification.findings.filter((f) => f.severity === 'error').map((f) => f.code);
+      out.push({
+        code: 'hacienda',
+        severity: 'error',
+        message: `Hacienda's answer is not validly signed (${why.join(', ')})`,
+      });
+    }
+    if (message.clave !== clave) {
+      out.push({
+        code: 'hacienda',
+        severity: 'error',
+        message: `Hacienda's answer is about clave ${message.clave}`,
+      });
+    } else if (message.mensaje !== 1) {
+      out.push({
+        code: 'hacienda',
+        severity: 'error',
+        message: `Hacienda rejected the document: ${message.detalles.map((d) => `${d.codigo} ${d.mensaje}`).join('; ') || message.detalleMensaje}`,
+      });
+    } else if (verification.valid) {
+      out.push({
+        code: 'hacienda',
+        severity: 'info',
+        message: 'Hacienda accepted the document (signed answer)',
+      });
+    }
+    return out;
+  } catch (err) {
+    if (err instanceof HaciendaXmlError) throw bad(`respuestaHacienda: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Checks a supplier's document for `receptor`; throws AppError 400 for what cannot be stored. */
+export function checkReceivedXml(input: ReceivedXmlInput): ReceivedXmlChecks {
+  const { xml, receptor } = input;
+  const parsedXml = parseXml(xml);
+  if ('error' in parsedXml) throw bad(`xml: is not well-formed XML (${parsedXml.error})`);
+  const { doc } = parsedXml;
+  const root = doc.documentElement;
+  const rootName = root?.localName ?? '';
+  const kind = COMPROBANTE_KINDS[rootName];
+  if (!kind || root?.namespaceURI !== `${V44_NAMESPACE_BASE}${kind.ns}`) {
+    throw bad(
+      `xml: the root element ${rootName} (${root?.namespaceURI ?? 'no namespace'}) is not a v4.4 comprobante (${Object.keys(COMPROBANTE_KINDS).join(', ')})`,
+    );
+  }
+  let parsed: ParsedComprobante;
+  try {
+    parsed = parseComprobante(xml, doc);
+  } catch (err) {
+    if (err instanceof HaciendaXmlError) throw bad(`xml: ${err.message}`);
+    throw err;
+  }
+  if (!/^\d{20}$/.test(parsed.numeroConsecutivo) || parsed.numeroConsecutivo.slice(8, 10) !== kind.tipo) {
+    throw bad(`xml: NumeroConsecutivo ${parsed.numeroConsecutivo} is not of type ${kind.tipo} (${rootName})`);
+  }
+  if (!parsed.receptor?.numero) throw bad('xml: the document names no receptor; it cannot be received');
+  if (digits(parsed.receptor.numero) !== digits(receptor)) {
+    throw bad(`receptor: the document is addressed to ${parsed.receptor.numero}, not to issuer ${receptor}`);
+  }
+  if (!/^\d+(\.\d+)?$/.test(parsed.totalComprobante)) throw bad('xml: the document has no TotalComprobante');
+  const findings = [...signerFindings(xml, doc, parsed.emisor.numero).findings];
+  const mismatches = checkReceivedArithmetic(xml, doc);
+  for (const m of mismatches) {
+    findings.push({
+      code: 'arithmetic',
+      severity: 'error',
+      message: `${m.path} is ${m.found}, expected ${m.expected}`,
+    });
+  }
+  if (mismatches.length === 0) {
+    findings.push({ code: 'arithmetic', severity: 'info', message: 'lines and totals add up (§9)' });
+  }
+  findings.push(...haciendaFindings(input.respuestaHaciendaXml, parsed.clave));
+  return { parsed, tipo: kind.tipo, xsd: kind.xsd, findings };
+}

@@ -1,0 +1,66 @@
+// The XML checks of suppliers' uploads off the event loop: a ThreadPool running received-xml-checks.ts. A
+// 2 MiB upload takes about half a second to parse and check; on the event loop every tenant's requests, the
+// jobs and /health waited for it (docs/security.md, "Work that holds the event loop"). A check that outlives
+// RECEPCION_CHECK_TIMEOUT_MS is refused (400) and its thread replaced.
+import { join } from 'node:path';
+import { AppError, type Logger } from '@cr/service-kit';
+import { ThreadPool } from '../threads/thread-pool';
+import type { ReceivedXmlChecks, ReceivedXmlInput } from './received-xml-checks';
+
+export interface ReceivedXmlChecker {
+  /** The checks' verdict; rejects with AppError 400 for what cannot be stored. */
+  check(input: ReceivedXmlInput): Promise<ReceivedXmlChecks>;
+}
+
+/** What a thread answers when the checks refuse the document (an AppError 400), or fail. */
+export type ReceivedXmlFailure =
+  | { refused: true; message: string; details?: Array<{ path: string; reason: string }> }
+  | { refused: false; message: string };
+
+export interface ReceivedXmlPoolOptions {
+  threads: number;
+  timeoutMs: number;
+  idleMs: number;
+  logger?: Logger;
+}
+
+export class ReceivedXmlPool implements ReceivedXmlChecker {
+  private readonly pool: ThreadPool<ReceivedXmlChecks, ReceivedXmlFailure>;
+
+  constructor(options: ReceivedXmlPoolOptions) {
+    this.pool = new ThreadPool({
+      name: 'received XML',
+      script: {
+        built: join(__dirname, 'received-xml-worker.js'),
+        source: join(__dirname, 'received-xml-worker.ts'),
+      },
+      threads: options.threads,
+      timeoutMs: options.timeoutMs,
+      idleMs: options.idleMs,
+      timeoutError: () =>
+        new AppError('bad_request', `xml: could not be checked within ${options.timeoutMs} ms; refused`),
+      failureError: (failure) =>
+        failure.refused
+          ? new AppError(
+              'bad_request',
+              failure.message,
+              failure.details === undefined ? undefined : { details: failure.details },
+            )
+          : new Error(`the received XML checks failed: ${failure.message}`),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  check(input: ReceivedXmlInput): Promise<ReceivedXmlChecks> {
+    return this.pool.run(input);
+  }
+
+  /** Threads alive now (starting, idle or busy). */
+  get threadCount(): number {
+    return this.pool.threadCount;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,98 @@
+// Suppliers' uploads are checked in worker threads: the event loop every tenant shares keeps turning while a
+// large document is parsed, a check that outlives its time limit is refused (400) and its thread replaced,
+// and what the checks refuse comes back as the same 400 with its details.
+import { parseXml } from '@cr/hacienda-xml';
+import { AppError } from '@cr/service-kit';
+import { ReceivedXmlPool } from '../src/recepcion/received-xml-pool';
+import { post } from './support/client';
+import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
+import { type TestApp, startTestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+
+/** About 2 MiB of well-formed elements that are not a comprobante: refused only once parsed. */
+const bulky = `<Bulk>${'<e a="1">x</e>'.repeat(140_000)}</Bulk>`;
+
+describe('the received XML checks in threads', () => {
+  let ctx: TestApp;
+  beforeAll(async () => {
+    ctx = await startTestApp({ checkExonerations: false });
+    await registerReceiver(ctx);
+  });
+  afterAll(() => ctx.close());
+
+  it('when a large document is uploaded, then the event loop keeps turning while it is parsed', async () => {
+    // What parsing it on the event loop would hold the loop for, on this machine now.
+    const started = performance.now();
+    expect('doc' in parseXml(bulky)).toBe(true);
+    const parseMs = performance.now() - started;
+    const body = { receptor: RECEIVER_ID, xml: b64(bulky) };
+    // Once to start the threads, then measured: the longest gap between the turns of a 1 ms timer.
+    expect((await post(ctx, 'acme', '/api/recepcion/documentos', body)).status).toBe(400);
+    let last = performance.now();
+    let longest = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', body);
+    clearInterval(ticker);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^xml: the root element Bulk/);
+    // The request's own work on the loop (the JSON body, the Base64) is a fraction of the parse.
+    expect(longest).toBeLessThan(parseMs / 2);
+  });
+
+  it('when a check outlives its time limit, then it is refused with 400 and the next check gets a new thread', async () => {
+    // Long enough for a small document, far too short for parsing 2 MiB (several hundred ms).
+    const pool = new ReceivedXmlPool({ threads: 1, timeoutMs: 100, idleMs: 1_000 });
+    try {
+      const err = await pool.check({ xml: bulky, receptor: RECEIVER_ID }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ status: 400, message: 'xml: could not be checked within 100 ms; refused' });
+      expect(pool.threadCount).toBe(0);
+      await expect(pool.check({ xml: '<a/>', receptor: RECEIVER_ID })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/root element a /),
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('when the checks refuse a document or accept it, then the verdict crosses the thread intact', async () => {
+    const pool = new ReceivedXmlPool({ threads: 2, timeoutMs: 10_000, idleMs: 1_000 });
+    try {
+      const fe = supplierInvoice(70);
+      const tampered = fe.xml.replace(/<Detalle>[^<]*</, '<Detalle>cambiado<');
+      expect(tampered).not.toBe(fe.xml);
+      const [ok, refused] = await Promise.allSettled([
+        pool.check({ xml: fe.xml, receptor: RECEIVER_ID }),
+        pool.check({ xml: tampered, receptor: RECEIVER_ID }),
+      ]);
+      expect(ok).toMatchObject({
+        status: 'fulfilled',
+        value: {
+          tipo: '01',
+          xsd: 'FacturaElectronica_V4.4.xsd',
+          parsed: { clave: fe.clave, totalComprobante: fe.totals.totalComprobante },
+          findings: expect.arrayContaining([
+            expect.objectContaining({ code: 'signature', severity: 'info' }),
+          ]),
+        },
+      });
+      expect(refused).toMatchObject({
+        status: 'rejected',
+        reason: {
+          status: 400,
+          message: expect.stringMatching(/^xml: the signature does not verify/),
+          details: [expect.objectContaining({ path: 'xml' })],
+        },
+      });
+      expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
+    } finally {
+      await pool.close();
+    }
+  });
+});
