@@ -11,6 +11,8 @@
 // files keep working. Files an app reads at run time (migrations, templates) must be found relative to the
 // package root, not to __dirname of a source file: the bundle lives in dist/.
 
+import { join } from 'node:path';
+
 interface ResolveArgs {
   path: string;
 }
@@ -48,9 +50,16 @@ export const LIBRARY_SOURCE_MAPS_OFF = {
   footer: { js: 'if (__crLibraryMapsOff) process.setSourceMapsEnabled(true);' },
 };
 
-export function appBundle(overrides: Record<string, unknown> = {}) {
+/**
+ * The thread that runs an app's embedded PGlite (ADR 0039) is a file of its own beside main.js: every app that
+ * opens a database bundles it, whatever entries it adds.
+ */
+export const PGLITE_WORKER_ENTRY = {
+  'pglite-worker': join(__dirname, '..', '..', 'packages', 'service-kit', 'src', 'db', 'pglite-worker.ts'),
+};
+
+export function appBundle(overrides: { entry?: Record<string, string> } & Record<string, unknown> = {}) {
   return {
-    entry: { main: 'src/main.ts' },
     outDir: 'dist',
     format: ['cjs'] as 'cjs'[],
     platform: 'node' as const,
@@ -63,5 +72,6 @@ export function appBundle(overrides: Record<string, unknown> = {}) {
     esbuildPlugins: [externalThirdParty],
     ...LIBRARY_SOURCE_MAPS_OFF,
     ...overrides,
+    entry: { main: 'src/main.ts', ...PGLITE_WORKER_ENTRY, ...overrides.entry },
   };
 }

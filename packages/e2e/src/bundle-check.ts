@@ -25,7 +25,10 @@ interface AppBundle {
   env: () => Record<string, string>;
   /** What else the running image must serve; a problem's description, or undefined. */
   probe?: (port: number) => Promise<string | undefined>;
-  /** Worker-thread bundles beside main.js that must load in the image (each says it is ready). */
+  /**
+   * Worker-thread bundles beside main.js that must load in the image (each says it is ready). Not
+   * dist/pglite-worker.js: every app opens its embedded database through it, so the app starting proves it.
+   */
   threads?: string[];
 }
 

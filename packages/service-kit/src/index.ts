@@ -12,3 +12,4 @@ export * from './validate-body';
 export * from './docs-router';
 export * from './trust-proxy';
 export * from './telemetry';
+export * from './threads';

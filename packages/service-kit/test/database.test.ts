@@ -64,45 +64,87 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     expect(after ?? '').toBe('');
   });
 
-  it('when a begin statement fails, then the transaction fails and its callback never runs', async () => {
-    let ran = false;
+  it('when a begin statement fails, then the transaction fails with its error and nothing the callback wrote remains', async () => {
+    await db.exec('CREATE TABLE IF NOT EXISTS begun (v text)');
     await expect(
       db.transaction(
-        async () => {
-          ran = true;
+        async (tx) => {
+          // On PGlite the callback's first statements follow the BEGIN without waiting for it (ADR 0039).
+          await tx.query("INSERT INTO begun VALUES ('written')");
         },
         { begin: 'SELECT no_such_function()' },
       ),
     ).rejects.toThrow(/no_such_function/);
-    expect(ran).toBe(false);
+    expect((await db.query('SELECT * FROM begun')).rows).toEqual([]);
     expect((await db.query<{ n: number }>('SELECT 1 AS n')).rows[0]).toEqual({ n: 1 });
   });
 });
 
-describe('PGlite statements take turns with the event loop', () => {
-  it('when many statements are queued, then timers and sockets get a turn between them, and ping skips the queue', async () => {
+describe('PGlite runs in a thread of its own (ADR 0039)', () => {
+  it('when a long statement runs, then the event loop keeps its timers, and ping waits only for the running one', async () => {
     const db = await openPglite();
     try {
-      let turns = 0;
-      let ticking = true;
-      // Counts event-loop turns: the chain re-arms itself once per turn until stopped.
-      const tick = () => {
-        turns += 1;
-        if (ticking) setImmediate(tick);
-      };
+      // A statement of a few hundred milliseconds of WebAssembly CPU: on the event loop it would stop every timer.
+      const started = performance.now();
+      const long = db.query('SELECT count(*) AS n FROM generate_series(1, 3000000)');
       const queued = Array.from({ length: 20 }, () => db.query('SELECT 1'));
-      setImmediate(tick);
-      await queued[2];
-      const turnsAfterThree = turns;
+      let last = performance.now();
+      let widestGap = 0;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        widestGap = Math.max(widestGap, now - last);
+        last = now;
+      }, 5);
       await db.ping();
+      const long_ = await long;
+      const elapsed = performance.now() - started;
+      clearInterval(timer);
+      widestGap = Math.max(widestGap, performance.now() - last);
       await Promise.all(queued);
-      ticking = false;
-      // Back to back (no yielding), all twenty would finish before the first timer tick.
-      expect(turnsAfterThree).toBeGreaterThan(0);
-      expect(turns).toBeGreaterThan(turnsAfterThree);
+      expect(long_.rows).toEqual([{ n: '3000000' }]);
+      expect(elapsed).toBeGreaterThan(100);
+      expect(widestGap).toBeLessThan(elapsed / 2);
     } finally {
       await db.close();
     }
+  });
+
+  it("when a statement fails, then its error crosses the thread with PostgreSQL's code and constraint, and values keep their shapes", async () => {
+    const db = await openPglite();
+    try {
+      await db.exec('CREATE TABLE kinds (id int PRIMARY KEY, b bytea, n numeric, big bigint, d date)');
+      await db.query('INSERT INTO kinds VALUES ($1, $2, $3, $4, $5)', [
+        1,
+        Buffer.from([0, 1, 254, 255]),
+        '0.10000',
+        '9007199254740993',
+        '2026-01-02',
+      ]);
+      const row = (await db.query<Record<string, unknown>>('SELECT b, n, big, d FROM kinds')).rows[0]!;
+      expect(Buffer.from(row.b as Uint8Array)).toEqual(Buffer.from([0, 1, 254, 255]));
+      expect([row.n, row.big, row.d]).toEqual(['0.10000', '9007199254740993', '2026-01-02']);
+      const failed = db.query('INSERT INTO kinds (id) VALUES (1)');
+      await expect(failed).rejects.toThrow('duplicate key value violates unique constraint "kinds_pkey"');
+      await expect(failed).rejects.toMatchObject({ code: '23505', constraint: 'kinds_pkey', table: 'kinds' });
+      // The session is intact after the error, inside and outside a transaction.
+      const inTx = db.transaction(async (tx) => {
+        await tx.query('INSERT INTO kinds (id) VALUES (2)');
+        await tx.query('SELECT * FROM missing');
+      });
+      await expect(inTx).rejects.toMatchObject({
+        code: '42P01',
+        message: 'relation "missing" does not exist',
+      });
+      expect((await db.query('SELECT count(*)::int AS n FROM kinds')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('when it is closed, then later statements are refused instead of waiting forever', async () => {
+    const db = await openPglite();
+    await db.close();
+    await expect(db.query('SELECT 1')).rejects.toThrow('the embedded database is closed');
   });
 });
 

@@ -7,9 +7,8 @@
 //
 // The protocol: a thread posts `{ ready: true }` once loaded (the time limit then measures tasks only), and
 // answers each task with `{ ok: true, value }` or `{ ok: false, failure }`.
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import type { Logger } from '@cr/service-kit';
+import type { Worker } from 'node:worker_threads';
+import { type Logger, type WorkerScript, startWorkerThread } from '@cr/service-kit';
 
 export type ThreadReply<V, F> = { ok: true; value: V } | { ok: false; failure: F };
 
@@ -19,7 +18,7 @@ export interface ThreadPoolOptions<F> {
   /** Names the work in logs, e.g. "certificate". */
   name: string;
   /** The worker's bundle (`dist/<name>.js` beside main.js) and its TypeScript source (run through tsx). */
-  script: { built: string; source: string };
+  script: WorkerScript;
   threads: number;
   timeoutMs: number;
   /** An idle thread ends after this long without work; the next task starts one again. */
@@ -35,17 +34,6 @@ interface Task<V> {
   request: unknown;
   resolve(value: V): void;
   reject(err: Error): void;
-}
-
-function startThread(script: { built: string; source: string }): Worker {
-  if (existsSync(script.built)) return new Worker(script.built);
-  const tsx = require.resolve('tsx/cjs/api');
-  return new Worker(
-    `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(script.source)});`,
-    {
-      eval: true,
-    },
-  );
 }
 
 export class ThreadPool<V, F> {
@@ -125,7 +113,7 @@ export class ThreadPool<V, F> {
   }
 
   private spawn(): void {
-    const thread = startThread(this.options.script);
+    const thread = startWorkerThread(this.options.script);
     thread.unref();
     this.starting.add(thread);
     thread.on('message', (message: Message<V, F>) => this.settle(thread, message));

@@ -11,7 +11,6 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL: prepare parameterised statements once per connection (default true; ADR 0030). */
   preparedStatements?: boolean;
-  pgliteExtensions?: Record<string, unknown>;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
@@ -25,10 +24,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     await db.query('SELECT 1');
     return db;
   }
-  return openPglite({
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(options.pgliteExtensions ? { extensions: options.pgliteExtensions } : {}),
-  });
+  return openPglite(options.dataDir ? { dataDir: options.dataDir } : {});
 }
 
 export interface TestDatabase extends Db {
@@ -40,11 +36,9 @@ export interface TestDatabase extends Db {
  * A fresh, empty database for one test file: a new database on the server named by `TEST_DATABASE_URL`
  * (dropped on close), or an in-memory PGlite when that is unset.
  */
-export async function createTestDatabase(
-  options: Pick<OpenDatabaseOptions, 'pgliteExtensions'> = {},
-): Promise<TestDatabase> {
+export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) return openPglite(options.pgliteExtensions ? { extensions: options.pgliteExtensions } : {});
+  if (!adminUrl) return openPglite();
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = openPostgres({ connectionString: adminUrl, max: 1 });
   await admin.exec(`CREATE DATABASE ${name}`);

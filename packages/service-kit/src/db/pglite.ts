@@ -1,42 +1,17 @@
 // The embedded default: PostgreSQL compiled to WASM, persisted under the service's data directory (or in
-// memory for tests). PGlite runs one session; its own mutex serialises queries and transactions.
+// memory for tests), run in a thread of its own (ADR 0039). PGlite has one session: queries and transactions
+// take it in turn.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PGlite, types } from '@electric-sql/pglite';
+import { PgliteThread } from './pglite-thread';
 import { traced } from './traced';
 import type { Db, QueryResult, Queryable, TransactionOptions } from './types';
 
 export interface PgliteOptions {
   /** Directory for the data files; omitted → in memory. */
   dataDir?: string;
-  /** PGlite extensions (e.g. pg_trgm, unaccent) keyed by name. */
-  extensions?: Record<string, unknown>;
-}
-
-// Same value shapes as our node-postgres settings: int8 and numeric as strings, date as a string.
-const parsers = {
-  [types.INT8]: (v: string) => v,
-  [types.NUMERIC]: (v: string) => v,
-  [types.DATE]: (v: string) => v,
-};
-
-interface PgliteLike {
-  query<R>(sql: string, params?: unknown[], options?: unknown): Promise<{ rows: R[]; affectedRows?: number }>;
-  exec(sql: string): Promise<unknown>;
-}
-
-function wrap(handle: PgliteLike): Queryable {
-  return {
-    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-      const r = await traced('pglite', sql, () => handle.query<R>(sql, params, { parsers }));
-      return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
-    },
-    async exec(sql: string): Promise<void> {
-      await handle.exec(sql);
-    },
-  };
 }
 
 // PGlite's default shared_buffers is 160 MB of WASM heap, sized for a database server, not for an embedded
@@ -65,27 +40,32 @@ async function initialiseDataDir(dataDir: string): Promise<void> {
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
   if (options.dataDir) await initialiseDataDir(options.dataDir);
-  const db = await PGlite.create({
+  const thread = await PgliteThread.start({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(options.extensions ? { extensions: options.extensions as never } : {}),
-    postgresqlconf: PGLITE_SETTINGS,
+    settings: PGLITE_SETTINGS,
   });
-  const base = wrap(db as unknown as PgliteLike);
-  // PGlite executes each statement synchronously on the main thread, and its mutex hands the session to the
-  // next waiter in a microtask: N queued statements used to run back to back in one event-loop turn (a login
-  // flood blocked the loop for 100-460 ms, stalling /health). Statements therefore wait in our own FIFO and
-  // each starts in a fresh macrotask, so sockets are served between them. A transaction holds the session
-  // for all its statements, which go through its own `tx`.
+  let transactions = 0;
+  const session = (tx?: number): Queryable => ({
+    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+      const r = await traced('pglite', sql, () =>
+        thread.send({ op: 'query', sql, ...(params ? { params } : {}), ...(tx === undefined ? {} : { tx }) }),
+      );
+      return { rows: r.rows as R[], rowCount: r.rowCount };
+    },
+    async exec(sql: string): Promise<void> {
+      await thread.send({ op: 'exec', sql, ...(tx === undefined ? {} : { tx }) });
+    },
+  });
+  const base = session();
+  // PGlite has one session. A statement or a transaction takes it in turn, in order of arrival, so the thread
+  // holds at most the one running and a ping (below) waits for that one only, not for the queue.
   let tail: Promise<unknown> = Promise.resolve();
   let queued = 0;
   const turn = <T>(fn: () => Promise<T>): Promise<T> => {
     queued += 1;
-    const run = tail
-      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      .then(fn)
-      .finally(() => {
-        queued -= 1;
-      });
+    const run = tail.then(fn).finally(() => {
+      queued -= 1;
+    });
     tail = run.catch(() => undefined);
     return run;
   };
@@ -94,18 +74,30 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     query: <R>(sql: string, params?: unknown[]) => turn(() => base.query<R>(sql, params)),
     exec: (sql: string) => turn(() => base.exec(sql)),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions) =>
-      turn(() =>
-        db.transaction(async (raw) => {
-          const tx = wrap(raw as unknown as PgliteLike);
-          if (options?.begin) await tx.exec(options.begin);
-          return fn(tx);
-        }),
-      ),
+      turn(async () => {
+        transactions += 1;
+        const tx = transactions;
+        // Not awaited before the callback: its first statement follows the BEGIN without a round trip of its
+        // own, and fails with the BEGIN's error if the transaction could not open.
+        const opened = thread.send({ op: 'begin', tx, ...(options?.begin ? { sql: options.begin } : {}) });
+        opened.catch(() => undefined);
+        let result: T;
+        try {
+          result = await fn(session(tx));
+          await opened;
+        } catch (err) {
+          await opened; // the BEGIN's own error comes first
+          await thread.send({ op: 'end', tx, commit: false }).catch(() => undefined);
+          throw err;
+        }
+        await thread.send({ op: 'end', tx, commit: true });
+        return result;
+      }),
     async ping(): Promise<void> {
       await base.query('SELECT 1');
     },
     // The running statement counts as the session in use; the rest wait.
     poolStats: () => ({ total: 1, idle: queued === 0 ? 1 : 0, waiting: Math.max(0, queued - 1) }),
-    close: () => turn(() => db.close()),
+    close: () => turn(() => thread.close()),
   };
 }

@@ -1,0 +1,155 @@
+// The thread that runs a service's embedded PGlite (ADR 0039). PGlite executes every statement synchronously
+// in its WebAssembly PostgreSQL, about half of a service's CPU on the embedded default; here that work runs
+// beside the event loop instead of on it. The service (pglite-thread.ts) sends one statement or transaction at
+// a time; PGlite's own mutex keeps a transaction's session to itself, as it did in the service's thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction, types } from '@electric-sql/pglite';
+import {
+  type PgliteReply,
+  type PgliteRequest,
+  type PgliteStartup,
+  type PgliteThreadData,
+  failureOf,
+} from './pglite-protocol';
+
+// Same value shapes as our node-postgres settings: int8 and numeric as strings, date as a string.
+const parsers = {
+  [types.INT8]: (v: string) => v,
+  [types.NUMERIC]: (v: string) => v,
+  [types.DATE]: (v: string) => v,
+};
+
+type Session = Pick<PGlite, 'query' | 'exec'> | Transaction;
+type Statement = Extract<PgliteRequest, { op: 'query' | 'exec' }>;
+type TxMessage = Statement | Extract<PgliteRequest, { op: 'end' }>;
+
+const port = parentPort;
+if (!port) throw new Error('pglite-worker runs as a worker thread');
+const reply = (message: PgliteReply) => port.postMessage(message);
+
+/** Statements of one open transaction, in the order the service sent them. */
+class TxChannel {
+  private readonly waiting: TxMessage[] = [];
+  private take: ((message: TxMessage) => void) | undefined;
+
+  push(message: TxMessage): void {
+    const take = this.take;
+    if (take) {
+      this.take = undefined;
+      take(message);
+    } else this.waiting.push(message);
+  }
+
+  /** What waits when the transaction could not open: each is answered with that failure. */
+  drain(): TxMessage[] {
+    return this.waiting.splice(0);
+  }
+
+  next(): Promise<TxMessage> {
+    const message = this.waiting.shift();
+    if (message) return Promise.resolve(message);
+    return new Promise((resolve) => {
+      this.take = resolve;
+    });
+  }
+}
+
+const ROLLBACK = Symbol('rollback');
+const transactions = new Map<number, TxChannel>();
+
+async function run(session: Session, request: Statement): Promise<void> {
+  try {
+    if (request.op === 'exec') {
+      await session.exec(request.sql);
+      reply({ id: request.id, ok: true });
+    } else {
+      const r = await session.query(request.sql, request.params, { parsers });
+      reply({ id: request.id, ok: true, rows: r.rows, rowCount: r.affectedRows || r.rows.length });
+    }
+  } catch (err) {
+    reply({ id: request.id, ok: false, failure: failureOf(err) });
+  }
+}
+
+function begin(db: PGlite, request: Extract<PgliteRequest, { op: 'begin' }>): void {
+  const channel = new TxChannel();
+  transactions.set(request.tx, channel);
+  let endId: number | undefined;
+  let opened = false;
+  db.transaction(async (tx) => {
+    if (request.sql) await tx.exec(request.sql);
+    opened = true;
+    reply({ id: request.id, ok: true });
+    for (;;) {
+      const message = await channel.next();
+      if (message.op === 'end') {
+        endId = message.id;
+        if (!message.commit) throw ROLLBACK;
+        return;
+      }
+      await run(tx, message);
+    }
+  })
+    .then(
+      () => reply({ id: endId!, ok: true }),
+      (err) => {
+        if (err === ROLLBACK) {
+          reply({ id: endId!, ok: true });
+          return;
+        }
+        const failure = failureOf(err);
+        if (opened) {
+          reply({ id: endId!, ok: false, failure }); // at COMMIT
+          return;
+        }
+        // The service sends a transaction's first statements without waiting for it to open (a round trip
+        // fewer): they share the failure.
+        reply({ id: request.id, ok: false, failure });
+        for (const message of channel.drain()) reply({ id: message.id, ok: false, failure });
+      },
+    )
+    .finally(() => transactions.delete(request.tx));
+}
+
+function route(tx: number, message: TxMessage): void {
+  const channel = transactions.get(tx);
+  if (channel) channel.push(message);
+  else
+    reply({ id: message.id, ok: false, failure: { message: `transaction ${tx} is not open`, fields: {} } });
+}
+
+async function main(): Promise<void> {
+  const data = workerData as PgliteThreadData;
+  let db: PGlite;
+  try {
+    db = await PGlite.create({
+      ...(data.dataDir ? { dataDir: data.dataDir } : {}),
+      postgresqlconf: data.settings,
+    });
+  } catch (err) {
+    port!.postMessage({ ready: false, failure: failureOf(err) } satisfies PgliteStartup);
+    return;
+  }
+  port!.on('message', (request: PgliteRequest) => {
+    switch (request.op) {
+      case 'begin':
+        begin(db, request);
+        return;
+      case 'end':
+        route(request.tx, request);
+        return;
+      case 'close':
+        db.close().then(
+          () => reply({ id: request.id, ok: true }),
+          (err) => reply({ id: request.id, ok: false, failure: failureOf(err) }),
+        );
+        return;
+      default:
+        if (request.tx !== undefined) route(request.tx, request);
+        else void run(db, request);
+    }
+  });
+  port!.postMessage({ ready: true } satisfies PgliteStartup);
+}
+
+void main();
