@@ -81,13 +81,16 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
 });
 
 describe('PGlite runs in a thread of its own (ADR 0039)', () => {
-  it('when a long statement runs, then the event loop keeps its timers, and ping waits only for the running one', async () => {
+  it('when a long statement runs, then the event loop keeps its timers, and ping does not wait for the queue', async () => {
     const db = await openPglite();
     try {
       // A statement of a few hundred milliseconds of WebAssembly CPU: on the event loop it would stop every timer.
       const started = performance.now();
       const long = db.query('SELECT count(*) AS n FROM generate_series(1, 3000000)');
-      const queued = Array.from({ length: 20 }, () => db.query('SELECT 1'));
+      const finished: string[] = [];
+      const queued = Array.from({ length: 20 }, (_, i) =>
+        db.query('SELECT 1').then(() => finished.push(`query ${i}`)),
+      );
       let last = performance.now();
       let widestGap = 0;
       const timer = setInterval(() => {
@@ -96,6 +99,7 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
         last = now;
       }, 5);
       await db.ping();
+      finished.push('ping');
       const long_ = await long;
       const elapsed = performance.now() - started;
       clearInterval(timer);
@@ -104,6 +108,8 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
       expect(long_.rows).toEqual([{ n: '3000000' }]);
       expect(elapsed).toBeGreaterThan(100);
       expect(widestGap).toBeLessThan(elapsed / 2);
+      // The thread holds at most the statement running besides the ping; the other queued ones wait here.
+      expect(finished.indexOf('ping')).toBeLessThanOrEqual(1);
     } finally {
       await db.close();
     }
@@ -141,9 +147,44 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
     }
   });
 
-  it('when it is closed, then later statements are refused instead of waiting forever', async () => {
+  it('when transactions overlap, then each keeps the session to itself until it ends', async () => {
     const db = await openPglite();
+    try {
+      await db.exec('CREATE TABLE counter (n int); INSERT INTO counter VALUES (0)');
+      // Read, then write what was read plus one, with a pause between: interleaved in one session, the
+      // transactions would read the same value and lose increments.
+      const increments = Array.from({ length: 12 }, () =>
+        db.transaction(async (tx) => {
+          const { rows } = await tx.query<{ n: number }>('SELECT n FROM counter');
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          await tx.query('UPDATE counter SET n = $1', [rows[0]!.n + 1]);
+        }),
+      );
+      const reads = Array.from({ length: 6 }, () => db.query<{ n: number }>('SELECT n FROM counter'));
+      await Promise.all([...increments, ...reads]);
+      expect((await db.query('SELECT n FROM counter')).rows).toEqual([{ n: 12 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('when it is closed, then what was sent before ends first and later statements are refused instead of waiting forever', async () => {
+    const db = await openPglite();
+    const before = [
+      db.query<{ n: number }>('SELECT 2 AS n'),
+      db.query<{ n: number }>('SELECT 3 AS n'),
+      db.query<{ n: string }>('SELECT count(*)::text AS n FROM generate_series(1, 1000000)'),
+    ];
+    // A transaction whose next statement is still to come when close is called.
+    const open = db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return (await tx.query<{ n: number }>('SELECT 4 AS n')).rows[0]?.n;
+    });
     await db.close();
+    const answered = (await Promise.all(before)).map((r) => r.rows[0]?.n);
+    expect(answered).toEqual([2, 3, '1000000']);
+    await expect(open).resolves.toBe(4);
     await expect(db.query('SELECT 1')).rejects.toThrow('the embedded database is closed');
   });
 });
