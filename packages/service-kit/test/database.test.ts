@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
+import { type Db, type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
 
 describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let db: TestDatabase;
@@ -81,9 +81,18 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
 });
 
 describe('PGlite runs in a thread of its own (ADR 0039)', () => {
-  it('when a long statement runs, then the event loop keeps its timers, and ping does not wait for the queue', async () => {
+  /** A fresh in-memory PGlite for one test, closed after it. */
+  const withPglite = async (test: (db: Db) => Promise<void>): Promise<void> => {
     const db = await openPglite();
     try {
+      await test(db);
+    } finally {
+      await db.close();
+    }
+  };
+
+  it('when a long statement runs, then the event loop keeps its timers, and ping does not wait for the queue', () =>
+    withPglite(async (db) => {
       // A statement of a few hundred milliseconds of WebAssembly CPU: on the event loop it would stop every timer.
       const started = performance.now();
       const long = db.query('SELECT count(*) AS n FROM generate_series(1, 3000000)');
@@ -100,24 +109,20 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
       }, 5);
       await db.ping();
       finished.push('ping');
-      const long_ = await long;
+      const counted = await long;
       const elapsed = performance.now() - started;
       clearInterval(timer);
       widestGap = Math.max(widestGap, performance.now() - last);
       await Promise.all(queued);
-      expect(long_.rows).toEqual([{ n: '3000000' }]);
+      expect(counted.rows).toEqual([{ n: '3000000' }]);
       expect(elapsed).toBeGreaterThan(100);
       expect(widestGap).toBeLessThan(elapsed / 2);
       // The thread holds at most the statement running besides the ping; the other queued ones wait here.
       expect(finished.indexOf('ping')).toBeLessThanOrEqual(1);
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 
-  it("when a statement fails, then its error crosses the thread with PostgreSQL's code and constraint, and values keep their shapes", async () => {
-    const db = await openPglite();
-    try {
+  it("when a statement fails, then its error crosses the thread with PostgreSQL's code and constraint, and values keep their shapes", () =>
+    withPglite(async (db) => {
       await db.exec('CREATE TABLE kinds (id int PRIMARY KEY, b bytea, n numeric, big bigint, d date)');
       await db.query('INSERT INTO kinds VALUES ($1, $2, $3, $4, $5)', [
         1,
@@ -142,14 +147,10 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
         message: 'relation "missing" does not exist',
       });
       expect((await db.query('SELECT count(*)::int AS n FROM kinds')).rows).toEqual([{ n: 1 }]);
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 
-  it('when transactions overlap, then each keeps the session to itself until it ends', async () => {
-    const db = await openPglite();
-    try {
+  it('when transactions overlap, then each keeps the session to itself until it ends', () =>
+    withPglite(async (db) => {
       await db.exec('CREATE TABLE counter (n int); INSERT INTO counter VALUES (0)');
       // Read, then write what was read plus one, with a pause between: interleaved in one session, the
       // transactions would read the same value and lose increments.
@@ -163,10 +164,7 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
       const reads = Array.from({ length: 6 }, () => db.query<{ n: number }>('SELECT n FROM counter'));
       await Promise.all([...increments, ...reads]);
       expect((await db.query('SELECT n FROM counter')).rows).toEqual([{ n: 12 }]);
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 
   it('when it is closed, then what was sent before ends first and later statements are refused instead of waiting forever', async () => {
     const db = await openPglite();
