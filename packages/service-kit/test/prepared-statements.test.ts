@@ -1,9 +1,9 @@
-// Prepared statements on PostgreSQL (ADR 0030): a parameterised statement is prepared once per connection
-// and reused, a text without parameters is never prepared, a table changed under a prepared SELECT * is
-// answered by running the text unnamed, the option turns it off, and the number of named texts is bounded.
-// PostgreSQL only (TEST_DATABASE_URL); PGlite has no such cache.
+// Prepared statements on PostgreSQL (ADR 0030) and on the embedded PGlite (ADR 0040): a parameterised
+// statement is prepared once per session and reused, a text without parameters is never prepared, a table
+// changed under a prepared SELECT * is answered by running the text unnamed, the option turns it off
+// (PostgreSQL), and the number of named texts is bounded.
 import { PreparedStatements } from '../src/db/prepared-statements';
-import { type TestDatabase, createTestDatabase, openPostgres } from '../src';
+import { type Db, type TestDatabase, createTestDatabase, openPglite, openPostgres } from '../src';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
@@ -91,6 +91,112 @@ onPostgres('prepared statements on PostgreSQL', () => {
       });
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe('prepared statements on PGlite', () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openPglite();
+    await db.exec('CREATE TABLE things (id int PRIMARY KEY, name text)');
+    await db.exec("INSERT INTO things VALUES (1, 'uno'), (2, 'dos')");
+  });
+  afterAll(() => db.close());
+
+  const preparedCount = (text: string) =>
+    db
+      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [
+        text,
+      ])
+      .then((r) => r.rows[0]?.n);
+
+  it('when a statement with parameters runs twice, then it is prepared once and answers both, in a transaction or not', async () => {
+    const text = 'SELECT name FROM things WHERE id = $1';
+    expect((await db.query(text, [1])).rows).toEqual([{ name: 'uno' }]);
+    await db.transaction(async (tx) => {
+      expect((await tx.query(text, [2])).rows).toEqual([{ name: 'dos' }]);
+    });
+    expect(await preparedCount(text)).toBe(1);
+    await db.query('SELECT 42 AS answer');
+    expect(await preparedCount('SELECT 42 AS answer')).toBe(0);
+  });
+
+  it("when values of every kind go in and come back, then they keep the shapes PGlite's query() gives them", async () => {
+    await db.exec(
+      'CREATE TABLE kinds (id int PRIMARY KEY, doc jsonb, tags text[], at timestamptz, b bytea, n numeric, big bigint, d date, ok boolean, note text)',
+    );
+    const at = new Date('2026-11-29T06:00:00.000Z');
+    const insert =
+      'INSERT INTO kinds VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, doc, tags, at, b, n, big, d, ok, note';
+    const values = [
+      1,
+      { a: [1, 'dos'] },
+      ['x', 'y z'],
+      at,
+      Buffer.from([0, 255]),
+      '0.10000',
+      '9007199254740993',
+      '2026-01-02',
+      true,
+      null,
+    ];
+    const inserted = await db.query<Record<string, unknown>>(insert, values);
+    const again = await db.query<Record<string, unknown>>(insert, [2, ...values.slice(1)]);
+    expect(inserted.rowCount).toBe(1);
+    const expected = {
+      doc: { a: [1, 'dos'] },
+      tags: ['x', 'y z'],
+      at,
+      n: '0.10000',
+      big: '9007199254740993',
+      d: '2026-01-02',
+      ok: true,
+      note: null,
+    };
+    for (const [row, id] of [
+      [inserted.rows[0]!, 1],
+      [again.rows[0]!, 2],
+    ] as const) {
+      expect(row).toMatchObject({ id, ...expected });
+      expect(Buffer.from(row.b as Uint8Array)).toEqual(Buffer.from([0, 255]));
+    }
+    const updated = await db.query('UPDATE kinds SET note = $1 WHERE id >= $2', ['nota', 1]);
+    expect(updated.rowCount).toBe(2);
+    expect((await db.query('DELETE FROM kinds WHERE id = $1', [3])).rowCount).toBe(0);
+  });
+
+  it("when a prepared statement fails, then the error keeps PostgreSQL's code and constraint and the session goes on", async () => {
+    const text = 'INSERT INTO things VALUES ($1, $2)';
+    await expect(db.query(text, [1, 'otra'])).rejects.toMatchObject({
+      code: '23505',
+      constraint: 'things_pkey',
+      message: 'duplicate key value violates unique constraint "things_pkey"',
+    });
+    await expect(db.query('SELECT nme FROM things WHERE id = $1', [1])).rejects.toMatchObject({
+      code: '42703',
+    });
+    await expect(db.query('SELECT nme FROM things WHERE id = $1', [1])).rejects.toMatchObject({
+      code: '42703',
+    });
+    const inTx = db.transaction(async (tx) => {
+      await tx.query(text, [3, 'tres']);
+      await tx.query(text, [3, 'tres']);
+    });
+    await expect(inTx).rejects.toMatchObject({ code: '23505' });
+    expect((await db.query('SELECT count(*)::int AS n FROM things WHERE id >= $1', [0])).rows).toEqual([
+      { n: 2 },
+    ]);
+  });
+
+  it('when a migration adds a column under a prepared SELECT *, then the next call answers with it', async () => {
+    await db.exec('CREATE TABLE later (id int PRIMARY KEY)');
+    await db.exec('INSERT INTO later VALUES (1)');
+    const text = 'SELECT * FROM later WHERE id = $1';
+    expect((await db.query(text, [1])).rows).toEqual([{ id: 1 }]);
+    await db.exec("ALTER TABLE later ADD COLUMN note text NOT NULL DEFAULT 'nueva'");
+    for (let i = 0; i < 3; i++) {
+      expect((await db.query(text, [1])).rows).toEqual([{ id: 1, note: 'nueva' }]);
     }
   });
 });

@@ -4,6 +4,7 @@
 // a time; PGlite's own mutex keeps a transaction's session to itself, as it did in the service's thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction, types } from '@electric-sql/pglite';
+import { PglitePrepared } from './pglite-prepared';
 import {
   type PgliteReply,
   type PgliteRequest,
@@ -57,15 +58,37 @@ class TxChannel {
 const ROLLBACK = Symbol('rollback');
 const transactions = new Map<number, TxChannel>();
 
-async function run(session: Session, request: Statement): Promise<void> {
+let prepared: PglitePrepared;
+
+/**
+ * A statement with parameters runs prepared (pglite-prepared.ts), holding the session as PGlite's query()
+ * would: inside a transaction its own mutex for the statement, outside one both.
+ */
+async function runPrepared(db: PGlite, inTransaction: boolean, sql: string, params: unknown[] | undefined) {
+  const once = () => db.runExclusive(async () => prepared.run(sql, params));
+  if (inTransaction) return once();
+  try {
+    return await db._runExclusiveTransaction(once);
+  } catch (err) {
+    if (prepared.retireAfter(sql, err)) return undefined;
+    throw err;
+  }
+}
+
+async function run(db: PGlite, session: Session, request: Statement): Promise<void> {
   try {
     if (request.op === 'exec') {
       await session.exec(request.sql);
       reply({ id: request.id, ok: true });
-    } else {
-      const r = await session.query(request.sql, request.params, { parsers });
-      reply({ id: request.id, ok: true, rows: r.rows, rowCount: r.affectedRows || r.rows.length });
+      return;
     }
+    const done = await runPrepared(db, session !== db, request.sql, request.params);
+    if (done) {
+      reply({ id: request.id, ok: true, rows: done.rows, rowCount: done.rowCount });
+      return;
+    }
+    const r = await session.query(request.sql, request.params);
+    reply({ id: request.id, ok: true, rows: r.rows, rowCount: r.affectedRows || r.rows.length });
   } catch (err) {
     reply({ id: request.id, ok: false, failure: failureOf(err) });
   }
@@ -87,7 +110,7 @@ function begin(db: PGlite, request: Extract<PgliteRequest, { op: 'begin' }>): vo
         if (!message.commit) throw ROLLBACK;
         return;
       }
-      await run(tx, message);
+      await run(db, tx, message);
     }
   })
     .then(
@@ -125,7 +148,9 @@ async function main(): Promise<void> {
     db = await PGlite.create({
       ...(data.dataDir ? { dataDir: data.dataDir } : {}),
       postgresqlconf: data.settings,
+      parsers,
     });
+    prepared = new PglitePrepared(db);
   } catch (err) {
     port!.postMessage({ ready: false, failure: failureOf(err) } satisfies PgliteStartup);
     return;
@@ -146,7 +171,7 @@ async function main(): Promise<void> {
         return;
       default:
         if (request.tx !== undefined) route(request.tx, request);
-        else void run(db, request);
+        else void run(db, db, request);
     }
   });
   port!.postMessage({ ready: true } satisfies PgliteStartup);
