@@ -149,6 +149,19 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
       expect((await db.query('SELECT count(*)::int AS n FROM kinds')).rows).toEqual([{ n: 1 }]);
     }));
 
+  it('when a transaction cannot open, then it fails with that error even if its callback sends nothing or swallows it', () =>
+    withPglite(async (db) => {
+      const begin = { begin: 'SELECT no_such_function()' };
+      await expect(db.transaction(async () => 'nothing sent', begin)).rejects.toThrow(/no_such_function/);
+      const swallowed = db.transaction(async (tx) => {
+        await tx.query('SELECT 1').catch(() => undefined);
+        return 'swallowed';
+      }, begin);
+      await expect(swallowed).rejects.toMatchObject({ code: '42883' });
+      // The session goes on, and later transactions open.
+      expect(await db.transaction(async (tx) => (await tx.query('SELECT 5 AS n')).rows)).toEqual([{ n: 5 }]);
+    }));
+
   it('when transactions overlap, then each keeps the session to itself until it ends', () =>
     withPglite(async (db) => {
       await db.exec('CREATE TABLE counter (n int); INSERT INTO counter VALUES (0)');
