@@ -2,6 +2,10 @@
 // statement is prepared once per session and reused, a text without parameters is never prepared, a table
 // changed under a prepared SELECT * is answered by running the text unnamed, the option turns it off
 // (PostgreSQL), and the number of named texts is bounded.
+import { setFlagsFromString, getHeapStatistics } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { PGlite } from '@electric-sql/pglite';
+import { PglitePrepared } from '../src/db/pglite-prepared';
 import { PreparedStatements } from '../src/db/prepared-statements';
 import { type Db, type TestDatabase, createTestDatabase, openPglite, openPostgres } from '../src';
 
@@ -197,6 +201,31 @@ describe('prepared statements on PGlite', () => {
     await db.exec("ALTER TABLE later ADD COLUMN note text NOT NULL DEFAULT 'nueva'");
     for (let i = 0; i < 3; i++) {
       expect((await db.query(text, [1])).rows).toEqual([{ id: 1, note: 'nueva' }]);
+    }
+  });
+});
+
+describe('PglitePrepared', () => {
+  it('when a statement runs thousands of times, then nothing of its replies stays on the heap', async () => {
+    // PGlite's execProtocolRawSync alone keeps every reply's parsed messages: 11 KB rows × 3,000 would stay.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const pglite = await PGlite.create();
+    try {
+      await pglite.exec(
+        "CREATE TABLE big (id int PRIMARY KEY, body text); INSERT INTO big VALUES (1, repeat('x', 11000))",
+      );
+      const prepared = new PglitePrepared(pglite);
+      const select = () => pglite.runExclusive(() => prepared.run('SELECT body FROM big WHERE id = $1', [1]));
+      expect((await select())?.rows[0]?.body).toHaveLength(11000);
+      gc();
+      const before = getHeapStatistics().used_heap_size;
+      for (let i = 0; i < 3000; i++) await select();
+      gc();
+      const grown = getHeapStatistics().used_heap_size - before;
+      expect(grown).toBeLessThan(8 * 1024 * 1024);
+    } finally {
+      await pglite.close();
     }
   });
 });
