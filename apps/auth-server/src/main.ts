@@ -4,6 +4,7 @@
 // graceful shutdown on SIGINT/SIGTERM.
 import { join, resolve } from 'node:path';
 import {
+  exitWhenDatabaseStops,
   ConfigError,
   SecretBox,
   createLogger,
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
     dataDir: join(dataDir, 'pgdata'),
     applicationName: 'auth-server',
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    onStopped: exitWhenDatabaseStops(logger),
   });
   const applied = await migrate(db, readMigrations(MIGRATIONS_DIR));
   if (applied.length) logger.info('migrations applied', { applied });

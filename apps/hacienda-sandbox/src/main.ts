@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  exitWhenDatabaseStops,
   createLogger,
   listen,
   migrate,
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'hacienda-sandbox',
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    onStopped: exitWhenDatabaseStops(logger),
   });
   await migrate(db, readMigrations(MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(config.DATA_DIR);

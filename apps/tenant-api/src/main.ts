@@ -8,6 +8,7 @@ import cluster from 'node:cluster';
 import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import {
+  exitWhenDatabaseStops,
   SecretBox,
   createLogger,
   listen,
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    onStopped: exitWhenDatabaseStops(logger),
   });
   const applied = await migrate(db, tenantApiMigrations());
   if (applied.length) logger.info('migrations applied', { applied });

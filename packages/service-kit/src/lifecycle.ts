@@ -61,3 +61,16 @@ export function onShutdown(
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
 }
+
+/**
+ * For `openDatabase`'s `onStopped`: the embedded database's thread stopped under the service (e.g. out of
+ * memory), so every statement now fails. Logged, and the process exits with 1 instead of answering every
+ * request with an error: a container runtime's restart policy (infra/compose.yaml) starts it again on a fresh
+ * thread; `pnpm start` stops the whole stack, the service's last line saying why.
+ */
+export function exitWhenDatabaseStops(logger: Logger): (err: Error) => void {
+  return (err) => {
+    logger.error('the embedded database stopped; exiting so that the service is started again', { err });
+    process.exit(1);
+  };
+}

@@ -200,6 +200,35 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
   });
 });
 
+describe('PGlite whose thread stops', () => {
+  it('when its thread runs out of memory, then the service is told once and every statement fails instead of waiting', async () => {
+    const stops: Error[] = [];
+    const db = await openPglite({ threadHeapMb: 32, onStopped: (err) => stops.push(err) });
+    try {
+      expect((await db.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+      // ~300 MB of rows for a thread allowed 32: the thread stops, the process does not.
+      const flood = db.query("SELECT repeat('x', 1000000) AS s FROM generate_series(1, 300)");
+      await expect(flood).rejects.toThrow(/the embedded database thread failed/);
+      await expect(db.query('SELECT 1')).rejects.toThrow(/the embedded database thread failed/);
+      await expect(db.ping()).rejects.toThrow(/the embedded database thread failed/);
+      expect(stops).toHaveLength(1);
+      expect(stops[0]?.message).toMatch(/out of memory/i);
+    } finally {
+      await db.close();
+    }
+    expect(stops).toHaveLength(1);
+  });
+
+  it('when it is closed, then the service is not told of a stop', async () => {
+    const stops: Error[] = [];
+    const db = await openPglite({ onStopped: (err) => stops.push(err) });
+    await db.query('SELECT 1');
+    await db.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stops).toEqual([]);
+  });
+});
+
 describe('PGlite on a data directory', () => {
   it('when the directory is new, then its cluster is created, runs with the embedded memory settings and keeps data across a reopen', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pglite-dir-'));

@@ -11,6 +11,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL: prepare parameterised statements once per connection (default true; ADR 0030). */
   preparedStatements?: boolean;
+  /** PGlite: told once if the embedded database's thread stops while open (see PgliteOptions). */
+  onStopped?: (err: Error) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
@@ -24,7 +26,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     await db.query('SELECT 1');
     return db;
   }
-  return openPglite(options.dataDir ? { dataDir: options.dataDir } : {});
+  return openPglite({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.onStopped ? { onStopped: options.onStopped } : {}),
+  });
 }
 
 export interface TestDatabase extends Db {

@@ -20,7 +20,10 @@ export class PgliteThread {
   private readonly pending = new Map<number, { resolve(r: PgliteReply): void; reject(err: Error): void }>();
   private stopped: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly onStopped: ((err: Error) => void) | undefined,
+  ) {
     worker.on('message', (reply: PgliteReply) => {
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
@@ -28,19 +31,36 @@ export class PgliteThread {
       if (this.pending.size === 0) worker.unref();
       waiter.resolve(reply);
     });
-    worker.on('error', (err) => this.stop(new Error(`the embedded database thread failed: ${err.message}`)));
-    worker.on('exit', () => this.stop(new Error('the embedded database thread has stopped')));
+    const failed = (err: Error) => {
+      if (this.stopped) return;
+      this.stop(err);
+      this.onStopped?.(err);
+    };
+    worker.on('error', (err) => failed(new Error(`the embedded database thread failed: ${err.message}`)));
+    worker.on('exit', () => failed(new Error('the embedded database thread has stopped')));
   }
 
-  /** Starts the thread and opens the database in it (`dataDir` must hold a cluster already). */
-  static async start(data: PgliteThreadData): Promise<PgliteThread> {
+  /**
+   * Starts the thread and opens the database in it (`dataDir` must hold a cluster already). `onStopped` hears once of a thread that fails or exits
+   * while open (not of `close`): the service cannot go on without its database.
+   */
+  static async start(
+    data: PgliteThreadData,
+    { onStopped, heapMb }: { onStopped?: (err: Error) => void; heapMb?: number } = {},
+  ): Promise<PgliteThread> {
     const worker = startWorkerThread(
       // dist/pglite-worker.js beside each app's main.js (infra/docker/tsup.config.base.ts), or the source.
       { built: join(__dirname, 'pglite-worker.js'), source: join(__dirname, 'pglite-worker.ts') },
       // V8 sizes a thread's young generation for throughput (tens of MB of semi-spaces); this thread's garbage
       // is a statement's messages and rows. 2 MB kept the process's RSS where it was with PGlite on the main
       // thread (−28 MB against the default) and ran 3,000 transactions no slower (ADR 0039).
-      { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 2 } },
+      {
+        workerData: data,
+        resourceLimits: {
+          maxYoungGenerationSizeMb: 2,
+          ...(heapMb ? { maxOldGenerationSizeMb: heapMb } : {}),
+        },
+      },
     );
     const exited = (code: number) => new Error(`the embedded database thread exited (${code}) while opening`);
     let onError: (err: Error) => void = () => undefined;
@@ -61,7 +81,7 @@ export class PgliteThread {
       throw errorOf(startup.failure);
     }
     worker.unref();
-    return new PgliteThread(worker);
+    return new PgliteThread(worker, onStopped);
   }
 
   /** Sends one request; resolves with its reply's rows, rejects with the database's error. */

@@ -12,6 +12,13 @@ import type { Db, QueryResult, Queryable, TransactionOptions } from './types';
 export interface PgliteOptions {
   /** Directory for the data files; omitted → in memory. */
   dataDir?: string;
+  /**
+   * Told once if the database's thread fails or exits while open (e.g. out of memory): every statement fails
+   * from then on. The services log it and exit, so what supervises them starts them again (ADR 0039).
+   */
+  onStopped?: (err: Error) => void;
+  /** The thread's old generation in MB (V8's default when omitted): beyond it the thread stops, not the process. */
+  threadHeapMb?: number;
 }
 
 // PGlite's default shared_buffers is 160 MB of WASM heap, sized for a database server, not for an embedded
@@ -40,10 +47,13 @@ async function initialiseDataDir(dataDir: string): Promise<void> {
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
   if (options.dataDir) await initialiseDataDir(options.dataDir);
-  const thread = await PgliteThread.start({
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    settings: PGLITE_SETTINGS,
-  });
+  const thread = await PgliteThread.start(
+    { ...(options.dataDir ? { dataDir: options.dataDir } : {}), settings: PGLITE_SETTINGS },
+    {
+      ...(options.onStopped ? { onStopped: options.onStopped } : {}),
+      ...(options.threadHeapMb ? { heapMb: options.threadHeapMb } : {}),
+    },
+  );
   let transactions = 0;
   const session = (tx?: number): Queryable => ({
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
