@@ -7,9 +7,29 @@ import { runInNewContext } from 'node:vm';
 import { PGlite } from '@electric-sql/pglite';
 import { PglitePrepared } from '../src/db/pglite-prepared';
 import { PreparedStatements } from '../src/db/prepared-statements';
-import { type Db, type TestDatabase, createTestDatabase, openPglite, openPostgres } from '../src';
+import {
+  type Db,
+  type Queryable,
+  type TestDatabase,
+  createTestDatabase,
+  openPglite,
+  openPostgres,
+} from '../src';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+const seedThings = async (db: Queryable) => {
+  await db.exec('CREATE TABLE things (id int PRIMARY KEY, name text)');
+  await db.exec("INSERT INTO things VALUES (1, 'uno'), (2, 'dos')");
+};
+
+/** How many prepared statements of the session that runs this hold `text`. */
+const preparedCount = (session: Queryable, text: string) =>
+  session
+    .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [
+      text,
+    ])
+    .then((r) => r.rows[0]?.n);
 
 describe('PreparedStatements', () => {
   it('names a text with parameters the same way each time, and none without parameters', () => {
@@ -44,17 +64,9 @@ onPostgres('prepared statements on PostgreSQL', () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createTestDatabase();
-    await db.exec('CREATE TABLE things (id int PRIMARY KEY, name text)');
-    await db.exec("INSERT INTO things VALUES (1, 'uno'), (2, 'dos')");
+    await seedThings(db);
   });
   afterAll(() => db.close());
-
-  const preparedCount = (tx: { query: TestDatabase['query'] }, text: string) =>
-    tx
-      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [
-        text,
-      ])
-      .then((r) => r.rows[0]?.n);
 
   it('when a statement with parameters runs twice in a session, then it is prepared once and answers both', async () => {
     const text = 'SELECT name FROM things WHERE id = $1';
@@ -103,17 +115,9 @@ describe('prepared statements on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
     db = await openPglite();
-    await db.exec('CREATE TABLE things (id int PRIMARY KEY, name text)');
-    await db.exec("INSERT INTO things VALUES (1, 'uno'), (2, 'dos')");
+    await seedThings(db);
   });
   afterAll(() => db.close());
-
-  const preparedCount = (text: string) =>
-    db
-      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [
-        text,
-      ])
-      .then((r) => r.rows[0]?.n);
 
   it('when a statement with parameters runs twice, then it is prepared once and answers both, in a transaction or not', async () => {
     const text = 'SELECT name FROM things WHERE id = $1';
@@ -121,9 +125,9 @@ describe('prepared statements on PGlite', () => {
     await db.transaction(async (tx) => {
       expect((await tx.query(text, [2])).rows).toEqual([{ name: 'dos' }]);
     });
-    expect(await preparedCount(text)).toBe(1);
+    expect(await preparedCount(db, text)).toBe(1);
     await db.query('SELECT 42 AS answer');
-    expect(await preparedCount('SELECT 42 AS answer')).toBe(0);
+    expect(await preparedCount(db, 'SELECT 42 AS answer')).toBe(0);
   });
 
   it("when values of every kind go in and come back, then they keep the shapes PGlite's query() gives them", async () => {

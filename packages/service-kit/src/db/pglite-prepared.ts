@@ -30,18 +30,6 @@ export interface Outcome {
 // Commands whose tag ends with the number of rows they changed (PGlite's own query() counts the same ones).
 const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE']);
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 export class PglitePrepared {
   private readonly names = new PreparedStatements();
   /** Statements this session holds, by name. */
@@ -128,7 +116,10 @@ export class PglitePrepared {
    * heap per statement that is never freed (found by `pnpm soak`).
    */
   private async exchange(messages: Uint8Array[], onMessage: (message: { name: string }) => void) {
-    const reply = await this.db.execProtocol(concat(messages), { syncToFs: false, throwOnError: true });
+    const reply = await this.db.execProtocol(Buffer.concat(messages), {
+      syncToFs: false,
+      throwOnError: true,
+    });
     for (const message of reply.messages) onMessage(message);
   }
 }

@@ -41,8 +41,9 @@ export class PgliteThread {
   }
 
   /**
-   * Starts the thread and opens the database in it (`dataDir` must hold a cluster already). `onStopped` hears once of a thread that fails or exits
-   * while open (not of `close`): the service cannot go on without its database.
+   * Starts the thread and opens the database in it (`dataDir` must hold a cluster already). `onStopped`
+   * hears once of a thread that fails or exits while open (not of `close`): the service cannot go on
+   * without its database.
    */
   static async start(
     data: PgliteThreadData,

@@ -65,7 +65,7 @@ let prepared: PglitePrepared;
  * would: inside a transaction its own mutex for the statement, outside one both.
  */
 async function runPrepared(db: PGlite, inTransaction: boolean, sql: string, params: unknown[] | undefined) {
-  const once = () => db.runExclusive(async () => prepared.run(sql, params));
+  const once = () => db.runExclusive(() => prepared.run(sql, params));
   if (inTransaction) return once();
   try {
     return await db._runExclusiveTransaction(once);
