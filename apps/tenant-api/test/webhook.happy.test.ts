@@ -1,5 +1,6 @@
 import { WebhookEventPayload, validate } from '@cr/contracts';
 import { getJob } from '@cr/jobs';
+import { withTenant } from '../src/db/with-tenant';
 import { renderDocumentPdf } from '../src/delivery/render-document-pdf';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { runWebhookDelivery } from '../src/webhooks/deliver-webhook-job';
@@ -147,6 +148,28 @@ describe('webhooks: delivery', () => {
       fecha: clock.now().toISOString(),
       clave: doc.clave,
     });
+  });
+
+  it('when an accepted document is delivered, then the stored event is the body sent, kept without a compression attempt', async () => {
+    await configure();
+    const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
+    await raiseFinalStateEvent(ctx.db, 'acme', doc);
+    expect(await drain(ctx)).toBe(1);
+    const sent = receiver.received.at(-1)!.body;
+
+    // Base64 of a PDF does not compress; pglz would be tried on every insert (migration 0090).
+    const stored = await withTenant(ctx.db, 'acme', async (tx) => {
+      const r = await tx.query<{ body: string; compression: string | null; storage: string }>(
+        `SELECT e.body, pg_column_compression(e.body) AS compression,
+                (SELECT attstorage FROM pg_attribute
+                 WHERE attrelid = 'webhook_events'::regclass AND attname = 'body') AS storage
+         FROM webhook_events e WHERE e.tenant_id = $1 AND e.document_id = $2`,
+        ['acme', doc.id],
+      );
+      return r.rows;
+    });
+    expect(stored).toEqual([{ body: sent, compression: null, storage: 'e' }]);
+    expect(sent.length).toBeGreaterThan(10_000);
   });
 
   it('when the receiver fails three times, then it is retried on the schedule and delivered once more with the same webhook-id and body', async () => {
