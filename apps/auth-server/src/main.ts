@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     applicationName: 'auth-server',
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onStopped: exitWhenDatabaseStops(logger),
+    logger,
   });
   const applied = await migrate(db, readMigrations(MIGRATIONS_DIR));
   if (applied.length) logger.info('migrations applied', { applied });

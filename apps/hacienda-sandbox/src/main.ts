@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     applicationName: 'hacienda-sandbox',
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onStopped: exitWhenDatabaseStops(logger),
+    logger,
   });
   await migrate(db, readMigrations(MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(config.DATA_DIR);

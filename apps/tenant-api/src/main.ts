@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     applicationName: 'tenant-api',
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onStopped: exitWhenDatabaseStops(logger),
+    logger,
   });
   const applied = await migrate(db, tenantApiMigrations());
   if (applied.length) logger.info('migrations applied', { applied });

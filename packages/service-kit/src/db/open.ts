@@ -1,5 +1,6 @@
 // Chooses the engine: `DATABASE_URL` → a PostgreSQL server; otherwise PGlite under the data directory.
 import { randomBytes } from 'node:crypto';
+import type { Logger } from '../logger';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
 import type { Db } from './types';
@@ -13,6 +14,8 @@ export interface OpenDatabaseOptions {
   preparedStatements?: boolean;
   /** PGlite: told once if the embedded database's thread stops while open (see PgliteOptions). */
   onStopped?: (err: Error) => void;
+  /** PGlite: where its maintenance (the autovacuum PGlite lacks, ADR 0041) reports. */
+  logger?: Logger;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
@@ -29,6 +32,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   return openPglite({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.onStopped ? { onStopped: options.onStopped } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
 }
 
