@@ -9,21 +9,21 @@ import type { Logger } from '../logger';
 import type { Queryable } from './types';
 
 /** How often the statistics are read (PostgreSQL's autovacuum_naptime is 60 s per database). */
-export const PGLITE_MAINTENANCE_INTERVAL_MS = 10_000;
+const PGLITE_MAINTENANCE_INTERVAL_MS = 10_000;
 
 // PostgreSQL's defaults: autovacuum_vacuum_threshold 50 + scale factor 0.2, the insert-driven vacuum
 // (PostgreSQL 13: keeps the visibility map current for index-only scans) 1,000 + 0.2, analyze 50 + 0.1, each
 // scaled by the table's size as last measured (reltuples is -1 until the first vacuum or analyse).
 const DUE_SQL = `
-SELECT format('%I.%I', s.schemaname, s.relname) AS name,
-       (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-         OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)) AS vacuum,
-       s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS analyze
-FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-WHERE s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-   OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)
-   OR s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
-ORDER BY s.n_dead_tup DESC`;
+SELECT due.name, due.vacuum, due.analyze FROM (
+  SELECT format('%I.%I', s.schemaname, s.relname) AS name, s.n_dead_tup,
+         (s.n_dead_tup > 50 + 0.2 * t.size OR s.n_ins_since_vacuum > 1000 + 0.2 * t.size) AS vacuum,
+         s.n_mod_since_analyze > 50 + 0.1 * t.size AS analyze
+  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  CROSS JOIN LATERAL (SELECT greatest(c.reltuples, 0) AS size) t
+) due
+WHERE due.vacuum OR due.analyze
+ORDER BY due.n_dead_tup DESC`;
 
 interface DueTable {
   name: string;
@@ -31,7 +31,7 @@ interface DueTable {
   analyze: boolean;
 }
 
-export function maintenanceCommand({ name, vacuum, analyze }: DueTable): string {
+function maintenanceCommand({ name, vacuum, analyze }: DueTable): string {
   if (vacuum) return analyze ? `VACUUM (ANALYZE) ${name}` : `VACUUM ${name}`;
   return `ANALYZE ${name}`;
 }
