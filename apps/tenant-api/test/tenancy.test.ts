@@ -150,6 +150,13 @@ describe('tenancy: isolation', () => {
         tx.query('SELECT payload FROM jobs WHERE id = $1::bigint', [job.id]),
       ),
     ).rejects.toThrow(/permission denied/);
+    await expect(
+      withTenant(ctx.db, 'acme', (tx) =>
+        tx.query("SELECT id FROM jobs_claim('acme-worker', now() + interval '1 minute', $1, now(), 10)", [
+          ['tenancy.probe'],
+        ]),
+      ),
+    ).rejects.toThrow(/permission denied for function jobs_claim/);
     const record = (worker: string) =>
       withTenant(ctx.db, 'acme', async (tx) => {
         const r = await tx.query<{ recorded: boolean }>(

@@ -85,56 +85,38 @@ export interface WorkerOptions {
 }
 
 /**
- * One statement claims a batch fairly. Each lane (queue, tenant) offers its oldest due jobs (at most a batch,
- * through the jobs_lane_due index) and expired leases are offered too; the offers are numbered per tenant
- * (round 1 is every tenant's oldest, round 2 its next…) and taken round by round, within a round the tenant
- * served longest ago first (job_lanes.served_at), then the oldest job. A tenant with 10,000 queued jobs gets
- * its turn like everyone else instead of the next 10,000 slots, and even one-slot claims rotate.
+ * One statement claims a batch fairly (jobs_claim, migrations.ts). Each lane (queue, tenant) offers its oldest
+ * due jobs (at most a batch, through the jobs_lane_due index); the offers are numbered per tenant (round 1 is
+ * every tenant's oldest, round 2 its next…) and taken round by round, within a round the tenant served longest
+ * ago first (job_lanes.served_at), then the oldest job. A tenant with 10,000 queued jobs gets its turn like
+ * everyone else instead of the next 10,000 slots, and even one-slot claims rotate.
  * The window sits in a CTE because FOR UPDATE is not allowed beside one; the locking SELECT repeats the
  * due condition, which PostgreSQL rechecks on the newest row version, so a job another worker claimed
  * meanwhile is not claimed twice. The served lanes are stamped with SKIP LOCKED: a lane another claim is
  * stamping right now is being stamped anyway, and no claim waits for (or deadlocks with) another.
  * Plain SQL that PGlite runs too: LATERAL, window functions, data-modifying CTEs, SKIP LOCKED.
  */
-const DUE = "((j.state = 'pending' AND j.run_at <= $4) OR (j.state = 'running' AND j.locked_until <= $4))";
-const CLAIM_SQL = `
-WITH offered AS (
-  SELECT due.id, due.queue, due.tenant, due.run_at
-  FROM job_lanes l
-  CROSS JOIN LATERAL (
-    SELECT j.id, j.queue, j.tenant, j.run_at FROM jobs j
-    WHERE j.queue = l.queue AND j.tenant = l.tenant AND j.state = 'pending' AND j.run_at <= $4
-    ORDER BY j.run_at, j.id
-    LIMIT $5) due
-  WHERE l.queue = ANY($3::text[])
-  UNION ALL
-  (SELECT j.id, j.queue, j.tenant, j.locked_until AS run_at FROM jobs j
-   WHERE j.queue = ANY($3::text[]) AND j.state = 'running' AND j.locked_until <= $4
-   ORDER BY j.locked_until, j.id
-   LIMIT $5)
-), ranked AS (
-  SELECT o.id, o.run_at,
-         row_number() OVER (PARTITION BY o.tenant ORDER BY o.run_at, o.id) AS round,
-         max(l.served_at) OVER (PARTITION BY o.tenant) AS served_at
-  FROM offered o LEFT JOIN job_lanes l ON l.queue = o.queue AND l.tenant = o.tenant
-), chosen AS (
-  SELECT id FROM ranked ORDER BY round, served_at NULLS FIRST, run_at, id LIMIT $5
-), claimed AS (
-  UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $1, locked_until = $2,
+const CLAIM_SQL = `SELECT ${JOB_COLUMNS} FROM jobs_claim($1, $2, $3::text[], $4, $5)`;
+
+/**
+ * Expired leases go back to pending, due when their lease ended, so the next claim takes them fairly like any
+ * other due job; the attempt they count stays, and the dead run's late outcome no longer matches its fencing
+ * token. Also says when the next lease of these queues ends, so the worker looks again exactly then. Kept out
+ * of the claim, which runs for every batch, because leases rarely expire (a worker crashed or hung).
+ */
+const RECLAIM_EXPIRED_SQL = `
+WITH expired AS (
+  UPDATE jobs SET state = 'pending', run_at = locked_until, locked_by = NULL, locked_until = NULL,
          nudge_at = NULL, updated_at = now()
   WHERE id IN (
     SELECT j.id FROM jobs j
-    WHERE j.id IN (SELECT id FROM chosen) AND j.queue = ANY($3::text[]) AND ${DUE}
+    WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until <= $2
     FOR UPDATE SKIP LOCKED)
-  RETURNING ${JOB_COLUMNS}
-), stamped AS (
-  UPDATE job_lanes SET served_at = $4
-  WHERE (queue, tenant) IN (
-    SELECT queue, tenant FROM job_lanes
-    WHERE (queue, tenant) IN (SELECT queue, tenant FROM claimed)
-    FOR UPDATE SKIP LOCKED)
+  RETURNING id
 )
-SELECT * FROM claimed`;
+SELECT (SELECT array_agg(id ORDER BY id)::text[] FROM expired) AS expired,
+       (SELECT min(j.locked_until) FROM jobs j
+        WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until > $2) AS next_expiry`;
 
 const DEFAULT_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
 const MAX_ERROR_LENGTH = 2_000;
@@ -159,6 +141,8 @@ export class Worker {
   private readonly random: () => number;
   private readonly logger: Logger | undefined;
   private readonly running = new Map<string, Promise<void>>();
+  /** When (worker clock, ms) expired leases are next looked for: at the earliest one's end, or lease/3. */
+  private nextLeaseCheck = Number.NEGATIVE_INFINITY;
   private readonly abort = new AbortController();
   private started = false;
   private stopping = false;
@@ -304,9 +288,31 @@ export class Worker {
   private async claim(limit: number): Promise<Job[]> {
     if (limit <= 0) return [];
     const now = this.now();
+    if (now.getTime() >= this.nextLeaseCheck) await this.reclaimExpired(now);
     const leaseUntil = new Date(now.getTime() + this.leaseMs);
     const r = await this.db.query<JobRow>(CLAIM_SQL, [this.id, leaseUntil, this.queueNames, now, limit]);
     return r.rows.map((row) => toJob(row));
+  }
+
+  /**
+   * Returns this worker's queues' expired leases to pending. Looked for again when the earliest lease still
+   * running ends, and at the latest after lease/3: a job claimed after this look, by a worker with the same
+   * lease, ends later than that.
+   */
+  private async reclaimExpired(now: Date): Promise<void> {
+    const r = await this.db.query<{ expired: string[] | null; next_expiry: Date | string | null }>(
+      RECLAIM_EXPIRED_SQL,
+      [this.queueNames, now],
+    );
+    const row = r.rows[0];
+    const nextExpiry = row?.next_expiry ? new Date(row.next_expiry).getTime() : Number.POSITIVE_INFINITY;
+    this.nextLeaseCheck = Math.min(nextExpiry, now.getTime() + Math.floor(this.leaseMs / 3));
+    if (row?.expired?.length) {
+      this.logger?.warn('jobs: leases expired; their jobs are due again', {
+        worker: this.id,
+        jobs: row.expired,
+      });
+    }
   }
 
   private launch(job: Job): Promise<void> {

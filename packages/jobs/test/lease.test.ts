@@ -1,4 +1,4 @@
-import type { TestDatabase } from '@cr/service-kit';
+import { MemoryTransport, createLogger, type TestDatabase } from '@cr/service-kit';
 import { enqueue, getJob, Worker } from '../src';
 import { createClock, useJobsDatabase, deferred } from './helpers';
 
@@ -83,6 +83,92 @@ describe('leases', () => {
     gate.resolve();
     await run;
     expect(await getJob(db, { id })).toMatchObject({ state: 'done', attempts: 1 });
+  });
+});
+
+describe('expired leases', () => {
+  let dying: Worker | undefined;
+  afterEach(async () => {
+    await dying?.stop(1_000);
+    dying = undefined;
+  });
+
+  /** A worker that claims the job and never finishes it, as if its process had died (until the test ends). */
+  async function claimAndHang(leaseMs: number, clock: ReturnType<typeof createClock>, queue = 'q') {
+    const started = deferred();
+    dying = new Worker({
+      db,
+      now: clock.now,
+      leaseMs,
+      workerId: 'dying',
+      queues: {
+        [queue]: {
+          handler: (_job, { signal }) => {
+            started.resolve();
+            return new Promise<void>((_, reject) =>
+              signal.addEventListener('abort', () => reject(signal.reason)),
+            );
+          },
+        },
+      },
+    });
+    void dying.runOnce();
+    await started.promise;
+  }
+
+  it('when a worker with a long lease looked before a shorter lease ends, then it takes that job as soon as it ends', async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    await claimAndHang(30_000, clock);
+    const logs = new MemoryTransport();
+    const patient = new Worker({
+      db,
+      now: clock.now,
+      leaseMs: 600_000, // its own leases: it would otherwise look again only after 200 s
+      workerId: 'patient',
+      logger: createLogger({ service: 'jobs', level: 'debug', transports: [logs] }),
+      queues: { q: { handler: async () => undefined } },
+    });
+    expect(await patient.runOnce()).toBe(0);
+    clock.advance(29_999);
+    expect(await patient.runOnce()).toBe(0);
+    expect(await getJob(db, { id })).toMatchObject({ state: 'running', lockedBy: 'dying' });
+    clock.advance(2);
+    expect(await patient.runOnce()).toBe(1);
+    expect(await getJob(db, { id })).toMatchObject({ state: 'done', attempts: 2, lockedBy: null });
+    expect(logs.text).toContain('leases expired');
+    expect(logs.text).toContain(id);
+  });
+
+  it("when another queue's lease expires, then a worker returns only its own queues' jobs", async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { queue: 'other', payload: {} });
+    await claimAndHang(30_000, clock, 'other');
+    const worker = new Worker({ db, now: clock.now, queues: { q: { handler: async () => undefined } } });
+    clock.advance(60_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(await getJob(db, { id })).toMatchObject({ state: 'running', lockedBy: 'dying', attempts: 1 });
+  });
+
+  it('when an expired job is returned, then it is due from its lease end, before jobs due after that', async () => {
+    const clock = createClock();
+    const start = clock.now().getTime();
+    const { id: old } = await enqueue(db, { queue: 'q', payload: { n: 'old' } });
+    await claimAndHang(30_000, clock);
+    clock.advance(60_000);
+    // Due 45 s in: after the old job's lease ended (30 s), before the claim that finds it expired (60 s).
+    await enqueue(db, { queue: 'q', payload: { n: 'newer' }, runAt: new Date(start + 45_000) });
+    const order: string[] = [];
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      concurrency: 1,
+      queues: { q: { handler: async (job) => void order.push((job.payload as { n: string }).n) } },
+    });
+    expect(await worker.runOnce()).toBe(1);
+    expect(await worker.runOnce()).toBe(1);
+    expect(order).toEqual(['old', 'newer']);
+    expect(await getJob(db, { id: old })).toMatchObject({ state: 'done', attempts: 2 });
   });
 });
 
