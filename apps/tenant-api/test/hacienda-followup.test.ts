@@ -170,6 +170,30 @@ describe('Hacienda follow-up (fake Hacienda)', () => {
     expect((await events(id)).map((e) => e.estado)).toEqual(['pendiente', 'enviado']);
   });
 
+  it('when the status follow-up already waits as enviado is recorded (the callback came first), then it is brought forward', async () => {
+    const { id } = await submit(10);
+    // What the callback route leaves when Hacienda answers before enviado is recorded: the follow-up,
+    // which then found the document still pendiente and put itself off.
+    await ctx.db.query(
+      `INSERT INTO jobs (queue, key, payload, run_at, tenant)
+       VALUES ('hacienda.status', $1, $2::jsonb, now() + interval '1 hour', 'acme')`,
+      [`status:${id}`, JSON.stringify({ tenantId: 'acme', documentId: id })],
+    );
+    const before = Date.now();
+    await recordEnviado(
+      ctx.submission,
+      { tenantId: 'acme', documentId: id },
+      new Date(before + 60_000),
+      'ok',
+    );
+    const job = await getJob(ctx.db, { key: `status:${id}` });
+    expect(job?.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(job?.runAt.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    const jobs = await ctx.db.query('SELECT id FROM jobs WHERE key = $1', [`status:${id}`]);
+    expect(jobs.rowCount).toBe(1);
+    expect((await events(id)).map((e) => e.estado)).toEqual(['pendiente', 'enviado']);
+  });
+
   it('when the callback arrives on a non-tenant host, then it brings the status check forward, never trusting its body', async () => {
     const { clave, id } = await submit(6);
     await drive(async () => (await state(id)).estado === 'enviado');

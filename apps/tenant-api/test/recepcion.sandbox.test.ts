@@ -180,6 +180,13 @@ describeIf('receiving end to end with the hacienda-sandbox', () => {
       expect(receiver.verifies(hook, secret)).toBe(true);
       const event = JSON.parse(hook.body);
       expect(event).toMatchObject({ folioId: `${clave}-${consecutivo}`, estado: 'aceptado' });
+      // An answer to a supplier is not mailed to anyone: its acceptance adds the webhook and no e-mail job.
+      const followUps = await ctx.db.query<{ key: string }>(
+        `SELECT j.key FROM jobs j JOIN documents d ON j.key LIKE '%:' || d.id || ':aceptado'
+         WHERE d.clave_recibida = $1 ORDER BY j.key`,
+        [clave],
+      );
+      expect(followUps.rows.map((r) => r.key.split(':')[0])).toEqual(['webhook']);
       const [mr, answer] = event.folioDetails.map((f: { encodedFile: string }) =>
         Buffer.from(f.encodedFile, 'base64').toString('utf8'),
       );

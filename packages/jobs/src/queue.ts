@@ -145,20 +145,24 @@ function jobValues(options: EnqueueOptions<unknown>): unknown[] {
  * returns (e.g. a document's `INSERT … RETURNING`), and nothing when it returns none. Parameters are numbered
  * from `firstParam`. Unlike `enqueue` there is no read-back: a job whose key exists is not added, so use a
  * key that is new with the row (and no pendingKey). Call `notifyJobsDue(queue)` once the statement ran.
+ * `prefix` names the CTEs (`<prefix>lane`, `<prefix>job`), so one statement can enqueue several jobs; the
+ * `<prefix>job` CTE returns the id of a job it added.
  */
 export function enqueueCtes(
   options: Omit<EnqueueOptions<unknown>, 'pendingKey'>,
   source: string,
   firstParam: number,
+  prefix = '',
 ): { sql: string; params: unknown[] } {
   if (!options.queue) throw new TypeError('enqueueCtes: queue is required');
+  if (!/^([a-z_][a-z0-9_]*)?$/.test(prefix)) throw new TypeError('enqueueCtes: prefix must be an SQL name');
   const $ = (i: number) => `$${firstParam + i}`;
   // Parameters in a SELECT list have no type of their own (they would be text): each is cast to its column's.
   return {
-    sql: `lane AS (
+    sql: `${prefix}lane AS (
        INSERT INTO job_lanes (queue, tenant) SELECT ${$(0)}::text, ${$(7)}::text FROM ${source} ON CONFLICT DO NOTHING
      ),
-     job AS (
+     ${prefix}job AS (
        INSERT INTO jobs (${JOB_INSERT_COLUMNS})
        SELECT ${$(0)}::text, ${$(1)}::text, ${$(2)}::jsonb, ${$(3)}::timestamptz, ${$(4)}::integer, ${$(5)}::text,
          ${$(6)}::text, ${$(7)}::text, ${$(8)}::text

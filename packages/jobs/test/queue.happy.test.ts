@@ -83,6 +83,20 @@ describe('enqueueCtes', () => {
     expect([jobs.rows[0]?.n, lanes.rows[0]?.n]).toEqual([0, 0]);
   });
 
+  it('when one statement enqueues two jobs under their own names, then both are added and each says so', async () => {
+    const a = enqueueCtes({ queue: 'webhook', tenant: 'acme', key: 'two:a', payload: {} }, 'source', 1, 'a_');
+    const b = enqueueCtes({ queue: 'mail', key: 'two:b', payload: {} }, 'source', 1 + a.params.length, 'b_');
+    const r = await db.query<{ a: number; b: number }>(
+      `WITH source AS (SELECT 1), ${a.sql}, ${b.sql}
+       SELECT (SELECT count(*) FROM a_job)::int AS a, (SELECT count(*) FROM b_job)::int AS b`,
+      [...a.params, ...b.params],
+    );
+    expect(r.rows[0]).toEqual({ a: 1, b: 1 });
+    expect(await getJob(db, { key: 'two:a' })).toMatchObject({ queue: 'webhook', tenant: 'acme' });
+    expect(await getJob(db, { key: 'two:b' })).toMatchObject({ queue: 'mail', tenant: '' });
+    expect(() => enqueueCtes({ queue: 'q', payload: {} }, 'source', 1, 'x; DROP')).toThrow(TypeError);
+  });
+
   it('when the key exists already, then the statement adds no second job and does not fail', async () => {
     await enqueue(db, { queue: 'submit', payload: { first: true }, key: 'submit:dup' });
     await insertWith(1, 'submit:dup');

@@ -201,22 +201,6 @@ export async function findDocumentOrAnswerByClave(
   return r.rows[0];
 }
 
-/** Records that the document entered `estado`; a repeat of the same transition records nothing. */
-export async function appendEvent(
-  tx: Queryable,
-  tenantId: string,
-  documentId: string,
-  estado: Estado,
-  detalle?: string,
-): Promise<boolean> {
-  const r = await tx.query(
-    `INSERT INTO document_events (tenant_id, document_id, estado, detalle) VALUES ($1, $2, $3, $4)
-     ON CONFLICT ON CONSTRAINT document_events_once DO NOTHING`,
-    [tenantId, documentId, estado, detalle ?? null],
-  );
-  return r.rowCount === 1;
-}
-
 export async function listEvents(
   tx: Queryable,
   tenantId: string,
@@ -236,24 +220,77 @@ export async function countSubmitAttempt(tx: Queryable, tenantId: string, id: st
   );
 }
 
+/** A job a transition adds in its own statement; skipped for the document kinds in `unlessTipoDoc`. */
+export interface TransitionJob {
+  job: Omit<EnqueueOptions<unknown>, 'pendingKey'>;
+  unlessTipoDoc?: readonly string[];
+}
+
 /**
- * pendiente → enviado, counting the submission that got there when `submitAttempt` says so. Returns the
- * document's tipoDoc when this call made the transition; undefined when it had already happened (and then
- * nothing is counted: the caller counts its attempt apart).
+ * The CTEs that add a transition's event and jobs from its UPDATE's RETURNING (`updated`: tenant_id, id,
+ * tipo_doc), parameters from `firstParam`: the event (once per document and state), then each job with its
+ * lane, as `job_<n>_job` (it returns the id of a job it added). Jobs in `always` are added whether or not the
+ * UPDATE changed the row.
+ */
+function transitionCtes(
+  estadoParam: number,
+  detalle: string | undefined,
+  jobs: readonly TransitionJob[],
+  firstParam: number,
+  always = false,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [detalle ?? null];
+  const parts = [
+    `event AS (
+       INSERT INTO document_events (tenant_id, document_id, estado, detalle)
+       SELECT tenant_id, id, $${estadoParam}::text, $${firstParam}::text FROM updated
+       ON CONFLICT ON CONSTRAINT document_events_once DO NOTHING
+     )`,
+  ];
+  jobs.forEach((j, i) => {
+    let where = '';
+    if (j.unlessTipoDoc?.length) {
+      params.push([...j.unlessTipoDoc]);
+      where = ` WHERE tipo_doc <> ALL($${firstParam + params.length - 1}::text[])`;
+    }
+    const source = always ? 'SELECT 1' : `SELECT 1 FROM updated${where}`;
+    parts.push(`source_${i} AS (${source})`);
+    const ctes = enqueueCtes(j.job, `source_${i}`, firstParam + params.length, `job_${i}_`);
+    parts.push(ctes.sql);
+    params.push(...ctes.params);
+  });
+  return { sql: parts.join(',\n'), params };
+}
+
+/**
+ * pendiente → enviado with its event, counting the submission that got there when `submitAttempt` says so,
+ * and adds `next` (the status follow-up) in any case: one statement. Returns the document's tipoDoc when
+ * this call made the transition (undefined when it had already happened, and then nothing is counted: the
+ * caller counts its attempt apart), and whether `next` was added (false: a job with its key existed).
  */
 export async function markEnviado(
   tx: Queryable,
   tenantId: string,
   id: string,
+  detalle: string,
+  next: TransitionJob,
   submitAttempt = false,
-): Promise<string | undefined> {
-  const r = await tx.query<{ tipo_doc: string }>(
-    `UPDATE documents SET estado = 'enviado', submit_attempts = submit_attempts + $3, updated_at = now()
-     WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'
-     RETURNING tipo_doc`,
-    [tenantId, id, submitAttempt ? 1 : 0],
+): Promise<{ tipoDoc: string | undefined; added: boolean }> {
+  const ctes = transitionCtes(4, detalle, [next], 5, true);
+  const r = await tx.query<{ tipo_doc: string | null; added: boolean }>(
+    `WITH updated AS (
+       UPDATE documents SET estado = 'enviado', submit_attempts = submit_attempts + $3, updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'
+       RETURNING tenant_id, id, tipo_doc
+     ),
+     ${ctes.sql}
+     SELECT (SELECT tipo_doc FROM updated) AS tipo_doc, EXISTS (SELECT 1 FROM job_0_job) AS added`,
+    [tenantId, id, submitAttempt ? 1 : 0, 'enviado', ...ctes.params],
   );
-  return r.rows[0]?.tipo_doc;
+  const row = r.rows[0];
+  // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
+  if (row?.added) notifyJobsDue(next.job.queue);
+  return { tipoDoc: row?.tipo_doc ?? undefined, added: row?.added === true };
 }
 
 export interface FinalValues {
@@ -266,20 +303,30 @@ export interface FinalValues {
   totales?: unknown;
 }
 
-/** pendiente/enviado → a final state; returns whether this call made the transition. */
-/** The document's tipoDoc when this call made the transition; undefined when it had already happened. */
+/**
+ * pendiente/enviado → a final state with its event and the jobs that follow from it (`then`), one statement.
+ * The document's tipoDoc when this call made the transition; undefined when it had already happened (and
+ * then neither an event nor a job is added).
+ */
 export async function markFinal(
   tx: Queryable,
   tenantId: string,
   id: string,
   v: FinalValues,
+  detalle: string,
+  then: readonly TransitionJob[],
 ): Promise<string | undefined> {
+  const ctes = transitionCtes(3, detalle, then, 10);
   const r = await tx.query<{ tipo_doc: string }>(
-    `UPDATE documents SET estado = $3, error_cause = COALESCE($4, error_cause), respuesta_xml = $5,
-       mensaje = $6, detalle = $7::jsonb, respuesta_verificacion = $8::jsonb, respuesta_totales = $9::jsonb,
-       updated_at = now()
-     WHERE tenant_id = $1 AND id = $2 AND estado IN ('pendiente', 'enviado')
-     RETURNING tipo_doc`,
+    `WITH updated AS (
+       UPDATE documents SET estado = $3, error_cause = COALESCE($4, error_cause), respuesta_xml = $5,
+         mensaje = $6, detalle = $7::jsonb, respuesta_verificacion = $8::jsonb, respuesta_totales = $9::jsonb,
+         updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND estado IN ('pendiente', 'enviado')
+       RETURNING tenant_id, id, tipo_doc
+     ),
+     ${ctes.sql}
+     SELECT tipo_doc FROM updated`,
     [
       tenantId,
       id,
@@ -290,9 +337,14 @@ export async function markFinal(
       v.detalle === undefined ? null : JSON.stringify(v.detalle),
       v.verificacion === undefined ? null : JSON.stringify(v.verificacion),
       v.totales === undefined ? null : JSON.stringify(v.totales),
+      ...ctes.params,
     ],
   );
-  return r.rows[0]?.tipo_doc;
+  const tipoDoc = r.rows[0]?.tipo_doc;
+  if (tipoDoc !== undefined) {
+    for (const j of then) if (!j.unlessTipoDoc?.includes(tipoDoc)) notifyJobsDue(j.job.queue);
+  }
+  return tipoDoc;
 }
 
 /**

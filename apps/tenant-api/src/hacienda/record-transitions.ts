@@ -1,6 +1,6 @@
-// State transitions of a document, each in one transaction with what follows from it: enviado enqueues the
-// status follow-up; a final state stores Hacienda's answer, logs the event and enqueues the webhook event
-// (and, once accepted, the receptor's e-mail).
+// State transitions of a document, each in one transaction with what follows from it, and one statement for
+// the transition, its event and its jobs: enviado enqueues the status follow-up; a final state stores
+// Hacienda's answer, logs the event and enqueues the webhook event (and, once accepted, the receptor's e-mail).
 // The conditional UPDATE and the unique (document, estado) event make a replayed job change nothing.
 import {
   HaciendaXmlError,
@@ -8,14 +8,14 @@ import {
   type TrustedSigner,
   readMensajeHacienda,
 } from '@cr/hacienda-xml';
-import { enqueue, reschedule } from '@cr/jobs';
+import { reschedule } from '@cr/jobs';
 import { type Queryable, metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { MAIL_QUEUE, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from '../delivery/mail-deps';
 import {
   type FinalEstado,
   type FinalValues,
-  appendEvent,
+  type TransitionJob,
   countSubmitAttempt,
   markEnviado,
   markFinal,
@@ -52,23 +52,18 @@ export async function recordEnviado(
   const { tenantId, documentId } = payload;
   const key = statusJobKey(documentId);
   const submitAttempt = options.submitAttempt ?? false;
+  const statusJob: TransitionJob = {
+    job: { queue: STATUS_QUEUE, tenant: tenantId, key, payload, runAt: firstCheckAt },
+  };
   const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
-    const changed = await markEnviado(tx, tenantId, documentId, submitAttempt);
-    if (changed) await appendEvent(tx, tenantId, documentId, 'enviado', detalle);
-    else if (submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
-    const job = await enqueue(tx, {
-      queue: STATUS_QUEUE,
-      tenant: tenantId,
-      key,
-      payload,
-      runAt: firstCheckAt,
-    });
+    const marked = await markEnviado(tx, tenantId, documentId, detalle, statusJob, submitAttempt);
+    if (!marked.tipoDoc && submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
     await options.finish?.(tx);
-    return { added: job, tipoDoc: changed };
+    return marked;
   });
   if (tipoDoc) metrics.documents.transitions.inc({ kind: tipoDoc, state: 'enviado' });
   // The job already existed: Hacienda's callback came before this commit, so check now.
-  if (!added.created) await reschedule(deps.db, { key });
+  if (!added) await reschedule(deps.db, { key });
 }
 
 /** Returns whether this call made the transition (false: it had already happened). */
@@ -80,23 +75,29 @@ export async function recordFinal(
   options: TransitionOptions = {},
 ): Promise<boolean> {
   const { tenantId, documentId } = payload;
+  const then: TransitionJob[] = [
+    {
+      job: {
+        queue: WEBHOOK_QUEUE,
+        tenant: tenantId,
+        key: `webhook:${documentId}:${values.estado}`,
+        payload: { tenantId, documentId },
+      },
+    },
+  ];
+  // The receptor's e-mail; the job decides whether there is anyone to write to. A receiver's answer to a
+  // supplier's document (RECEIVER_MESSAGES) is not mailed.
+  if (values.estado === 'aceptado') {
+    const mail: MailJobPayload = { tenantId, documentId, messageId: newMessageId(), reason: 'aceptado' };
+    then.push({
+      job: { queue: MAIL_QUEUE, key: `mail:${documentId}:aceptado`, payload: mail },
+      unlessTipoDoc: RECEIVER_MESSAGES,
+    });
+  }
   const tipoDoc = await withTenant(deps.db, tenantId, async (tx) => {
     if (options.submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
-    const changed = await markFinal(tx, tenantId, documentId, values);
+    const changed = await markFinal(tx, tenantId, documentId, values, detalle, then);
     await options.finish?.(tx);
-    if (!changed) return undefined;
-    await appendEvent(tx, tenantId, documentId, values.estado, detalle);
-    await enqueue(tx, {
-      queue: WEBHOOK_QUEUE,
-      tenant: tenantId,
-      key: `webhook:${documentId}:${values.estado}`,
-      payload: { tenantId, documentId },
-    });
-    // The receptor's e-mail; the job decides whether there is anyone to write to.
-    if (values.estado === 'aceptado' && !RECEIVER_MESSAGES.includes(changed)) {
-      const mail: MailJobPayload = { tenantId, documentId, messageId: newMessageId(), reason: 'aceptado' };
-      await enqueue(tx, { queue: MAIL_QUEUE, key: `mail:${documentId}:aceptado`, payload: mail });
-    }
     return changed;
   });
   const changed = tipoDoc !== undefined;
