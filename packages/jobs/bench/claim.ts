@@ -7,7 +7,7 @@
 // `pnpm --filter @cr/jobs bench`.
 import { createSign, generateKeyPairSync } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { type Db, type TestDatabase, createTestDatabase, migrate } from '@cr/service-kit';
+import { type Db, createTestDatabase, migrate, openPglite } from '@cr/service-kit';
 import { writePerformanceSection } from '@cr/testkit';
 import { Worker, enqueue, jobsMigrations } from '../src';
 
@@ -58,7 +58,7 @@ const SHAPES: Shape[] = [
   { name: 'nothing due', tenants: 1, perRound: 0, backlog: 0 },
 ];
 
-async function measureShape(raw: TestDatabase, shape: Shape) {
+async function measureShape(raw: Db, shape: Shape) {
   await raw.exec('DELETE FROM jobs; DELETE FROM job_lanes;');
   let n = 0;
   const add = (count: number) =>
@@ -109,12 +109,7 @@ function rawSigningRate(): number {
 }
 
 async function engine(label: string, url: string | undefined) {
-  const previous = process.env.TEST_DATABASE_URL;
-  if (url) process.env.TEST_DATABASE_URL = url;
-  else delete process.env.TEST_DATABASE_URL;
-  const db = await createTestDatabase();
-  if (previous === undefined) delete process.env.TEST_DATABASE_URL;
-  else process.env.TEST_DATABASE_URL = previous;
+  const db = url ? await createTestDatabase(url) : await openPglite();
   try {
     await migrate(db, jobsMigrations);
     const rows = [];

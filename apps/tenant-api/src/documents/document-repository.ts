@@ -220,40 +220,41 @@ export async function countSubmitAttempt(tx: Queryable, tenantId: string, id: st
   );
 }
 
-/** A job a transition adds in its own statement; skipped for the document kinds in `unlessTipoDoc`. */
-export interface TransitionJob {
-  job: Omit<EnqueueOptions<unknown>, 'pendingKey'>;
-  unlessTipoDoc?: readonly string[];
-}
+/**
+ * A job a transition adds in its own statement: only when this call made the transition, and not for the
+ * document kinds in `unlessTipoDoc`; or, with `evenIfUnchanged`, whether or not it made it.
+ */
+export type TransitionJob = { job: Omit<EnqueueOptions<unknown>, 'pendingKey'> } & (
+  | { unlessTipoDoc?: readonly string[]; evenIfUnchanged?: never }
+  | { evenIfUnchanged: true }
+);
 
 /**
  * The CTEs that add a transition's event and jobs from its UPDATE's RETURNING (`updated`: tenant_id, id,
- * tipo_doc), parameters from `firstParam`: the event (once per document and state), then each job with its
- * lane, as `job_<n>_job` (it returns the id of a job it added). Jobs in `always` are added whether or not the
- * UPDATE changed the row.
+ * tipo_doc), parameters from `firstParam`: the event in `estado` (once per document and state), then each job
+ * with its lane, as `job_<n>_job` (it returns the id of a job it added).
  */
 function transitionCtes(
-  estadoParam: number,
+  estado: string,
   detalle: string | undefined,
   jobs: readonly TransitionJob[],
   firstParam: number,
-  always = false,
 ): { sql: string; params: unknown[] } {
-  const params: unknown[] = [detalle ?? null];
+  const params: unknown[] = [estado, detalle ?? null];
   const parts = [
     `event AS (
        INSERT INTO document_events (tenant_id, document_id, estado, detalle)
-       SELECT tenant_id, id, $${estadoParam}::text, $${firstParam}::text FROM updated
+       SELECT tenant_id, id, $${firstParam}::text, $${firstParam + 1}::text FROM updated
        ON CONFLICT ON CONSTRAINT document_events_once DO NOTHING
      )`,
   ];
   jobs.forEach((j, i) => {
-    let where = '';
-    if (j.unlessTipoDoc?.length) {
+    let source = 'SELECT 1 FROM updated';
+    if (j.evenIfUnchanged) source = 'SELECT 1';
+    else if (j.unlessTipoDoc?.length) {
       params.push([...j.unlessTipoDoc]);
-      where = ` WHERE tipo_doc <> ALL($${firstParam + params.length - 1}::text[])`;
+      source += ` WHERE tipo_doc <> ALL($${firstParam + params.length - 1}::text[])`;
     }
-    const source = always ? 'SELECT 1' : `SELECT 1 FROM updated${where}`;
     parts.push(`source_${i} AS (${source})`);
     const ctes = enqueueCtes(j.job, `source_${i}`, firstParam + params.length, `job_${i}_`);
     parts.push(ctes.sql);
@@ -264,7 +265,7 @@ function transitionCtes(
 
 /**
  * pendiente → enviado with its event, counting the submission that got there when `submitAttempt` says so,
- * and adds `next` (the status follow-up) in any case: one statement. Returns the document's tipoDoc when
+ * and adds `next` (the status follow-up, `evenIfUnchanged`): one statement. Returns the document's tipoDoc when
  * this call made the transition (undefined when it had already happened, and then nothing is counted: the
  * caller counts its attempt apart), and whether `next` was added (false: a job with its key existed).
  */
@@ -276,7 +277,7 @@ export async function markEnviado(
   next: TransitionJob,
   submitAttempt = false,
 ): Promise<{ tipoDoc: string | undefined; added: boolean }> {
-  const ctes = transitionCtes(4, detalle, [next], 5, true);
+  const ctes = transitionCtes('enviado', detalle, [next], 4);
   const r = await tx.query<{ tipo_doc: string | null; added: boolean }>(
     `WITH updated AS (
        UPDATE documents SET estado = 'enviado', submit_attempts = submit_attempts + $3, updated_at = now()
@@ -285,7 +286,7 @@ export async function markEnviado(
      ),
      ${ctes.sql}
      SELECT (SELECT tipo_doc FROM updated) AS tipo_doc, EXISTS (SELECT 1 FROM job_0_job) AS added`,
-    [tenantId, id, submitAttempt ? 1 : 0, 'enviado', ...ctes.params],
+    [tenantId, id, submitAttempt ? 1 : 0, ...ctes.params],
   );
   const row = r.rows[0];
   // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
@@ -316,7 +317,7 @@ export async function markFinal(
   detalle: string,
   then: readonly TransitionJob[],
 ): Promise<string | undefined> {
-  const ctes = transitionCtes(3, detalle, then, 10);
+  const ctes = transitionCtes(v.estado, detalle, then, 10);
   const r = await tx.query<{ tipo_doc: string }>(
     `WITH updated AS (
        UPDATE documents SET estado = $3, error_cause = COALESCE($4, error_cause), respuesta_xml = $5,
@@ -342,7 +343,8 @@ export async function markFinal(
   );
   const tipoDoc = r.rows[0]?.tipo_doc;
   if (tipoDoc !== undefined) {
-    for (const j of then) if (!j.unlessTipoDoc?.includes(tipoDoc)) notifyJobsDue(j.job.queue);
+    for (const j of then)
+      if (!('unlessTipoDoc' in j && j.unlessTipoDoc?.includes(tipoDoc))) notifyJobsDue(j.job.queue);
   }
   return tipoDoc;
 }

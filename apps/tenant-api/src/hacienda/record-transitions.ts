@@ -54,6 +54,7 @@ export async function recordEnviado(
   const submitAttempt = options.submitAttempt ?? false;
   const statusJob: TransitionJob = {
     job: { queue: STATUS_QUEUE, tenant: tenantId, key, payload, runAt: firstCheckAt },
+    evenIfUnchanged: true,
   };
   const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
     const marked = await markEnviado(tx, tenantId, documentId, detalle, statusJob, submitAttempt);

@@ -42,11 +42,12 @@ export interface TestDatabase extends Db {
 }
 
 /**
- * A fresh, empty database for one test file: a new database on the server named by `TEST_DATABASE_URL`
- * (dropped on close), or an in-memory PGlite when that is unset.
+ * A fresh, empty database for one test file (or a bench's run): a new database on the server named by
+ * `adminUrl`, by default `TEST_DATABASE_URL` (dropped on close), or an in-memory PGlite when there is none.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
+export async function createTestDatabase(
+  adminUrl: string | undefined = process.env.TEST_DATABASE_URL,
+): Promise<TestDatabase> {
   if (!adminUrl) return openPglite();
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = openPostgres({ connectionString: adminUrl, max: 1 });
