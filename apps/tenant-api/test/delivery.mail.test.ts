@@ -2,7 +2,8 @@
 // and real SMTP servers in this process receive (the @cr/mail-catcher, and an smtp-server the test makes
 // answer 4xx). Checks: one message with the three attachments byte-equal to the downloads; an outage
 // (nothing listening, then 451) delays it without losing it, every attempt visible in consultar; a resend
-// makes a second one; a ticket without e-mail sends none; the tenant's SMTP password is used but never shown.
+// makes a second one; a ticket without e-mail sends none; the tenant's SMTP password is used but never shown;
+// the tenant's branding is in the e-mail's PDF.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 import { getJob } from '@cr/jobs';
 import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import { SMTPServer } from 'smtp-server';
+import { pdfText, popplerAvailable } from '../../../packages/pdf/test/pdf-tools';
 import { getBytes, post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { haciendaSettingsFor, startFlowSandbox, sandboxAdmin } from './support/hacienda-sandbox';
@@ -33,6 +35,9 @@ let ctx: TestApp;
 let dataDir: string;
 let catcher: RunningMailCatcher;
 let n = 1;
+
+const tools = popplerAvailable();
+const squash = (s: string) => s.replace(/\s+/g, ' ');
 
 const admin = (path: string, body: unknown) => sandboxAdmin(sandbox.url, path, body);
 
@@ -353,5 +358,18 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
       tenant_id: 'other',
       password_sealed: expect.stringMatching(/^v1\./),
     });
+  });
+
+  it("when the tenant has a branding, then the e-mail's PDF carries its footer, as the download does", async () => {
+    const footer = 'Gracias por su compra en ACME';
+    const branded = await post(ctx, 'acme', '/api/configurar/marca', { pieDePagina: footer });
+    expect(branded.status).toBe(200);
+    const clave = await submitAccepted(documentBody('invoice', n++));
+    const [message] = await catcher.catcher.waitFor(1);
+    await mailJobDone(clave);
+    const pdf = message!.attachments.find((a) => a.filename === `${clave}.pdf`)!.content;
+    expect(pdf.equals((await download(clave, 'pdf')).body as Buffer)).toBe(true);
+    if (!tools) return;
+    expect(squash(pdfText(pdf))).toContain(footer);
   });
 });

@@ -150,6 +150,30 @@ describe('webhooks: delivery', () => {
     });
   });
 
+  it("when the tenant has a branding, then the event's PDF is the branded one, the same bytes as the download", async () => {
+    await configure();
+    const branded = await post(ctx, 'acme', '/api/configurar/marca', {
+      pieDePagina: 'Gracias por preferirnos',
+    });
+    expect(branded.status).toBe(200);
+    try {
+      const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
+      await raiseFinalStateEvent(ctx.db, 'acme', doc);
+      expect(await drain(ctx)).toBe(1);
+      const payload = JSON.parse(receiver.received.at(-1)!.body);
+      const download = await renderDocumentPdf(
+        { db: ctx.db, pdfRenders: new TenantConcurrency('PDF renders', 1) },
+        { tenantId: 'acme', clave: doc.clave },
+      );
+      expect(payload.folioDetails[1]).toEqual({ fileType: 'PDF', encodedFile: download.toString('base64') });
+    } finally {
+      // The other cases compare with a render too, which reads the branding: leave none behind.
+      await withTenant(ctx.db, 'acme', (tx) =>
+        tx.query("DELETE FROM tenant_branding WHERE tenant_id = 'acme'"),
+      );
+    }
+  });
+
   it('when an accepted document is delivered, then the stored event is the body sent, kept without a compression attempt', async () => {
     await configure();
     const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });

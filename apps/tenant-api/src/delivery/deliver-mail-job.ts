@@ -14,20 +14,19 @@ import {
 } from '@cr/jobs';
 import { type ComprobanteView, readComprobanteView } from '@cr/pdf';
 import { withTenant } from '../db/with-tenant';
-import { type BrandingRow, findBranding } from './branding-repository';
+import type { BrandingRow } from './branding-repository';
+import { findMailJobInputs } from './mail-job-inputs';
 import { composeMail, defaultRecipients } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobPayload } from './mail-deps';
 import {
   type DocumentForMail,
   type MailMessageRow,
   countMailAttempts,
-  findDocumentForMail,
-  findMailMessage,
   finishMailMessage,
   insertMailAttempt,
   insertMailMessage,
 } from './mail-repository';
-import { type MailSettingsRow, findMailSettings } from './mail-settings-repository';
+import type { MailSettingsRow } from './mail-settings-repository';
 import { renderPdf } from './render-document-pdf';
 import { type SendOutcome, sendMail } from './send-mail';
 import { type SmtpServer, platformServer, tenantServer } from './smtp-server';
@@ -48,12 +47,13 @@ type Prepared =
 async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Promise<Prepared> {
   const { tenantId, documentId, messageId } = job.payload;
   return withTenant(deps.db, tenantId, async (tx) => {
-    const doc = await findDocumentForMail(tx, tenantId, { id: documentId });
-    if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+    const inputs = await findMailJobInputs(tx, tenantId, documentId, messageId);
+    if (!inputs) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+    const { doc, settings, branding } = inputs;
     if (doc.estado !== 'aceptado' || doc.respuesta_xml === null) {
       return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not aceptado`) };
     }
-    let message = await findMailMessage(tx, tenantId, messageId);
+    let message = inputs.message;
     // A message written by this run has no attempts yet: its first one needs no count.
     const writtenNow = !message;
     let view: ComprobanteView | undefined;
@@ -78,8 +78,8 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
       message,
       doc: { ...doc, respuesta_xml: doc.respuesta_xml },
       attempt: writtenNow ? 1 : (await countMailAttempts(tx, tenantId, messageId)) + 1,
-      settings: await findMailSettings(tx, tenantId),
-      branding: await findBranding(tx, tenantId),
+      settings,
+      branding,
       ...(view ? { view } : {}),
     };
   });

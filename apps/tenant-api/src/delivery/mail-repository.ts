@@ -15,18 +15,9 @@ export interface MailMessageRow {
 
 const parseJson = (v: unknown): string[] => (typeof v === 'string' ? JSON.parse(v) : (v as string[]));
 
-export async function findMailMessage(
-  tx: Queryable,
-  tenantId: string,
-  id: string,
-): Promise<MailMessageRow | undefined> {
-  const r = await tx.query<MailMessageRow>(
-    `SELECT id, document_id, reason, recipients, state, created_at FROM mail_messages
-     WHERE tenant_id = $1 AND id = $2`,
-    [tenantId, id],
-  );
-  const row = r.rows[0];
-  return row ? { ...row, recipients: parseJson(row.recipients) } : undefined;
+export function mailMessageOf(row: MailMessageRow): MailMessageRow {
+  const { id, document_id, reason, state, created_at } = row;
+  return { id, document_id, reason, recipients: parseJson(row.recipients), state, created_at };
 }
 
 export async function insertMailMessage(
@@ -142,7 +133,11 @@ export async function findDocumentForMail(
     [tenantId, value],
   );
   const row = r.rows[0];
-  return row
-    ? { ...row, correo_copias: row.correo_copias === null ? null : parseJson(row.correo_copias) }
-    : undefined;
+  return row ? documentForMailOf(row) : undefined;
+}
+
+export function documentForMailOf(row: DocumentForMail): DocumentForMail {
+  const { id, clave, estado, tipo_doc, xml, respuesta_xml } = row;
+  const correo_copias = row.correo_copias === null ? null : parseJson(row.correo_copias);
+  return { id, clave, estado, tipo_doc, xml, respuesta_xml, correo_copias };
 }

@@ -36,7 +36,22 @@ export async function findMailSettings(
     [tenantId],
   );
   const row = r.rows[0];
-  return row ? { ...row, port: Number(row.port) } : undefined;
+  return row ? mailSettingsOf(row) : undefined;
+}
+
+/** node-postgres and PGlite agree on every column but may differ on the integer's type. */
+export function mailSettingsOf(row: MailSettingsRow): MailSettingsRow {
+  const { host, secure, username, password_sealed, secrets_key_id, from_address, from_name } = row;
+  return {
+    host,
+    port: Number(row.port),
+    secure,
+    username,
+    password_sealed,
+    secrets_key_id,
+    from_address,
+    from_name,
+  };
 }
 
 export async function saveMailSettings(

@@ -3,7 +3,7 @@
 // the attachment and the webhook's PDF of one document are the same bytes while the branding is unchanged.
 import { createHash } from 'node:crypto';
 import { type ComprobanteView, type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
-import { AppError, type Db, type Queryable } from '@cr/service-kit';
+import { AppError, type Db } from '@cr/service-kit';
 import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
 import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
@@ -80,15 +80,14 @@ function startRender(
   return rendering;
 }
 
-/** The PDF of a document already loaded in a tenant transaction. */
-export async function renderDocumentPdfIn(
-  tx: Queryable,
-  tenantId: string,
+/** The PDF of a document and the branding its caller has already read. */
+export function renderPrintablePdf(
   doc: RenderablePdfSource,
+  branding: BrandingRow | undefined,
   layout?: PdfLayout,
 ): Promise<Buffer> {
   assertPrintable(doc);
-  return renderPdf(doc.xml, await findBranding(tx, tenantId), { layout });
+  return renderPdf(doc.xml, branding, { layout });
 }
 
 export interface PdfDownloadDeps {

@@ -7,7 +7,7 @@ import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
 import { metrics } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
-import { renderDocumentPdfIn } from '../delivery/render-document-pdf';
+import { renderPrintablePdf } from '../delivery/render-document-pdf';
 import { type WebhookDeps, targetPolicy } from './webhook-deps';
 import {
   WEBHOOK_QUEUE,
@@ -21,13 +21,11 @@ import {
   type WebhookEventRow,
   countAttempts,
   disableEndpoint,
-  findDocumentById,
-  findEndpoint,
-  findEventOfJob,
   finishEvent,
   insertDelivery,
   insertEvent,
 } from './webhook-repository';
+import { findWebhookJobInputs } from './webhook-job-inputs';
 import { signingSecrets } from './webhook-secrets';
 
 type Prepared =
@@ -44,7 +42,12 @@ type Prepared =
 async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date): Promise<Prepared> {
   const { tenantId, documentId } = job.payload;
   return withTenant(deps.db, tenantId, async (tx) => {
-    let event = await findEventOfJob(tx, tenantId, job.id);
+    const inputs = await findWebhookJobInputs(tx, tenantId, {
+      jobId: job.id,
+      documentId,
+      withDocument: !job.payload.event,
+    });
+    let event = inputs.event;
     // An event frozen by this run has no deliveries yet: its first attempt needs no count.
     const frozenNow = !event;
     if (!event && job.payload.event) {
@@ -61,7 +64,7 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
       await insertEvent(tx, event, now);
     }
     if (!event) {
-      const doc = await findDocumentById(tx, tenantId, documentId);
+      const doc = inputs.doc;
       if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
       if (!isFinalState(doc.estado)) {
         return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
@@ -69,7 +72,7 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
       // An accepted document's event carries its PDF, rendered once here and frozen with the event.
       const pdf =
         doc.estado === 'aceptado' && !doc.clave_recibida
-          ? await renderDocumentPdfIn(tx, tenantId, doc)
+          ? await renderPrintablePdf(doc, inputs.branding)
           : undefined;
       const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
       event = {
@@ -87,7 +90,7 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
     // A job claimed again after its event finished (crash between the two writes): nothing left to do.
     if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
     const attempt = frozenNow ? 1 : (await countAttempts(tx, tenantId, event.id)) + 1;
-    const endpoint = await findEndpoint(tx, tenantId);
+    const endpoint = inputs.endpoint;
     if (!endpoint?.active) {
       // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
       await insertDelivery(tx, tenantId, {

@@ -1,5 +1,5 @@
-// SQL of the webhook tables (and the reads of `documents` the webhooks need). Every function runs inside
-// withTenant and still names its tenant: RLS is the second wall, not the first.
+// SQL of the webhook tables (what a job run reads first is in webhook-job-inputs.ts). Every function runs
+// inside withTenant and still names its tenant: RLS is the second wall, not the first.
 import { randomUUID } from 'node:crypto';
 import type { FolioType } from '@cr/contracts';
 import type { Queryable } from '@cr/service-kit';
@@ -82,18 +82,6 @@ export interface DocumentForEvent {
   xml: string;
 }
 
-export async function findDocumentById(
-  tx: Queryable,
-  tenantId: string,
-  documentId: string,
-): Promise<DocumentForEvent | undefined> {
-  const r = await tx.query<DocumentForEvent>(
-    'SELECT id, clave, estado, respuesta_xml, clave_recibida, xml, folio_type FROM documents WHERE tenant_id = $1 AND id = $2',
-    [tenantId, documentId],
-  );
-  return r.rows[0];
-}
-
 export interface WebhookEventRow {
   id: string;
   tenant_id: string;
@@ -103,19 +91,6 @@ export interface WebhookEventRow {
   job_id: string;
   body: string;
   state: string;
-}
-
-export async function findEventOfJob(
-  tx: Queryable,
-  tenantId: string,
-  jobId: string,
-): Promise<WebhookEventRow | undefined> {
-  const r = await tx.query<WebhookEventRow>(
-    `SELECT id, tenant_id, document_id, clave, estado, job_id::text AS job_id, body, state
-     FROM webhook_events WHERE tenant_id = $1 AND job_id = $2::bigint`,
-    [tenantId, jobId],
-  );
-  return r.rows[0];
 }
 
 export async function insertEvent(
