@@ -19,13 +19,13 @@ export interface WebhookJobInputs {
   endpoint: WebhookEndpointRow | undefined;
 }
 
+// The event (but its body) and the endpoint arrive as whole rows (to_jsonb); a timestamp in them is an ISO
+// string, which the endpoint's uses accept (and `updated_at` compares exactly, to the microsecond). The body
+// stays a column: it may carry the PDF, and JSON would escape it once more.
 type Row = JoinedBranding & {
-  event_id: string | null;
-  event_document_id: string;
-  event_clave: string;
-  event_estado: string;
-  event_body: string;
-  event_state: string;
+  event: Omit<WebhookEventRow, 'body' | 'job_id'> | null;
+  event_body: string | null;
+  endpoint: WebhookEndpointRow | null;
   doc_id: string | null;
   doc_clave: string;
   doc_estado: string;
@@ -33,7 +33,7 @@ type Row = JoinedBranding & {
   doc_clave_recibida: string | null;
   doc_folio_type: DocumentForEvent['folio_type'];
   doc_xml: string;
-} & { [K in keyof WebhookEndpointRow as `endpoint_${K}`]: WebhookEndpointRow[K] | null };
+};
 
 export async function findWebhookJobInputs(
   tx: Queryable,
@@ -41,16 +41,10 @@ export async function findWebhookJobInputs(
   { jobId, documentId, withDocument }: { jobId: string; documentId: string; withDocument: boolean },
 ): Promise<WebhookJobInputs> {
   const r = await tx.query<Row>(
-    `SELECT e.id AS event_id, e.document_id AS event_document_id, e.clave AS event_clave,
-            e.estado AS event_estado, e.body AS event_body, e.state AS event_state,
+    `SELECT to_jsonb(e) - 'body' - 'job_id' AS event, e.body AS event_body,
             d.id AS doc_id, d.clave AS doc_clave, d.estado AS doc_estado, d.respuesta_xml AS doc_respuesta_xml,
             d.clave_recibida AS doc_clave_recibida, d.folio_type AS doc_folio_type, d.xml AS doc_xml,
-            ${JOINED_BRANDING_COLUMNS},
-            w.tenant_id AS endpoint_tenant_id, w.url AS endpoint_url, w.secret_sealed AS endpoint_secret_sealed,
-            w.previous_secret_sealed AS endpoint_previous_secret_sealed,
-            w.secrets_key_id AS endpoint_secrets_key_id, w.rotated_at AS endpoint_rotated_at,
-            w.active AS endpoint_active, w.disabled_at AS endpoint_disabled_at,
-            w.disabled_reason AS endpoint_disabled_reason, w.updated_at AS endpoint_updated_at
+            ${JOINED_BRANDING_COLUMNS}, to_jsonb(w) AS endpoint
      FROM (VALUES (1)) AS one (x)
      LEFT JOIN webhook_events e ON e.tenant_id = $1 AND e.job_id = $2::bigint
      LEFT JOIN documents d ON $4 AND e.id IS NULL AND d.tenant_id = $1 AND d.id = $3
@@ -62,19 +56,7 @@ export async function findWebhookJobInputs(
   const row = r.rows[0];
   if (!row) throw new Error('findWebhookJobInputs: the statement returns one row');
   return {
-    event:
-      row.event_id === null
-        ? undefined
-        : {
-            id: row.event_id,
-            tenant_id: tenantId,
-            document_id: row.event_document_id,
-            clave: row.event_clave,
-            estado: row.event_estado,
-            job_id: jobId,
-            body: row.event_body,
-            state: row.event_state,
-          },
+    event: row.event ? { ...row.event, job_id: jobId, body: row.event_body as string } : undefined,
     doc:
       row.doc_id === null
         ? undefined
@@ -88,20 +70,6 @@ export async function findWebhookJobInputs(
             xml: row.doc_xml,
           },
     branding: joinedBrandingOf(row),
-    endpoint:
-      row.endpoint_tenant_id === null
-        ? undefined
-        : {
-            tenant_id: row.endpoint_tenant_id,
-            url: row.endpoint_url as string,
-            secret_sealed: row.endpoint_secret_sealed as string,
-            previous_secret_sealed: row.endpoint_previous_secret_sealed,
-            secrets_key_id: row.endpoint_secrets_key_id as string,
-            rotated_at: row.endpoint_rotated_at,
-            active: row.endpoint_active as boolean,
-            disabled_at: row.endpoint_disabled_at,
-            disabled_reason: row.endpoint_disabled_reason,
-            updated_at: row.endpoint_updated_at as Date | string,
-          },
+    endpoint: row.endpoint ?? undefined,
   };
 }
