@@ -4,6 +4,7 @@
 // claim's fencing token (worker id + attempt), so a worker that lost its lease cannot overwrite a newer run.
 import { randomUUID } from 'node:crypto';
 import {
+  type CteWrites,
   type Db,
   type Logger,
   type Queryable,
@@ -40,8 +41,11 @@ export interface JobContext {
    * record: the job's outcome then commits with the handler's last writes or not at all, and costs no
    * statement (nor commit) of its own. The handler must then return that same result. Returns whether the
    * run still held its lease (false: another run owns the job; the result was not recorded).
+   *
+   * `writes`, the handler's last writes, go in the record's statement (one round trip for both). They are
+   * made whether or not the run still held its lease, as writes made before finishIn would be.
    */
-  finishIn(tx: Queryable, result: JobResult): Promise<boolean>;
+  finishIn(tx: Queryable, result: JobResult, writes?: CteWrites): Promise<boolean>;
 }
 
 /** Returns a result, or nothing for done; a thrown error retries on the queue's backoff. */
@@ -359,8 +363,8 @@ export class Worker {
       const returned: JobResult | undefined = (await queue.handler(job, {
         signal: this.abort.signal,
         now: this.now,
-        finishIn: async (tx, r) => {
-          const held = await this.record(tx, job, r);
+        finishIn: async (tx, r, writes) => {
+          const held = await this.record(tx, job, r, writes);
           recorded = { result: r, held };
           return held;
         },
@@ -432,20 +436,26 @@ export class Worker {
     this.reportRecorded(job, result, await this.record(this.db, job, result));
   }
 
-  /** Writes a run's outcome through `db` (the pool, or a handler's transaction); false if the lease was lost. */
-  private async record(db: Queryable, job: Job, result: JobResult): Promise<boolean> {
+  /**
+   * Writes a run's outcome through `db` (the pool, or a handler's transaction), after the handler's `writes`
+   * in the same statement when it has some; false if the lease was lost.
+   */
+  private async record(db: Queryable, job: Job, result: JobResult, writes?: CteWrites): Promise<boolean> {
     const error = result.kind === 'done' ? null : (result.error?.slice(0, MAX_ERROR_LENGTH) ?? null);
+    const own = [
+      job.id,
+      this.id,
+      job.attempts,
+      result.kind,
+      error,
+      result.kind === 'retry' ? result.at : null,
+      this.now(),
+    ];
+    const first = writes ? writes.params.length : 0;
+    const $ = (i: number) => `$${first + i}`;
     const r = await db.query<{ recorded: boolean }>(
-      'SELECT jobs_record($1::bigint, $2, $3, $4, $5, $6, $7) AS recorded',
-      [
-        job.id,
-        this.id,
-        job.attempts,
-        result.kind,
-        error,
-        result.kind === 'retry' ? result.at : null,
-        this.now(),
-      ],
+      `${writes ? `${writes.clause}\n` : ''}SELECT jobs_record(${$(1)}::bigint, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}) AS recorded`,
+      writes ? [...writes.params, ...own] : own,
     );
     return r.rows[0]?.recorded === true;
   }

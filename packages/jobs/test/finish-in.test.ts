@@ -1,6 +1,6 @@
 // A handler may record its job's outcome inside its own last transaction (JobContext.finishIn): the outcome
 // then commits with the handler's writes or not at all.
-import { MemoryTransport, type TestDatabase, createLogger } from '@cr/service-kit';
+import { CteWrites, MemoryTransport, type Queryable, type TestDatabase, createLogger } from '@cr/service-kit';
 import { Worker, enqueue, getJob, jobResult } from '../src';
 import { createClock, deferred, useJobsDatabase } from './helpers';
 
@@ -144,6 +144,52 @@ describe('finishIn', () => {
       lastError: 'receiver busy',
     });
     expect(await getJob(db, failed)).toMatchObject({ state: 'failed', lastError: 'gave up' });
+  });
+
+  it("records the outcome in the same statement as the handler's last writes, their parameters first", async () => {
+    const clock = createClock();
+    const later = new Date(clock.now().getTime() + 60_000);
+    const statements: string[] = [];
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      workerId: 'w',
+      queues: {
+        q: {
+          handler: async (job, context) => {
+            const r = jobResult.retryAt(later, 'receiver busy');
+            await db.transaction(async (tx) => {
+              const counted: Queryable = {
+                query: (sql, params) => {
+                  statements.push(sql);
+                  return tx.query(sql, params);
+                },
+                exec: (sql) => tx.exec(sql),
+              };
+              const writes = new CteWrites();
+              const a = writes.param(`${job.id}-a`);
+              writes.add('a', `INSERT INTO effects (job) VALUES (${a})`);
+              writes.add(
+                'b',
+                `INSERT INTO effects (job) VALUES (${writes.param(`${job.id}-b`)}), (${a} || '-again')`,
+              );
+              expect(await context.finishIn(counted, r, writes)).toBe(true);
+            });
+            return r;
+          },
+        },
+      },
+    });
+    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    await worker.runOnce();
+    expect(statements).toHaveLength(1);
+    expect(await effects()).toEqual([{ job: `${id}-a` }, { job: `${id}-a-again` }, { job: `${id}-b` }]);
+    expect(await getJob(db, { id })).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      runAt: later,
+      lastError: 'receiver busy',
+    });
   });
 
   it('when the run lost its lease, then finishIn records nothing and says so', async () => {

@@ -22,8 +22,7 @@ import {
   type DocumentForMail,
   type MailMessageRow,
   countMailAttempts,
-  finishMailMessage,
-  insertMailAttempt,
+  mailAttemptWrites,
   insertMailMessage,
 } from './mail-repository';
 import type { MailSettingsRow } from './mail-settings-repository';
@@ -150,11 +149,11 @@ export async function runMailDelivery(
       : retryIn === undefined
         ? jobResult.fail(`gave up after ${attempt} attempts: ${outcome.reply}`)
         : jobResult.retryAt(new Date(at.getTime() + retryIn), outcome.reply);
+  const end = outcome.ok ? 'enviado' : retryIn === undefined ? 'fallido' : undefined;
+  const writes = mailAttemptWrites(tenantId, { messageId: message.id, attempt, ...outcome, at }, end);
+  // The attempt, what it settles and the job's outcome: one statement.
   await withTenant(deps.db, tenantId, async (tx) => {
-    await insertMailAttempt(tx, tenantId, { messageId: message.id, attempt, ...outcome, at });
-    if (outcome.ok) await finishMailMessage(tx, tenantId, message.id, 'enviado', at);
-    else if (retryIn === undefined) await finishMailMessage(tx, tenantId, message.id, 'fallido', at);
-    await context.finishIn?.(tx, result);
+    await (context.finishIn ? context.finishIn(tx, result, writes) : writes.run(tx));
   });
   const log = {
     tenantId,

@@ -2,7 +2,7 @@
 // server (mail_attempts). Every function runs inside withTenant and still names its tenant.
 import { randomUUID } from 'node:crypto';
 import type { CorreoEnvio } from '@cr/contracts';
-import type { Queryable } from '@cr/service-kit';
+import { CteWrites, type Queryable } from '@cr/service-kit';
 
 export interface MailMessageRow {
   id: string;
@@ -33,21 +33,6 @@ export async function insertMailMessage(
   );
 }
 
-export async function finishMailMessage(
-  tx: Queryable,
-  tenantId: string,
-  id: string,
-  state: 'enviado' | 'fallido',
-  at: Date,
-): Promise<void> {
-  await tx.query('UPDATE mail_messages SET state = $3, finished_at = $4 WHERE tenant_id = $1 AND id = $2', [
-    tenantId,
-    id,
-    state,
-    at,
-  ]);
-}
-
 export async function countMailAttempts(tx: Queryable, tenantId: string, messageId: string): Promise<number> {
   const r = await tx.query<{ n: number | string }>(
     'SELECT count(*) AS n FROM mail_attempts WHERE tenant_id = $1 AND message_id = $2',
@@ -56,16 +41,34 @@ export async function countMailAttempts(tx: Queryable, tenantId: string, message
   return Number(r.rows[0]?.n ?? 0);
 }
 
-export async function insertMailAttempt(
-  tx: Queryable,
+/**
+ * An attempt to hand e-mail `messageId` to an SMTP server, as the writes of one statement (its job's record
+ * joins them, JobContext.finishIn): the attempt's row and, when it settles the e-mail, its final state.
+ */
+export function mailAttemptWrites(
   tenantId: string,
   a: { messageId: string; attempt: number; ok: boolean; code: number | null; reply: string; at: Date },
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO mail_attempts (id, tenant_id, message_id, attempt, ok, code, reply, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [randomUUID(), tenantId, a.messageId, a.attempt, a.ok, a.code, a.reply.slice(0, 1000), a.at],
+  end?: 'enviado' | 'fallido',
+): CteWrites {
+  const w = new CteWrites();
+  const tenant = w.param(tenantId);
+  const message = w.param(a.messageId);
+  const at = w.param(a.at);
+  const [id, attempt, ok, code, reply] = [randomUUID(), a.attempt, a.ok, a.code, a.reply.slice(0, 1000)].map(
+    (v) => w.param(v),
   );
+  w.add(
+    'attempt',
+    `INSERT INTO mail_attempts (id, tenant_id, message_id, attempt, ok, code, reply, created_at)
+     VALUES (${id}, ${tenant}, ${message}, ${attempt}, ${ok}, ${code}, ${reply}, ${at})`,
+  );
+  if (end) {
+    w.add(
+      'message',
+      `UPDATE mail_messages SET state = ${w.param(end)}, finished_at = ${at} WHERE tenant_id = ${tenant} AND id = ${message}`,
+    );
+  }
+  return w;
 }
 
 /** The e-mails of a document with their attempts, oldest first (consultar/documento's `correo.envios`). */

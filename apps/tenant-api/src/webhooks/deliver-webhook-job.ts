@@ -20,9 +20,7 @@ import {
   type WebhookEndpointRow,
   type WebhookEventRow,
   countAttempts,
-  disableEndpoint,
-  finishEvent,
-  insertDelivery,
+  deliveryWrites,
   insertEvent,
 } from './webhook-repository';
 import { findWebhookJobInputs } from './webhook-job-inputs';
@@ -93,7 +91,7 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
     const endpoint = inputs.endpoint;
     if (!endpoint?.active) {
       // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
-      await insertDelivery(tx, tenantId, {
+      const attemptRow = {
         documentId: event.document_id,
         eventId: event.id,
         attempt,
@@ -102,8 +100,8 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
         latencyMs: null,
         error: endpoint ? 'webhook endpoint is disabled' : 'no webhook endpoint configured',
         at: now,
-      });
-      await finishEvent(tx, tenantId, event.id, endpoint ? 'disabled' : 'no_endpoint', now);
+      };
+      await deliveryWrites(tenantId, attemptRow, { end: endpoint ? 'disabled' : 'no_endpoint' }).run(tx);
       return { kind: 'stop', result: jobResult.done() };
     }
     return {
@@ -144,8 +142,9 @@ export async function runWebhookDelivery(
       : retryIn === undefined
         ? jobResult.fail(`gave up after ${attempt} attempts: ${result.error}`)
         : jobResult.retryAt(new Date(at.getTime() + retryIn), result.error);
-  await withTenant(deps.db, tenantId, async (tx) => {
-    await insertDelivery(tx, tenantId, {
+  const writes = deliveryWrites(
+    tenantId,
+    {
       documentId: event.document_id,
       eventId: event.id,
       attempt,
@@ -154,13 +153,21 @@ export async function runWebhookDelivery(
       latencyMs: Math.round(result.latencyMs),
       error: result.error ?? null,
       at,
-    });
-    if (result.ok) await finishEvent(tx, tenantId, event.id, 'delivered', at);
-    else if (result.gone) {
-      await disableEndpoint(tx, tenantId, endpoint.updated_at, 'receiver answered 410 Gone', at);
-      await finishEvent(tx, tenantId, event.id, 'gone', at);
-    } else if (retryIn === undefined) await finishEvent(tx, tenantId, event.id, 'failed', at);
-    await context.finishIn?.(tx, outcome);
+    },
+    result.ok
+      ? { end: 'delivered' }
+      : result.gone
+        ? {
+            end: 'gone',
+            disable: { seenUpdatedAt: endpoint.updated_at, reason: 'receiver answered 410 Gone' },
+          }
+        : retryIn === undefined
+          ? { end: 'failed' }
+          : {},
+  );
+  // The attempt, what it settles and the job's outcome: one statement.
+  await withTenant(deps.db, tenantId, async (tx) => {
+    await (context.finishIn ? context.finishIn(tx, outcome, writes) : writes.run(tx));
   });
   const log = { tenantId, eventId: event.id, clave: event.clave, attempt, host: new URL(endpoint.url).host };
   metrics.webhooks.deliveries.inc({

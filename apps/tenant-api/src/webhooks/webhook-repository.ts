@@ -2,7 +2,7 @@
 // inside withTenant and still names its tenant: RLS is the second wall, not the first.
 import { randomUUID } from 'node:crypto';
 import type { FolioType } from '@cr/contracts';
-import type { Queryable } from '@cr/service-kit';
+import { CteWrites, type Queryable } from '@cr/service-kit';
 
 export interface WebhookEndpointRow {
   tenant_id: string;
@@ -55,22 +55,6 @@ export async function upsertEndpoint(tx: Queryable, tenantId: string, v: Endpoin
   );
 }
 
-/** Disables the endpoint unless it was reconfigured since `seenUpdatedAt` (that configuration wins). */
-export async function disableEndpoint(
-  tx: Queryable,
-  tenantId: string,
-  seenUpdatedAt: Date | string,
-  reason: string,
-  now: Date,
-): Promise<boolean> {
-  const r = await tx.query(
-    `UPDATE webhook_endpoints SET active = false, disabled_at = $3, disabled_reason = $4
-     WHERE tenant_id = $1 AND updated_at = $2 AND active`,
-    [tenantId, seenUpdatedAt, now, reason],
-  );
-  return r.rowCount > 0;
-}
-
 export interface DocumentForEvent {
   id: string;
   clave: string;
@@ -105,21 +89,6 @@ export async function insertEvent(
   );
 }
 
-export async function finishEvent(
-  tx: Queryable,
-  tenantId: string,
-  eventId: string,
-  state: 'delivered' | 'failed' | 'gone' | 'no_endpoint' | 'disabled',
-  now: Date,
-): Promise<void> {
-  await tx.query('UPDATE webhook_events SET state = $3, finished_at = $4 WHERE tenant_id = $1 AND id = $2', [
-    tenantId,
-    eventId,
-    state,
-    now,
-  ]);
-}
-
 export async function countAttempts(tx: Queryable, tenantId: string, eventId: string): Promise<number> {
   const r = await tx.query<{ n: number | string }>(
     'SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND event_id = $2',
@@ -139,13 +108,47 @@ export interface DeliveryValues {
   at: Date;
 }
 
-export async function insertDelivery(tx: Queryable, tenantId: string, d: DeliveryValues): Promise<void> {
-  await tx.query(
+export type EventEnd = 'delivered' | 'failed' | 'gone' | 'no_endpoint' | 'disabled';
+
+/**
+ * A delivery attempt as the writes of one statement (its job's record joins them, JobContext.finishIn): the
+ * attempt's row and what it settles. `end` finishes the event; `disable` (after a 410) disables the endpoint
+ * unless it was reconfigured since `seenUpdatedAt`, read before the call (that configuration wins).
+ */
+export function deliveryWrites(
+  tenantId: string,
+  d: DeliveryValues,
+  then: { end?: EventEnd; disable?: { seenUpdatedAt: Date | string; reason: string } } = {},
+): CteWrites {
+  const w = new CteWrites();
+  const tenant = w.param(tenantId);
+  const event = w.param(d.eventId);
+  const at = w.param(d.at);
+  const values = [randomUUID(), d.documentId, d.attempt, d.url, d.status, d.latencyMs, d.error].map((v) =>
+    w.param(v),
+  );
+  const [id, documentId, attempt, url, status, latencyMs, error] = values;
+  w.add(
+    'delivery',
     `INSERT INTO webhook_deliveries
        (id, tenant_id, document_id, event_id, attempt, url, status, latency_ms, error, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [randomUUID(), tenantId, d.documentId, d.eventId, d.attempt, d.url, d.status, d.latencyMs, d.error, d.at],
+     VALUES (${id}, ${tenant}, ${documentId}, ${event}, ${attempt}, ${url}, ${status}, ${latencyMs}, ${error}, ${at})`,
   );
+  if (then.end) {
+    w.add(
+      'event',
+      `UPDATE webhook_events SET state = ${w.param(then.end)}, finished_at = ${at}
+       WHERE tenant_id = ${tenant} AND id = ${event}`,
+    );
+  }
+  if (then.disable) {
+    w.add(
+      'endpoint',
+      `UPDATE webhook_endpoints SET active = false, disabled_at = ${at}, disabled_reason = ${w.param(then.disable.reason)}
+       WHERE tenant_id = ${tenant} AND updated_at = ${w.param(then.disable.seenUpdatedAt)} AND active`,
+    );
+  }
+  return w;
 }
 
 export interface DeliveryRow {

@@ -5,3 +5,4 @@ export { openPglite } from './pglite';
 export { startPgliteMaintenance, type PgliteMaintenance } from './pglite-maintenance';
 export { openPostgres } from './postgres';
 export * from './settings';
+export { CteWrites } from './cte-writes';
