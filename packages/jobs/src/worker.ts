@@ -4,7 +4,7 @@
 // claim's fencing token (worker id + attempt), so a worker that lost its lease cannot overwrite a newer run.
 import { randomUUID } from 'node:crypto';
 import {
-  type CteWrites,
+  CteWrites,
   type Db,
   type Logger,
   type Queryable,
@@ -442,21 +442,12 @@ export class Worker {
    */
   private async record(db: Queryable, job: Job, result: JobResult, writes?: CteWrites): Promise<boolean> {
     const error = result.kind === 'done' ? null : (result.error?.slice(0, MAX_ERROR_LENGTH) ?? null);
-    const own = [
-      job.id,
-      this.id,
-      job.attempts,
-      result.kind,
-      error,
-      result.kind === 'retry' ? result.at : null,
-      this.now(),
-    ];
-    const first = writes ? writes.params.length : 0;
-    const $ = (i: number) => `$${first + i}`;
-    const r = await db.query<{ recorded: boolean }>(
-      `${writes ? `${writes.clause}\n` : ''}SELECT jobs_record(${$(1)}::bigint, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}) AS recorded`,
-      writes ? [...writes.params, ...own] : own,
+    const retryAt = result.kind === 'retry' ? result.at : null;
+    const { sql, params } = (writes ?? new CteWrites()).statement(
+      (p) =>
+        `SELECT jobs_record(${p(job.id)}::bigint, ${p(this.id)}, ${p(job.attempts)}, ${p(result.kind)}, ${p(error)}, ${p(retryAt)}, ${p(this.now())}) AS recorded`,
     );
+    const r = await db.query<{ recorded: boolean }>(sql, params);
     return r.rows[0]?.recorded === true;
   }
 

@@ -20,14 +20,22 @@ export class CteWrites {
     return this;
   }
 
-  /** The `WITH …` clause that goes before the statement's SELECT; its parameters are `params`, from $1. */
-  get clause(): string {
-    if (this.parts.length === 0) throw new Error('CteWrites: no writes were added');
-    return `WITH ${this.parts.join(',\n')}`;
+  /**
+   * The statement: these writes as its WITH clause (none when there are none), then the SELECT `select` makes.
+   * A value `select` passes to its `param` is numbered after the writes' own; the writes are left as they were.
+   */
+  statement(select: (param: (value: unknown) => string) => string): { sql: string; params: unknown[] } {
+    const params = [...this.params];
+    const sql = select((value) => {
+      params.push(value);
+      return `$${params.length}`;
+    });
+    return { sql: this.parts.length === 0 ? sql : `WITH ${this.parts.join(',\n')}\n${sql}`, params };
   }
 
   /** Runs the writes as a statement of their own (a caller with nothing to select after them). */
   async run(tx: Queryable): Promise<void> {
-    await tx.query(`${this.clause}\nSELECT 1`, this.params);
+    const { sql, params } = this.statement(() => 'SELECT 1');
+    await tx.query(sql, params);
   }
 }
