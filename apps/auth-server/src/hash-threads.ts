@@ -3,7 +3,8 @@
 // there). A login flood then spends only the CPU that nothing else wants: the event loop (JWKS, /health,
 // token checks) and the database keep their share, where argon2 on libuv's pool would compete with them as
 // equals. Elsewhere the threads run at normal priority, as the pool did.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '@cr/service-kit';
 
 /** What a thread is asked to do; the arguments are @node-rs/argon2's. */
 type Op = { op: 'hash'; args: [string, Record<string, number>] } | { op: 'verify'; args: [string, string] };
@@ -48,10 +49,14 @@ class HashThread {
   dead = false;
 
   constructor(nice: number) {
-    this.worker = new Worker(THREAD_SOURCE, {
-      eval: true,
-      workerData: { argon2: require.resolve('@node-rs/argon2'), nice },
-    });
+    this.worker = startWorkerThread(
+      { inline: THREAD_SOURCE },
+      {
+        workerData: { argon2: require.resolve('@node-rs/argon2'), nice },
+        // argon2 works outside V8's heap; the thread's garbage is a message per hash.
+        resourceLimits: { maxYoungGenerationSizeMb: 2 },
+      },
+    );
     this.worker.unref();
     this.worker.on('message', (m: { id: number; value?: unknown; error?: string }) => {
       const p = this.pending.get(m.id);

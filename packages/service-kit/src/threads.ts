@@ -1,14 +1,37 @@
-// Starts a worker thread from its bundle beside main.js (`dist/<name>.js` in the image and under `pnpm start`)
-// or, when there is none (tests, tsx), from its TypeScript source through tsx.
+// Starts the process's worker threads: from a bundle beside main.js (`dist/<name>.js` in the image and under
+// `pnpm start`), from the TypeScript source through tsx when there is none (tests, tsx), or from inline
+// JavaScript.
+//
+// Each thread states its young generation (ADR 0044). V8 applies `--max-semi-space-size`, which NODE_OPTIONS
+// sets for the main thread (ADR 0031), to every isolate the process creates, and the flag wins over a
+// Worker's `resourceLimits.maxYoungGenerationSizeMb`: under it the embedded database's thread had 4 MB
+// semi-spaces where it asks for a 2 MB young generation. The flag is cleared before the first thread starts;
+// the main isolate, created already, keeps the size it was created with.
 import { existsSync } from 'node:fs';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
+import { type ResourceLimits, Worker, type WorkerOptions } from 'node:worker_threads';
 
-export interface WorkerScript {
-  built: string;
-  source: string;
+export type WorkerScript = { built: string; source: string } | { inline: string };
+
+export interface ThreadOptions extends Omit<WorkerOptions, 'eval' | 'resourceLimits'> {
+  resourceLimits: ResourceLimits & { maxYoungGenerationSizeMb: number };
 }
 
-export function startWorkerThread(script: WorkerScript, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
+/**
+ * The young generation ADR 0031 gives the main thread (4 MB semi-spaces; V8 counts three of them), for a
+ * thread whose work allocates as a request's does (a .p12's key derivation, a supplier's XML).
+ */
+export const REQUEST_YOUNG_GENERATION_MB = 12;
+
+let semiSpaceFlagCleared = false;
+
+export function startWorkerThread(script: WorkerScript, options: ThreadOptions): Worker {
+  if (!semiSpaceFlagCleared) {
+    // 0 is the flag's default: each new isolate is sized by its own resource limits.
+    setFlagsFromString('--max-semi-space-size=0');
+    semiSpaceFlagCleared = true;
+  }
+  if ('inline' in script) return new Worker(script.inline, { ...options, eval: true });
   if (existsSync(script.built)) return new Worker(script.built, options);
   const tsx = require.resolve('tsx/cjs/api');
   return new Worker(

@@ -8,7 +8,12 @@
 // The protocol: a thread posts `{ ready: true }` once loaded (the time limit then measures tasks only), and
 // answers each task with `{ ok: true, value }` or `{ ok: false, failure }`.
 import type { Worker } from 'node:worker_threads';
-import { type Logger, type WorkerScript, startWorkerThread } from '@cr/service-kit';
+import {
+  type Logger,
+  REQUEST_YOUNG_GENERATION_MB,
+  type WorkerScript,
+  startWorkerThread,
+} from '@cr/service-kit';
 
 export type ThreadReply<V, F> = { ok: true; value: V } | { ok: false; failure: F };
 
@@ -113,7 +118,9 @@ export class ThreadPool<V, F> {
   }
 
   private spawn(): void {
-    const thread = startWorkerThread(this.options.script);
+    const thread = startWorkerThread(this.options.script, {
+      resourceLimits: { maxYoungGenerationSizeMb: REQUEST_YOUNG_GENERATION_MB },
+    });
     thread.unref();
     this.starting.add(thread);
     thread.on('message', (message: Message<V, F>) => this.settle(thread, message));

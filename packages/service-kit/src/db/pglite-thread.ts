@@ -60,7 +60,8 @@ export class PgliteThread {
       { built: join(__dirname, 'pglite-worker.js'), source: join(__dirname, 'pglite-worker.ts') },
       // V8 sizes a thread's young generation for throughput (tens of MB of semi-spaces); this thread's garbage
       // is a statement's messages and rows. 2 MB kept the process's RSS where it was with PGlite on the main
-      // thread (−28 MB against the default) and ran 3,000 transactions no slower (ADR 0039).
+      // thread (−28 MB against the default) and ran 3,000 transactions no slower (ADR 0039). Applied since
+      // ADR 0044: before it, the main thread's --max-semi-space-size overrode it.
       {
         workerData: data,
         resourceLimits: {
