@@ -15,7 +15,7 @@ import {
   bundleNodePath,
   ensureDerivedDatabases,
   serviceDatabases,
-  serviceNodeOptions,
+  serviceMemoryEnv,
 } from '@cr/devstack';
 import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 
@@ -132,12 +132,13 @@ const DATABASE_SETTINGS = ['DATABASE_URL', ...Object.values(SERVICE_DATABASES).m
 
 function startApp(app: AppSpec): ChildProcess {
   const main = join(root, 'apps', app.name, 'dist', 'main.js');
-  // The heap the service's default manifest would give it (ADR 0031); the caller's NODE_OPTIONS come last and win.
+  // The heap the service's default manifest would give it (ADR 0031) and the image's malloc setting (ADR
+  // 0045); the caller's own NODE_OPTIONS come last and win.
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'development',
     ...process.env,
     ...app.env,
-    NODE_OPTIONS: serviceNodeOptions(app.name, process.env.NODE_OPTIONS),
+    ...serviceMemoryEnv(app.name, process.env),
     // The bundle's third-party packages, found in the workspace as the image finds them beside it.
     NODE_PATH: bundleNodePath(root, process.env.NODE_PATH),
   };

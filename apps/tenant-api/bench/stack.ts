@@ -17,7 +17,7 @@ import {
   bundleNodePath,
   ensureDerivedDatabases,
   serviceDatabases,
-  serviceNodeOptions,
+  serviceMemoryEnv,
   treeRss,
 } from '@cr/devstack';
 import { SecretBox, openPostgres } from '@cr/service-kit';
@@ -131,10 +131,11 @@ async function startService(
   ];
   const childEnv: Record<string, string> = {};
   // METRICS_PORT 0: an ephemeral port, so a bench or soak runs beside a `pnpm start` that holds 9400-9402.
-  // NODE_OPTIONS: the heap `pnpm start` gives the service (ADR 0031), not the bench's own options.
+  // NODE_OPTIONS and malloc's setting: the memory `pnpm start` gives the service (ADR 0031, ADR 0045), not the
+  // bench's own NODE_OPTIONS.
   const settings = {
     ...process.env,
-    NODE_OPTIONS: serviceNodeOptions(app),
+    ...serviceMemoryEnv(app),
     ...(form === 'dist' ? { NODE_PATH: bundleNodePath(REPO_ROOT, process.env.NODE_PATH) } : {}),
     METRICS_PORT: '0',
     ...env,

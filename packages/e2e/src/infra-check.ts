@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { SEMI_SPACE_MB } from '@cr/devstack';
+import { MALLOC_MMAP_THRESHOLD_BYTES, SEMI_SPACE_MB } from '@cr/devstack';
 import { LIBRARY_SOURCE_MAPS_OFF } from '../../../infra/docker/tsup.config.base';
 import { checkGateway } from '../../../infra/gateway/check';
 
@@ -51,6 +51,10 @@ export function checkDockerfiles(): Outcome {
       [
         'sizes the young generation as pnpm start does (ADR 0031)',
         new RegExp(`^ENV .*NODE_OPTIONS=--max-semi-space-size=${SEMI_SPACE_MB}\\b`, 'm').test(text),
+      ],
+      [
+        'holds the malloc mmap threshold as pnpm start does (ADR 0045)',
+        new RegExp(`^ENV MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_BYTES}$`, 'm').test(text),
       ],
     ];
     for (const [what, kept] of promises) {
