@@ -4,7 +4,7 @@
 // token checks) and the database keep their share, where argon2 on libuv's pool would compete with them as
 // equals. Elsewhere the threads run at normal priority, as the pool did.
 import type { Worker } from 'node:worker_threads';
-import { startWorkerThread } from '@cr/service-kit';
+import { MESSAGE_YOUNG_GENERATION_MB, startWorkerThread } from '@cr/service-kit';
 
 /** What a thread is asked to do; the arguments are @node-rs/argon2's. */
 type Op = { op: 'hash'; args: [string, Record<string, number>] } | { op: 'verify'; args: [string, string] };
@@ -54,7 +54,7 @@ class HashThread {
       {
         workerData: { argon2: require.resolve('@node-rs/argon2'), nice },
         // argon2 works outside V8's heap; the thread's garbage is a message per hash.
-        resourceLimits: { maxYoungGenerationSizeMb: 2 },
+        resourceLimits: { maxYoungGenerationSizeMb: MESSAGE_YOUNG_GENERATION_MB },
       },
     );
     this.worker.unref();

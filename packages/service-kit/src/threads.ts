@@ -23,6 +23,13 @@ export interface ThreadOptions extends Omit<WorkerOptions, 'eval' | 'resourceLim
  */
 export const REQUEST_YOUNG_GENERATION_MB = 12;
 
+/**
+ * The young generation of a thread whose own garbage is its messages (a statement and its rows, a hash): V8's
+ * throughput default (tens of MB of semi-spaces) would only hold garbage there. For the embedded database's
+ * thread, 2 MB kept the process's RSS 28 MB lower and ran 3,000 transactions no slower (ADR 0039).
+ */
+export const MESSAGE_YOUNG_GENERATION_MB = 2;
+
 let semiSpaceFlagCleared = false;
 
 export function startWorkerThread(script: WorkerScript, options: ThreadOptions): Worker {

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
-import { startWorkerThread } from '../threads';
+import { MESSAGE_YOUNG_GENERATION_MB, startWorkerThread } from '../threads';
 import {
   type PgliteReply,
   type PgliteRequest,
@@ -58,14 +58,11 @@ export class PgliteThread {
     const worker = startWorkerThread(
       // dist/pglite-worker.js beside each app's main.js (infra/docker/tsup.config.base.ts), or the source.
       { built: join(__dirname, 'pglite-worker.js'), source: join(__dirname, 'pglite-worker.ts') },
-      // V8 sizes a thread's young generation for throughput (tens of MB of semi-spaces); this thread's garbage
-      // is a statement's messages and rows. 2 MB kept the process's RSS where it was with PGlite on the main
-      // thread (−28 MB against the default) and ran 3,000 transactions no slower (ADR 0039). Applied since
-      // ADR 0044: before it, the main thread's --max-semi-space-size overrode it.
+      // PGlite's memory is WebAssembly's; this thread's own garbage is a statement's messages and rows.
       {
         workerData: data,
         resourceLimits: {
-          maxYoungGenerationSizeMb: 2,
+          maxYoungGenerationSizeMb: MESSAGE_YOUNG_GENERATION_MB,
           ...(heapMb ? { maxOldGenerationSizeMb: heapMb } : {}),
         },
       },
