@@ -80,6 +80,29 @@ export function withinOneEdit(a: string, b: string): boolean {
   return la > lb ? sameFrom(a, i + 1, b, i) : sameFrom(a, i, b, i + 1);
 }
 
+/**
+ * Which letters a word holds, one bit per letter (a–z get bits of their own; digits share bits with letters):
+ * two words one edit apart differ in at most two of these bits (`maskWithinOneEdit`), so a scan for typos
+ * rules most words out with one comparison instead of `withinOneEdit`'s character loop.
+ */
+export function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) mask |= 1 << (word.charCodeAt(i) & 31);
+  return mask;
+}
+
+/**
+ * False only when two words' letter masks prove them more than one edit apart. A substitution removes at most
+ * one letter's bit and adds one, an insertion or deletion changes one bit, a swap none; true for words that
+ * are further apart is left to `withinOneEdit`.
+ */
+export function maskWithinOneEdit(a: number, b: number): boolean {
+  let x = a ^ b;
+  x &= x - 1; // clear the lowest differing bit, twice: whatever is left is a third
+  x &= x - 1;
+  return x === 0;
+}
+
 /** a from i and b from j are the same to their ends (their remaining lengths are equal by construction). */
 function sameFrom(a: string, i: number, b: string, j: number): boolean {
   if (a.length - i !== b.length - j) return false;

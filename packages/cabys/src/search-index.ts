@@ -10,7 +10,7 @@
 //   4. shorter description; 5. lower code.
 import type { CabysEntry, CabysItem } from './catalogue';
 import { CABYS_CODE } from './catalogue';
-import { STOP_WORDS, stemWord, tokenize, withinOneEdit } from './normalize';
+import { STOP_WORDS, letterMask, maskWithinOneEdit, stemWord, tokenize, withinOneEdit } from './normalize';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -183,8 +183,10 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   const trigramGroups: number[] = [];
   const trigramWords: number[] = [];
   const vocabByLength: number[][] = [];
+  const vocabLetters = new Int32Array(vocabSize);
   for (let v = 0; v < vocabSize; v++) {
     const surface = vocabSurface[v] as string;
+    vocabLetters[v] = letterMask(surface);
     stemGroups.push(slotOf(stemSlots, vocabStem[v] as string));
     const sameLength = vocabByLength[surface.length];
     if (sameLength) sameLength.push(v);
@@ -265,9 +267,12 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     }
     // one typo: only words one letter shorter, as long, or one longer can be one edit away
     if (len >= TYPO_MIN_LENGTH) {
+      const letters = letterMask(q.surface);
       for (let l = Math.max(TYPO_MIN_LENGTH - 1, len - 1); l <= len + 1; l++) {
-        for (const v of vocabByLength[l] ?? [])
+        for (const v of vocabByLength[l] ?? []) {
+          if (!maskWithinOneEdit(vocabLetters[v] as number, letters)) continue;
           if (withinOneEdit(vocabSurface[v] as string, q.surface)) offer(v, PARTIAL);
+        }
       }
     }
     return hitCount;
