@@ -235,6 +235,18 @@ function stop(child: ChildProcess, timeoutMs: number): Promise<number | null | '
   });
 }
 
+/**
+ * A bundle's source map names our TypeScript files, so stack traces in the logs do, without carrying their
+ * text: Node keeps the map for the life of the process (ADR 0032). A problem's description, or undefined.
+ */
+export function bundleMapProblem(mapFile: string): string | undefined {
+  if (!existsSync(mapFile)) return `${mapFile} was not built`;
+  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources?: string[]; sourcesContent?: unknown };
+  if (map.sourcesContent !== undefined) return `${mapFile} carries its sources' text (sourcesContent)`;
+  if (!map.sources?.some((source) => source.endsWith('.ts'))) return `${mapFile} names no TypeScript file`;
+  return undefined;
+}
+
 /** Deploys the (already built) app into `work` as its image would hold it, starts it and stops it. */
 export async function checkBundle(bundle: AppBundle, work: string): Promise<Outcome> {
   const { app } = bundle;
@@ -243,6 +255,10 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
   const started = Date.now();
   const dockerfile = readFileSync(join(REPO, 'infra', 'docker', `${app}.Dockerfile`), 'utf8');
   if (!existsSync(join(REPO, 'apps', app, 'dist', 'main.js'))) return fail('dist/main.js was not built');
+  for (const file of ['main.js', 'pglite-worker.js', ...(bundle.threads ?? [])]) {
+    const mapProblem = bundleMapProblem(join(REPO, 'apps', app, 'dist', `${file}.map`));
+    if (mapProblem) return fail(mapProblem);
+  }
 
   const out = join(work, 'out');
   const deployed = await run('pnpm', [...deployArgs(dockerfile, app), '--prefer-offline', out], REPO);
@@ -297,7 +313,7 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
   }
   if (exit !== 0) return fail(`SIGTERM did not end it cleanly (exit ${exit}):\n${output}`);
   lines.push(
-    `bundles: ${app}: deployed as its image in ${deployedAfter} ms, node dist/main.js live in ${liveAfter} ms, stopped cleanly${bundle.threads ? `; threads ${bundle.threads.join(', ')} load` : ''}`,
+    `bundles: ${app}: source maps without their sources' text; deployed as its image in ${deployedAfter} ms, node dist/main.js live in ${liveAfter} ms, stopped cleanly${bundle.threads ? `; threads ${bundle.threads.join(', ')} load` : ''}`,
   );
   return { ok: true, lines };
 }
