@@ -37,6 +37,23 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     expect((await db.query('SELECT count(*)::int AS n FROM items')).rows[0]).toEqual({ n: 0 });
   });
 
+  it('when a statement fails in a transaction whose callback swallows the error, then the transaction fails and nothing it wrote remains', async () => {
+    await db.exec('CREATE TABLE swallowed (id int PRIMARY KEY)');
+    const outcome = db.transaction(async (tx) => {
+      await tx.query('INSERT INTO swallowed (id) VALUES (1)');
+      await tx.query('INSERT INTO swallowed (id) VALUES (1)').catch(() => undefined); // a duplicate key
+      return 'looked fine';
+    });
+    await expect(outcome).rejects.toMatchObject({
+      code: '25P02',
+      message: 'Transaction was rolled back instead of committed',
+    });
+    expect((await db.query('SELECT count(*)::int AS n FROM swallowed')).rows[0]).toEqual({ n: 0 });
+    // The connection or session goes on.
+    await db.transaction((tx) => tx.query('INSERT INTO swallowed (id) VALUES (2)'));
+    expect((await db.query('SELECT id FROM swallowed')).rows).toEqual([{ id: 2 }]);
+  });
+
   it('when a transaction commits, then numeric values come back as exact strings', async () => {
     await db.transaction(async (tx) => {
       await tx.query('INSERT INTO items (id, amount, name) VALUES ($1, $2, $3)', [

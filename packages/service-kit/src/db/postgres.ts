@@ -44,6 +44,11 @@ function wrap(client: pg.PoolClient | pg.Pool, prepared: PreparedStatements | un
   };
 }
 
+/** in_failed_sql_transaction: the error PGlite gives for a COMMIT that rolled back. */
+function rolledBackInsteadOfCommitted(): Error {
+  return Object.assign(new Error('Transaction was rolled back instead of committed'), { code: '25P02' });
+}
+
 export function openPostgres(options: PostgresOptions): Db {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -65,7 +70,11 @@ export function openPostgres(options: PostgresOptions): Db {
         // One simple-protocol message for BEGIN and the opening statements: a round trip fewer per transaction.
         await client.query(options?.begin ? `BEGIN; ${options.begin}` : 'BEGIN');
         const result = await fn(wrap(client, prepared));
-        await client.query('COMMIT');
+        const end = await client.query('COMMIT');
+        // A statement that failed aborted the transaction; if the callback caught its error and returned,
+        // PostgreSQL answers COMMIT with ROLLBACK and no error, and nothing the callback wrote was kept. That is
+        // a failure, as PGlite reports it (same code and message), never a success.
+        if (end.command === 'ROLLBACK') throw rolledBackInsteadOfCommitted();
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
