@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, haciendaDataDir, xsdDir } from '@cr/testkit';
@@ -240,7 +240,6 @@ function stop(child: ChildProcess, timeoutMs: number): Promise<number | null | '
  * text: Node keeps the map for the life of the process (ADR 0032). A problem's description, or undefined.
  */
 export function bundleMapProblem(mapFile: string): string | undefined {
-  if (!existsSync(mapFile)) return `${mapFile} was not built`;
   const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources?: string[]; sourcesContent?: unknown };
   if (map.sourcesContent !== undefined) return `${mapFile} carries its sources' text (sourcesContent)`;
   if (!map.sources?.some((source) => source.endsWith('.ts'))) return `${mapFile} names no TypeScript file`;
@@ -255,8 +254,12 @@ export async function checkBundle(bundle: AppBundle, work: string): Promise<Outc
   const started = Date.now();
   const dockerfile = readFileSync(join(REPO, 'infra', 'docker', `${app}.Dockerfile`), 'utf8');
   if (!existsSync(join(REPO, 'apps', app, 'dist', 'main.js'))) return fail('dist/main.js was not built');
-  for (const file of ['main.js', 'pglite-worker.js', ...(bundle.threads ?? [])]) {
-    const mapProblem = bundleMapProblem(join(REPO, 'apps', app, 'dist', `${file}.map`));
+  // Every bundle tsup wrote beside main.js (the threads' too), whatever entries the app adds.
+  const dist = join(REPO, 'apps', app, 'dist');
+  const maps = readdirSync(dist).filter((file) => file.endsWith('.js.map'));
+  if (!maps.includes('main.js.map')) return fail('dist/main.js.map was not built');
+  for (const file of maps) {
+    const mapProblem = bundleMapProblem(join(dist, file));
     if (mapProblem) return fail(mapProblem);
   }
 
