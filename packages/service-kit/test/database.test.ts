@@ -71,7 +71,7 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     const seen = await db.transaction(
       async (tx) =>
         (await tx.query<{ v: string }>("SELECT current_setting('app.probe', true) AS v")).rows[0]?.v,
-      { begin: "SELECT set_config('app.probe', 'inside', true)" },
+      { begin: ["SELECT set_config('app.probe', 'inside', true)"] },
     );
     expect(seen).toBe('inside');
     const after = await db.transaction(
@@ -89,7 +89,7 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
           // On PGlite the callback's first statements follow the BEGIN without waiting for it (ADR 0039).
           await tx.query("INSERT INTO begun VALUES ('written')");
         },
-        { begin: 'SELECT no_such_function()' },
+        { begin: ['SELECT no_such_function()'] },
       ),
     ).rejects.toThrow(/no_such_function/);
     expect((await db.query('SELECT * FROM begun')).rows).toEqual([]);
@@ -168,7 +168,7 @@ describe('PGlite runs in a thread of its own (ADR 0039)', () => {
 
   it('when a transaction cannot open, then it fails with that error even if its callback sends nothing or swallows it', () =>
     withPglite(async (db) => {
-      const begin = { begin: 'SELECT no_such_function()' };
+      const begin = { begin: ['SELECT no_such_function()'] };
       await expect(db.transaction(async () => 'nothing sent', begin)).rejects.toThrow(/no_such_function/);
       const swallowed = db.transaction(async (tx) => {
         await tx.query('SELECT 1').catch(() => undefined);

@@ -13,11 +13,12 @@ const TENANT_ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   if (!TENANT_ID.test(tenantId)) throw new Error('withTenant: invalid tenant id');
-  // Both settings in one simple-protocol statement, sent with the BEGIN on PostgreSQL: every transaction of
-  // every request pays it, and on PGlite a parameterised statement costs several times a simple one. The id
-  // is safe to inline because the pattern above admits only [a-z0-9-].
+  // Both settings as statements without parameters, sent with the BEGIN (on PostgreSQL with the callback's
+  // first statement too, ADR 0046): every transaction of every request pays them, and on PGlite a
+  // parameterised statement costs several times a simple one. The id is safe to inline because the pattern
+  // above admits only [a-z0-9-].
   return db.transaction(fn, {
-    begin: `SELECT set_config('app.tenant_id', '${tenantId}', true); SET LOCAL ROLE ${TENANT_ROLE}`,
+    begin: [`SELECT set_config('app.tenant_id', '${tenantId}', true)`, `SET LOCAL ROLE ${TENANT_ROLE}`],
   });
 }
 

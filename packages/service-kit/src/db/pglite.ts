@@ -118,7 +118,11 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
         const tx = transactions;
         // Not awaited before the callback: its first statement follows the BEGIN without a round trip of its
         // own, and fails with the BEGIN's error if the transaction could not open.
-        const opened = thread.send({ op: 'begin', tx, ...(options?.begin ? { sql: options.begin } : {}) });
+        const opened = thread.send({
+          op: 'begin',
+          tx,
+          ...(options?.begin?.length ? { sql: options.begin.join(';\n') } : {}),
+        });
         opened.catch(() => undefined);
         let result: T;
         try {

@@ -1,5 +1,6 @@
 // A real PostgreSQL server through node-postgres' pool.
 import pg from 'pg';
+import { canFollowOpening, queryAfterOpening, wireOf } from './postgres-opening';
 import { PreparedStatements } from './prepared-statements';
 import { traced } from './traced';
 import type { Db, QueryResult, Queryable, TransactionOptions } from './types';
@@ -66,10 +67,36 @@ export function openPostgres(options: PostgresOptions): Db {
     exec: base.exec,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
       const client = await pool.connect();
+      const wire = wireOf(client);
+      const inside = wrap(client, prepared);
+      const opening = ['BEGIN', ...(options?.begin ?? [])];
+      // Settles with the opening's outcome once it is sent: with the callback's first statement (ADR 0046), or
+      // on its own before a first statement that cannot carry it (an exec, a named statement this connection
+      // has not parsed yet). Every later statement waits for it, so none runs if the transaction did not open.
+      let opened: Promise<void> | undefined;
+      const open = (): Promise<void> => {
+        opened ??= client.query(opening.join('; ')).then(() => undefined);
+        return opened;
+      };
+      const tx: Queryable = {
+        query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+          const name = prepared?.nameOf(sql, params);
+          if (!opened && wire && canFollowOpening(wire, name, sql)) {
+            const sent = queryAfterOpening(client, opening, { text: sql, values: params ?? [], name });
+            opened = sent.opening;
+            return traced('postgresql', sql, async () => {
+              const r = await sent.result;
+              return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+            });
+          }
+          return open().then(() => inside.query<R>(sql, params));
+        },
+        exec: (sql: string) => open().then(() => inside.exec(sql)),
+      };
       try {
-        // One simple-protocol message for BEGIN and the opening statements: a round trip fewer per transaction.
-        await client.query(options?.begin ? `BEGIN; ${options.begin}` : 'BEGIN');
-        const result = await fn(wrap(client, prepared));
+        const result = await fn(tx);
+        // The opening's error fails the transaction even if the callback swallowed it, or sent nothing at all.
+        await open();
         const end = await client.query('COMMIT');
         // A statement that failed aborted the transaction; if the callback caught its error and returned,
         // PostgreSQL answers COMMIT with ROLLBACK and no error, and nothing the callback wrote was kept. That is

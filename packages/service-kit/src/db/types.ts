@@ -28,12 +28,13 @@ export interface Db extends Queryable {
 
 export interface TransactionOptions {
   /**
-   * Statements without parameters that open every such transaction (e.g. transaction-local settings). On
-   * PostgreSQL they travel with the BEGIN in one round trip; on PGlite they are the transaction's first exec,
-   * and the callback's first statements follow without waiting for it (ADR 0039): if these fail, the
-   * transaction fails with their error and the callback's statements with it.
+   * Statements without parameters that open every such transaction (e.g. transaction-local settings), one per
+   * element. On PostgreSQL they travel with the BEGIN and the callback's first statement in one round trip
+   * (ADR 0046); on PGlite they are the transaction's first exec, and the callback's first statements follow
+   * without waiting for it (ADR 0039). If they fail, the transaction fails with their error, and no statement of
+   * the callback runs.
    */
-  begin?: string;
+  begin?: readonly string[];
 }
 
 export interface DbPoolStats {
