@@ -1,7 +1,7 @@
 // Every new route: the shared 401 table, and tenant isolation (another tenant's clave is a plain 404,
 // through the routes and through row-level security).
 import request from 'supertest';
-import { withTenant } from '../src/db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../src/db/with-tenant';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
@@ -78,6 +78,40 @@ describe('documents: tenant isolation', () => {
         tx.query("UPDATE documents SET estado = 'aceptado' WHERE clave = $1", [clave]),
       ),
     ).resolves.toMatchObject({ rowCount: 0 });
+    // A one-statement transaction (ADR 0047) opens the same way: each text twice, so that on PostgreSQL the
+    // second use travels in one batch with the opening and the COMMIT.
+    for (let round = 0; round < 2; round++) {
+      const rows = await withTenant(
+        ctx.db,
+        'intruder',
+        (tx) => tx.query('SELECT clave FROM documents'),
+        ONE_STATEMENT,
+      );
+      expect(rows.rowCount).toBe(0);
+      await expect(
+        withTenant(
+          ctx.db,
+          'intruder',
+          (tx) => tx.query("UPDATE documents SET estado = 'aceptado' WHERE clave = $1", [clave]),
+          ONE_STATEMENT,
+        ),
+      ).resolves.toMatchObject({ rowCount: 0 });
+      await expect(
+        withTenant(
+          ctx.db,
+          'intruder',
+          (tx) => tx.query('SELECT payload FROM jobs WHERE id > $1', [0]),
+          ONE_STATEMENT,
+        ),
+      ).rejects.toThrow(/permission denied/);
+    }
+    const own = await withTenant(
+      ctx.db,
+      'acme',
+      (tx) => tx.query('SELECT clave FROM documents WHERE clave = $1', [clave]),
+      ONE_STATEMENT,
+    );
+    expect(own.rows).toHaveLength(1);
   });
 
   it('when the tenant role reads the jobs table, then payloads stay hidden', async () => {

@@ -39,6 +39,11 @@ const begin = [
 const shapes = {
   'one statement (a read by key)': (db: Db, i: number) =>
     db.transaction((tx) => tx.query('SELECT v FROM bench_rows WHERE id = $1', [1 + (i % ROWS)]), { begin }),
+  'one statement, the whole transaction (`oneStatement`)': (db: Db, i: number) =>
+    db.transaction((tx) => tx.query('SELECT v FROM bench_rows WHERE id = $1', [1 + (i % ROWS)]), {
+      begin,
+      oneStatement: true,
+    }),
   'two statements (a read and an update by key)': (db: Db, i: number) =>
     db.transaction(
       async (tx) => {
@@ -122,7 +127,7 @@ Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu
 
 ${table}
 
-On PostgreSQL a transaction's BEGIN and its opening statements travel with its first statement, so a one-statement transaction takes two round trips (the statement, the COMMIT) and a two-statement one three (ADR 0046). On PGlite every statement and the transaction's end are messages to the database's thread (ADR 0039).
+On PostgreSQL a transaction's BEGIN and its opening statements travel with its first statement, so a one-statement transaction takes two round trips (the statement, the COMMIT) and a two-statement one three (ADR 0046); with \`oneStatement\` the COMMIT travels with the statement too, and the transaction is one round trip (ADR 0047). On PGlite the opening, every statement and the transaction's end are messages to the database's thread (ADR 0039); with \`oneStatement\` the whole transaction is one message.
 `;
   writePerformanceSection('## service-kit (transactions)', section);
   console.info(section);

@@ -97,6 +97,77 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
   });
 });
 
+describe(`one-statement transactions, ADR 0047 (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let db: TestDatabase;
+  const one = { oneStatement: true, begin: ["SELECT set_config('app.probe', 'set', true)"] } as const;
+  const insert =
+    "INSERT INTO solo (id, note) VALUES ($1, current_setting('app.probe', true)) RETURNING id, note";
+  const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM solo')).rows[0]?.n;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await db.exec('CREATE TABLE solo (id int PRIMARY KEY, note text)');
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+  beforeEach(async () => {
+    await db.exec('DELETE FROM solo');
+  });
+
+  it('when its statement answers, then the transaction is committed with it and the opening held inside it', async () => {
+    // The same text several times: on PostgreSQL the first use parses it, the later ones travel in one batch.
+    for (const id of [1, 2, 3]) {
+      const r = await db.transaction((tx) => tx.query(insert, [id]), one);
+      expect(r.rows).toEqual([{ id, note: 'set' }]);
+      expect(r.rowCount).toBe(1);
+    }
+    expect(await count()).toBe(3);
+    const outside = await db.query<{ v: string | null }>("SELECT current_setting('app.probe', true) AS v");
+    expect(outside.rows[0]?.v ?? '').toBe('');
+  });
+
+  it('when the callback sends a second statement or an exec, then it is refused and the transaction fails', async () => {
+    const twice = db.transaction(async (tx) => {
+      await tx.query(insert, [1]);
+      await tx.query(insert, [2]);
+    }, one);
+    await expect(twice).rejects.toThrow('a one-statement transaction was sent a second statement');
+    const exec = db.transaction(async (tx) => tx.exec('DELETE FROM solo'), one);
+    await expect(exec).rejects.toThrow(/a one-statement transaction was sent an exec/);
+    // The first statement was the transaction, committed with it; the second never ran.
+    expect((await db.query('SELECT id FROM solo')).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('when its statement fails and the callback swallows the error, then the transaction fails with it and nothing is written', async () => {
+    await db.query('INSERT INTO solo (id) VALUES (1)');
+    for (let round = 0; round < 2; round++) {
+      const swallowed = db.transaction(async (tx) => {
+        await tx.query(insert, [1]).catch(() => undefined);
+        return 'looked fine';
+      }, one);
+      await expect(swallowed).rejects.toMatchObject({ code: '23505' });
+    }
+    expect(await count()).toBe(1);
+    // The connection or session goes on.
+    await db.transaction((tx) => tx.query(insert, [2]), one);
+    expect(await count()).toBe(2);
+  });
+
+  it('when its opening fails, then its statement does not run, and a callback that sends nothing still reports it', async () => {
+    const failing = { oneStatement: true, begin: ['SELECT no_such_function()'] } as const;
+    for (let round = 0; round < 2; round++) {
+      await expect(db.transaction((tx) => tx.query(insert, [5]), failing)).rejects.toMatchObject({
+        code: '42883',
+      });
+    }
+    await expect(db.transaction(async () => 'nothing sent', failing)).rejects.toMatchObject({
+      code: '42883',
+    });
+    expect(await count()).toBe(0);
+    expect(await db.transaction(async () => 'nothing sent', one)).toBe('nothing sent');
+  });
+});
+
 describe('PGlite runs in a thread of its own (ADR 0039)', () => {
   /** A fresh in-memory PGlite for one test, closed after it. */
   const withPglite = async (test: (db: Db) => Promise<void>): Promise<void> => {

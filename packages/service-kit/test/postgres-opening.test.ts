@@ -96,6 +96,42 @@ onPostgres('a transaction opened with its first statement (PostgreSQL)', () => {
     expect(client.getTransactionStatus()).toBe('E');
   });
 
+  it('when a COMMIT closes the batch (ADR 0047), then the whole transaction takes one round trip', async () => {
+    let rows: unknown[] = [];
+    const trips = await roundTrips(client, async () => {
+      const sent = queryAfterOpening(
+        client,
+        ['BEGIN', "SELECT set_config('app.who', 'luz', true)"],
+        { text: "INSERT INTO opened VALUES ($1, current_setting('app.who')) RETURNING who", values: [5] },
+        ['COMMIT'],
+      );
+      rows = (await sent.result).rows;
+    });
+    expect(trips).toBe(1);
+    expect(rows).toEqual([{ who: 'luz' }]);
+    expect(client.getTransactionStatus()).toBe('I'); // committed
+    expect((await client.query('SELECT who FROM opened')).rows).toEqual([{ who: 'luz' }]);
+  });
+
+  it('when the COMMIT that closes the batch fails, then the statement’s answer does not count', async () => {
+    // A deferred constraint is checked at COMMIT, after the statement itself succeeded.
+    await client.query(
+      'CREATE TEMP TABLE deferred_child (parent int REFERENCES opened (id) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    const sent = queryAfterOpening(
+      client,
+      ['BEGIN'],
+      {
+        text: 'INSERT INTO deferred_child VALUES ($1) RETURNING parent',
+        values: [404],
+      },
+      ['COMMIT'],
+    );
+    await expect(sent.opening).resolves.toBeUndefined();
+    await expect(sent.result).rejects.toMatchObject({ code: '23503' });
+    expect((await client.query('SELECT count(*)::int AS n FROM deferred_child')).rows).toEqual([{ n: 0 }]);
+  });
+
   it('when a named statement is not yet parsed on the connection, then it does not follow the opening', async () => {
     const wire = wireOf(client)!;
     const text = 'SELECT $1::int AS n';

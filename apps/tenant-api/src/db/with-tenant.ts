@@ -11,7 +11,19 @@ export const TENANT_ROLE = 'tenant_api_tenant';
 
 const TENANT_ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+/**
+ * `oneStatement`: the callback's one statement is the whole transaction, committed with it (ADR 0047: one round
+ * trip on PostgreSQL, one message on PGlite). For a read, or a write that is the last thing the callback does:
+ * what it does after the statement has answered cannot undo it.
+ */
+export const ONE_STATEMENT = { oneStatement: true } as const;
+
+export async function withTenant<T>(
+  db: Db,
+  tenantId: string,
+  fn: (tx: Queryable) => Promise<T>,
+  options: { oneStatement?: boolean } = {},
+): Promise<T> {
   if (!TENANT_ID.test(tenantId)) throw new Error('withTenant: invalid tenant id');
   // Both settings as statements without parameters, sent with the BEGIN (on PostgreSQL with the callback's
   // first statement too, ADR 0046): every transaction of every request pays them, and on PGlite a
@@ -19,6 +31,7 @@ export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable
   // above admits only [a-z0-9-].
   return db.transaction(fn, {
     begin: [`SELECT set_config('app.tenant_id', '${tenantId}', true)`, `SET LOCAL ROLE ${TENANT_ROLE}`],
+    ...options,
   });
 }
 

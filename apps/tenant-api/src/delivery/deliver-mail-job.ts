@@ -13,6 +13,7 @@ import {
   jobResult,
 } from '@cr/jobs';
 import { type ComprobanteView, readComprobanteView } from '@cr/pdf';
+import { finishWithWrites } from '../db/finish-job';
 import { withTenant } from '../db/with-tenant';
 import type { BrandingRow } from './branding-repository';
 import { findMailJobInputs } from './mail-job-inputs';
@@ -151,10 +152,8 @@ export async function runMailDelivery(
         : jobResult.retryAt(new Date(at.getTime() + retryIn), outcome.reply);
   const end = outcome.ok ? 'enviado' : retryIn === undefined ? 'fallido' : undefined;
   const writes = mailAttemptWrites(tenantId, { messageId: message.id, attempt, ...outcome, at }, end);
-  // The attempt, what it settles and the job's outcome: one statement.
-  await withTenant(deps.db, tenantId, async (tx) => {
-    await (context.finishIn ? context.finishIn(tx, result, writes) : writes.run(tx));
-  });
+  // The attempt, what it settles and the job's outcome: one statement, the whole transaction.
+  await finishWithWrites(deps.db, tenantId, context, result, writes);
   const log = {
     tenantId,
     clave: doc.clave,

@@ -1,7 +1,7 @@
 // Use case of POST /api/consultar/correo: whose SMTP server sends the tenant's e-mail and how it is set.
 // Never the password (only whether there is one), and of the platform's server only its address.
 import type { CorreoConfigResponse } from '@cr/contracts';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { MailDeps, MailSettings } from './mail-deps';
 import { type MailSettingsRow, findMailSettings } from './mail-settings-repository';
 import { platformServer } from './smtp-server';
@@ -37,6 +37,11 @@ export async function getMail(
   deps: Pick<MailDeps, 'db' | 'mail'>,
   input: { tenantId: string },
 ): Promise<CorreoConfigResponse['data']> {
-  const row = await withTenant(deps.db, input.tenantId, (tx) => findMailSettings(tx, input.tenantId));
+  const row = await withTenant(
+    deps.db,
+    input.tenantId,
+    (tx) => findMailSettings(tx, input.tenantId),
+    ONE_STATEMENT,
+  );
   return describeMail(deps.mail, row);
 }

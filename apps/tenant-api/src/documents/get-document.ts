@@ -4,7 +4,7 @@
 // answer.
 import type { DocumentData, WebhookEntrega } from '@cr/contracts';
 import { AppError, type Queryable } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { listMailOfDocument } from '../delivery/mail-repository';
 import type { IssuerDeps } from '../emisor/issuer-deps';
 import { type DocumentRow, findDocumentOrAnswerByClave, listEvents } from './document-repository';
@@ -95,8 +95,11 @@ export async function getDocumentXml(
   input: { tenantId: string; clave: string; which: 'xml' | 'respuesta' },
 ): Promise<string> {
   const { tenantId, clave } = input;
-  const row: DocumentRow | undefined = await withTenant(deps.db, tenantId, (tx) =>
-    findDocumentOrAnswerByClave(tx, tenantId, clave),
+  const row: DocumentRow | undefined = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave),
+    ONE_STATEMENT,
   );
   if (!row) throw notFound(clave);
   if (input.which === 'xml') return row.xml;

@@ -2,7 +2,7 @@
 // certificate's subject and expiry. Never a secret.
 import type { EmisorData } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { IssuerDeps } from './issuer-deps';
 import { type IssuerRow, findIssuer } from './issuer-repository';
 
@@ -11,7 +11,12 @@ export async function getIssuer(
   input: { tenantId: string; identificacion: number },
 ): Promise<EmisorData> {
   const id = String(input.identificacion);
-  const row = await withTenant(deps.db, input.tenantId, (tx) => findIssuer(tx, input.tenantId, id));
+  const row = await withTenant(
+    deps.db,
+    input.tenantId,
+    (tx) => findIssuer(tx, input.tenantId, id),
+    ONE_STATEMENT,
+  );
   // Another tenant's issuer is invisible here: the same 404 as an unknown one.
   if (!row) throw new AppError('not_found', `identificacion: issuer ${id} is not registered`);
   return toEmisorData(row);

@@ -4,7 +4,7 @@
 // and totals.
 import { type StatusOutcome, isFinalEstado } from '@cr/hacienda-client';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { type FinalEstado, findDocumentStatusById } from '../documents/document-repository';
 import type { DocumentJobPayload } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
@@ -26,7 +26,12 @@ export async function runStatusJob(
   const { tenantId, documentId } = job.payload;
   const schedules = schedulesOf(deps);
   const now = context.now();
-  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentStatusById(tx, tenantId, documentId));
+  const doc = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findDocumentStatusById(tx, tenantId, documentId),
+    ONE_STATEMENT,
+  );
   if (!doc) return jobResult.fail(`document ${documentId} not found`);
   const later = (reason: string) =>
     retryOnSchedule(now, job.attempts, schedules.status, reason, schedules.statusCapMs);

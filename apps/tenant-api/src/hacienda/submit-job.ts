@@ -6,7 +6,7 @@ import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
 import { KIND_RULES } from '@cr/hacienda-xml';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
 import type { Queryable } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { type DocumentRow, countSubmitAttempt, findDocumentById } from '../documents/document-repository';
 import { type DocumentJobPayload, callbackSecretContext } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
@@ -64,7 +64,12 @@ export async function runSubmitJob(
   const { tenantId, documentId } = job.payload;
   const schedules = schedulesOf(deps);
   const now = context.now();
-  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentById(tx, tenantId, documentId));
+  const doc = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findDocumentById(tx, tenantId, documentId),
+    ONE_STATEMENT,
+  );
   if (!doc) return jobResult.fail(`document ${documentId} not found`);
   if (doc.estado !== 'pendiente') return jobResult.done();
 

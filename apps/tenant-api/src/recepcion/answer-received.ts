@@ -16,7 +16,7 @@ import {
   planMensajeReceptor,
 } from '@cr/hacienda-xml';
 import { AppError, parseBody } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { hashRequestBody } from '../documents/canonical-hash';
 import { findByNumber, insertPendingDocument } from '../documents/document-repository';
 import {
@@ -40,7 +40,12 @@ export async function answerReceived(
 ): Promise<RecepcionRespuestaResponse['data']> {
   const { tenantId, clave } = input;
   const body = parseBody(RecepcionRespuestaRequest, input.body);
-  const received = await withTenant(deps.db, tenantId, (tx) => findReceivedByClave(tx, tenantId, clave));
+  const received = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findReceivedByClave(tx, tenantId, clave),
+    ONE_STATEMENT,
+  );
   if (!received) throw new AppError('not_found', `clave: received document ${clave} not found`);
   if (received.respuesta_document_id && received.estado !== 'pendiente') {
     throw new AppError(

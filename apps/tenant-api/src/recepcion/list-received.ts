@@ -14,7 +14,7 @@ import {
   enumParam,
   pageSizeParam,
 } from '../listing/list-query';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { RecepcionDeps } from './recepcion-deps';
 import { RECEIVED_SELECT, type ReceivedRow, findReceivedByClave } from './received-repository';
 import { toReceivedData } from './received-view';
@@ -85,8 +85,11 @@ export async function getReceived(
   deps: Pick<RecepcionDeps, 'db'>,
   input: { tenantId: string; clave: string },
 ): Promise<ReceivedRow> {
-  const row = await withTenant(deps.db, input.tenantId, (tx) =>
-    findReceivedByClave(tx, input.tenantId, input.clave),
+  const row = await withTenant(
+    deps.db,
+    input.tenantId,
+    (tx) => findReceivedByClave(tx, input.tenantId, input.clave),
+    ONE_STATEMENT,
   );
   if (!row) throw new AppError('not_found', `clave: received document ${input.clave} not found`);
   return row;

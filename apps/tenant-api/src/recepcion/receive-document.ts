@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type RecepcionDocumentData, RecepcionDocumentRequest } from '@cr/contracts';
 import { Dec, costaRicaDate, formatAmount, parseIsoDateTime } from '@cr/hacienda-xml';
 import { AppError, parseBody } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { findIssuer } from '../emisor/issuer-repository';
 import { decodeXmlField, inspectReceived } from './inspect-received';
 import type { RecepcionDeps } from './recepcion-deps';
@@ -40,7 +40,12 @@ export async function receiveDocument(
     body.respuestaHacienda === undefined
       ? undefined
       : decodeXmlField('respuestaHacienda', body.respuestaHacienda);
-  const issuer = await withTenant(deps.db, tenantId, (tx) => findIssuer(tx, tenantId, body.receptor));
+  const issuer = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findIssuer(tx, tenantId, body.receptor),
+    ONE_STATEMENT,
+  );
   if (!issuer) throw new AppError('not_found', `receptor: issuer ${body.receptor} is not registered`);
 
   const inspection = await inspectReceived(deps, {

@@ -7,7 +7,7 @@
 import { RecepcionSincronizarRequest, type RecepcionSincronizarResponse } from '@cr/contracts';
 import { type Ambiente, IdpError, RateLimitedError } from '@cr/hacienda-client';
 import { AppError, parseBody } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { findIssuer } from '../emisor/issuer-repository';
 import { receiveDocument } from './receive-document';
 import type { RecepcionDeps } from './recepcion-deps';
@@ -32,7 +32,12 @@ export async function synchronizeReceived(
 ): Promise<Data> {
   const { tenantId } = input;
   const { receptor } = parseBody(RecepcionSincronizarRequest, input.body);
-  const issuer = await withTenant(deps.db, tenantId, (tx) => findIssuer(tx, tenantId, receptor));
+  const issuer = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findIssuer(tx, tenantId, receptor),
+    ONE_STATEMENT,
+  );
   if (!issuer) throw new AppError('not_found', `receptor: issuer ${receptor} is not registered`);
   const ambiente = (Number(issuer.ambiente) === 1 ? 1 : 2) as Ambiente;
   const key = { issuerId: `${tenantId}/${receptor}`, ambiente };
@@ -67,7 +72,12 @@ export async function synchronizeReceived(
     if (!out.partial || out.items.length === 0) break;
   }
   const unique = [...new Set(listed)];
-  const stored = await withTenant(deps.db, tenantId, (tx) => listStoredClaves(tx, tenantId, unique));
+  const stored = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => listStoredClaves(tx, tenantId, unique),
+    ONE_STATEMENT,
+  );
   const data: Data = { listados: unique.length, importados: [], yaRegistrados: stored.size, omitidos: [] };
   for (const clave of unique.filter((c) => !stored.has(c))) {
     const detail = await recepcion.getComprobante(token, clave);

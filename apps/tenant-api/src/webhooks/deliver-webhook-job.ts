@@ -6,6 +6,7 @@
 import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult } from '@cr/jobs';
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
 import { metrics } from '@cr/service-kit';
+import { finishWithWrites } from '../db/finish-job';
 import { withTenant } from '../db/with-tenant';
 import { renderPrintablePdf } from '../delivery/render-document-pdf';
 import { type WebhookDeps, targetPolicy } from './webhook-deps';
@@ -165,10 +166,8 @@ export async function runWebhookDelivery(
           ? { end: 'failed' }
           : {},
   );
-  // The attempt, what it settles and the job's outcome: one statement.
-  await withTenant(deps.db, tenantId, async (tx) => {
-    await (context.finishIn ? context.finishIn(tx, outcome, writes) : writes.run(tx));
-  });
+  // The attempt, what it settles and the job's outcome: one statement, the whole transaction.
+  await finishWithWrites(deps.db, tenantId, context, outcome, writes);
   const log = { tenantId, eventId: event.id, clave: event.clave, attempt, host: new URL(endpoint.url).host };
   metrics.webhooks.deliveries.inc({
     outcome: result.ok ? 'delivered' : result.gone ? 'gone' : retryIn === undefined ? 'failed' : 'retry',

@@ -6,7 +6,7 @@
 import { WebhookReplayRequest } from '@cr/contracts';
 import { enqueue, getJob } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { findDocumentOrAnswerByClave } from '../documents/document-repository';
 import { takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import type { WebhookDeps } from './webhook-deps';
@@ -19,7 +19,12 @@ export async function replayWebhook(
   const { clave } = parseBody(WebhookReplayRequest, input.body);
   const { tenantId } = input;
   await takeTenantSlot(deps.db, deps.replayLimiter, tenantId, 'webhook replays');
-  const doc = await withTenant(deps.db, tenantId, (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave));
+  const doc = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave),
+    ONE_STATEMENT,
+  );
   if (!doc) throw new AppError('not_found', `clave: document ${clave} not found`);
   if (!isFinalState(doc.estado)) {
     throw new AppError('conflict', `clave: document ${clave} has no final state yet (estado ${doc.estado})`);

@@ -15,6 +15,11 @@ export type PgliteRequest =
   /** Opens transaction `tx` with `sql` (transaction-local settings) as its first statements. */
   | { id: number; op: 'begin'; tx: number; sql?: string }
   | { id: number; op: 'end'; tx: number; commit: boolean }
+  /**
+   * A whole one-statement transaction (ADR 0047): `sql` (its opening), the statement, COMMIT. The reply carries
+   * the statement's rows; without a statement it only opens and commits.
+   */
+  | { id: number; op: 'transaction'; sql?: string; statement?: { sql: string; params?: unknown[] } }
   | { id: number; op: 'close' };
 
 /** A database error's fields as PostgreSQL reports them (code, constraint…), carried across the thread. */

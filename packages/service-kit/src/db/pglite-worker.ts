@@ -134,6 +134,22 @@ function begin(db: PGlite, request: Extract<PgliteRequest, { op: 'begin' }>): vo
     .finally(() => transactions.delete(request.tx));
 }
 
+/** A one-statement transaction in one message (ADR 0047): its opening, its statement and its COMMIT. */
+function whole(db: PGlite, request: Extract<PgliteRequest, { op: 'transaction' }>): void {
+  db.transaction(async (tx) => {
+    if (request.sql) await tx.exec(request.sql);
+    if (!request.statement) return { rows: [], rowCount: 0 };
+    const { sql, params } = request.statement;
+    const done = await runPrepared(db, true, sql, params);
+    if (done) return { rows: done.rows, rowCount: done.rowCount };
+    const r = await tx.query(sql, params);
+    return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
+  }).then(
+    (r) => reply({ id: request.id, ok: true, rows: r.rows, rowCount: r.rowCount }),
+    (err) => reply({ id: request.id, ok: false, failure: failureOf(err) }),
+  );
+}
+
 function route(tx: number, message: TxMessage): void {
   const channel = transactions.get(tx);
   if (channel) channel.push(message);
@@ -162,6 +178,9 @@ async function main(): Promise<void> {
         return;
       case 'end':
         route(request.tx, request);
+        return;
+      case 'transaction':
+        whole(db, request);
         return;
       case 'close':
         db.close().then(

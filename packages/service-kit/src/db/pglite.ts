@@ -84,6 +84,48 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     },
   });
   const base = session();
+  /**
+   * The callback's one statement is the transaction (ADR 0047): its opening, the statement and COMMIT go to the
+   * thread in one message. A second statement or an exec is refused, and fails the transaction.
+   */
+  const oneStatementTransaction = async <T>(
+    fn: (tx: Queryable) => Promise<T>,
+    options: TransactionOptions,
+  ): Promise<T> => {
+    const opening = options.begin?.length ? { sql: options.begin.join(';\n') } : {};
+    let sent: Promise<{ rows: unknown[]; rowCount: number }> | undefined;
+    let refused: Error | undefined;
+    const refuse = (what: string): Promise<never> => {
+      refused ??= new Error(`a one-statement transaction was sent ${what}`);
+      return Promise.reject(refused);
+    };
+    const tx: Queryable = {
+      async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+        if (sent || refused) return refuse('a second statement');
+        const answered = thread.send({
+          op: 'transaction',
+          ...opening,
+          statement: { sql, ...(params ? { params } : {}) },
+        });
+        sent = answered;
+        const r = await traced('pglite', sql, () => answered);
+        return { rows: r.rows as R[], rowCount: r.rowCount };
+      },
+      exec: () => refuse('an exec (its statement goes through query)'),
+    };
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (err) {
+      await sent?.catch(() => undefined); // the thread finishes it before the session's next turn
+      throw err;
+    }
+    if (refused) throw refused;
+    // A statement error the callback swallowed still fails the transaction; with no statement, the opening runs
+    // and commits, so its errors are reported.
+    await (sent ?? thread.send({ op: 'transaction', ...opening }));
+    return result;
+  };
   // PGlite has one session. A statement or a transaction takes it in turn, in order of arrival, so the thread
   // holds at most the one running and a ping (below) waits for that one only, not for the queue.
   let tail: Promise<unknown> = Promise.resolve();
@@ -114,6 +156,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     exec,
     transaction: <T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions) =>
       turn(async () => {
+        if (options?.oneStatement) return oneStatementTransaction(fn, options);
         transactions += 1;
         const tx = transactions;
         // Not awaited before the callback: its first statement follows the BEGIN without a round trip of its

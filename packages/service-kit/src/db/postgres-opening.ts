@@ -19,13 +19,20 @@ export interface Wire {
   bind(message: { portal: string; statement: string; values: unknown[] }): void;
   describe(message: { type: 'P'; name: string }): void;
   execute(message: { portal: string }): void;
+  sync(): void;
 }
 
 /** The client's connection, when it has what the batch needs. */
 export function wireOf(client: pg.PoolClient): Wire | undefined {
   const connection = (client as unknown as { connection?: Partial<Wire> }).connection;
   if (!connection || typeof connection.parsedStatements !== 'object' || !connection.stream) return undefined;
-  const methods = [connection.parse, connection.bind, connection.describe, connection.execute];
+  const methods = [
+    connection.parse,
+    connection.bind,
+    connection.describe,
+    connection.execute,
+    connection.sync,
+  ];
   return methods.every((m) => typeof m === 'function') ? (connection as Wire) : undefined;
 }
 
@@ -50,14 +57,28 @@ export interface AfterOpening {
   result: Promise<pg.QueryResult>;
 }
 
+/** Parse, Bind, Describe and Execute of statements without parameters, unnamed. */
+function writeEach(connection: Wire, statements: readonly string[]): void {
+  for (const text of statements) {
+    connection.parse({ text, name: '', types: [] });
+    connection.bind({ portal: '', statement: '', values: [] });
+    // Described so that a statement returning a row (set_config) gets its fields before the row.
+    connection.describe({ type: 'P', name: '' });
+    connection.execute({ portal: '' });
+  }
+}
+
 /**
- * Writes `opening` (statements without parameters, each its own Parse) and then the statement, all before one
- * Sync. Synchronous up to the write: a statement queued on the client after this call runs after the batch.
+ * Writes `opening` (statements without parameters, each its own Parse), the statement, then `closing` (a COMMIT,
+ * ADR 0047), all before one Sync. Synchronous up to the write: a statement queued on the client after this call
+ * runs after the batch. An error in `closing` rejects `result`: the statement's answer counts only if what
+ * follows it in the batch succeeded.
  */
 export function queryAfterOpening(
   client: pg.PoolClient,
   opening: readonly string[],
   statement: { text: string; values: unknown[]; name?: string | undefined },
+  closing: readonly string[] = [],
 ): AfterOpening {
   let completed = 0;
   let openingSettled: { resolve(): void; reject(err: Error): void } | undefined;
@@ -76,8 +97,8 @@ export function queryAfterOpening(
         if (completed < opening.length) openingSettled!.reject(err);
         settleResult!.reject(err);
       } else {
-        // One result per statement of the batch: the opening's first, the statement's last.
-        settleResult!.resolve(Array.isArray(results) ? results[results.length - 1]! : results);
+        // One result per statement of the batch: the opening's, the statement's, the closing's.
+        settleResult!.resolve(Array.isArray(results) ? results[opening.length]! : results);
       }
     }) as never,
   );
@@ -100,16 +121,19 @@ export function queryAfterOpening(
       );
     }
     connection.stream.cork?.();
+    // node-postgres' Query ends the statement's messages with the Sync: the closing statements go just before it.
+    if (closing.length > 0) {
+      const sync = connection.sync;
+      connection.sync = () => {
+        writeEach(connection, closing);
+        sync.call(connection);
+      };
+    }
     try {
-      for (const text of opening) {
-        connection.parse({ text, name: '', types: [] });
-        connection.bind({ portal: '', statement: '', values: [] });
-        // Described so that a statement returning a row (set_config) gets its fields before the row.
-        connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '' });
-      }
+      writeEach(connection, opening);
       return querySubmit.call(query, connection);
     } finally {
+      if (closing.length > 0) delete (connection as Partial<Wire>).sync; // the prototype's again
       connection.stream.uncork?.();
     }
   };

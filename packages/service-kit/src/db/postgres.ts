@@ -70,6 +70,7 @@ export function openPostgres(options: PostgresOptions): Db {
       const wire = wireOf(client);
       const inside = wrap(client, prepared);
       const opening = ['BEGIN', ...(options?.begin ?? [])];
+      const oneStatement = options?.oneStatement === true;
       // Settles with the opening's outcome once it is sent: with the callback's first statement (ADR 0046), or
       // on its own before a first statement that cannot carry it (an exec, a named statement this connection
       // has not parsed yet). Every later statement waits for it, so none runs if the transaction did not open.
@@ -78,30 +79,59 @@ export function openPostgres(options: PostgresOptions): Db {
         opened ??= client.query(opening.join('; ')).then(() => undefined);
         return opened;
       };
-      const tx: Queryable = {
-        query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-          const name = prepared?.nameOf(sql, params);
-          if (!opened && wire && canFollowOpening(wire, name, sql)) {
-            const sent = queryAfterOpening(client, opening, { text: sql, values: params ?? [], name });
-            opened = sent.opening;
-            return traced('postgresql', sql, async () => {
-              const r = await sent.result;
-              return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
-            });
-          }
-          return open().then(() => inside.query<R>(sql, params));
-        },
-        exec: (sql: string) => open().then(() => inside.exec(sql)),
+      // A one-statement transaction (ADR 0047): settles once the COMMIT that follows its statement has answered.
+      let committed: Promise<unknown> | undefined;
+      let refused: Error | undefined;
+      const refuse = (what: string): Promise<never> => {
+        refused ??= new Error(`a one-statement transaction was sent ${what}`);
+        return Promise.reject(refused);
       };
-      try {
-        const result = await fn(tx);
-        // The opening's error fails the transaction even if the callback swallowed it, or sent nothing at all.
-        await open();
+      const commit = async (): Promise<void> => {
         const end = await client.query('COMMIT');
         // A statement that failed aborted the transaction; if the callback caught its error and returned,
         // PostgreSQL answers COMMIT with ROLLBACK and no error, and nothing the callback wrote was kept. That is
         // a failure, as PGlite reports it (same code and message), never a success.
         if (end.command === 'ROLLBACK') throw rolledBackInsteadOfCommitted();
+      };
+      const tx: Queryable = {
+        query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+          if (oneStatement && (opened || refused)) return refuse('a second statement');
+          const name = prepared?.nameOf(sql, params);
+          if (!opened && wire && canFollowOpening(wire, name, sql)) {
+            const statement = { text: sql, values: params ?? [], name };
+            const sent = queryAfterOpening(client, opening, statement, oneStatement ? ['COMMIT'] : []);
+            opened = sent.opening;
+            if (oneStatement) committed = sent.result;
+            return traced('postgresql', sql, async () => {
+              const r = await sent.result;
+              return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+            });
+          }
+          const answered = open().then(() => inside.query<R>(sql, params));
+          if (!oneStatement) return answered;
+          const settled = answered.then(async (r) => {
+            await commit();
+            return r;
+          });
+          committed = settled;
+          return settled;
+        },
+        exec: (sql: string) =>
+          oneStatement
+            ? refuse('an exec (its statement goes through query)')
+            : open().then(() => inside.exec(sql)),
+      };
+      try {
+        const result = await fn(tx);
+        if (refused) throw refused;
+        if (committed) {
+          // Its COMMIT was sent with the statement; a statement error the callback swallowed still fails it.
+          await committed;
+          return result;
+        }
+        // The opening's error fails the transaction even if the callback swallowed it, or sent nothing at all.
+        await open();
+        await commit();
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);

@@ -35,6 +35,14 @@ export interface TransactionOptions {
    * the callback runs.
    */
   begin?: readonly string[];
+  /**
+   * The transaction is the callback's one statement: its COMMIT follows it without waiting for the callback
+   * (ADR 0047). On PostgreSQL the opening, the statement and the COMMIT then take one round trip (once the
+   * statement is prepared on the connection); on PGlite one message to its thread. A second statement, or an
+   * exec, is refused and fails the transaction, and what the callback does once the statement has answered
+   * cannot undo it: for a read, or a write that is the last thing its callback does.
+   */
+  oneStatement?: boolean;
 }
 
 export interface DbPoolStats {
