@@ -105,6 +105,11 @@ describe('documents: tenant isolation', () => {
         ),
       ).rejects.toThrow(/permission denied/);
     }
+    // Options carrying their own opening cannot replace the tenant's.
+    const smuggled = { ...ONE_STATEMENT, begin: [] } as unknown as typeof ONE_STATEMENT;
+    await expect(
+      withTenant(ctx.db, 'intruder', (tx) => tx.query('SELECT clave FROM documents'), smuggled),
+    ).resolves.toMatchObject({ rowCount: 0 });
     const own = await withTenant(
       ctx.db,
       'acme',

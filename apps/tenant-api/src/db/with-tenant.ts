@@ -31,7 +31,8 @@ export async function withTenant<T>(
   // above admits only [a-z0-9-].
   return db.transaction(fn, {
     begin: [`SELECT set_config('app.tenant_id', '${tenantId}', true)`, `SET LOCAL ROLE ${TENANT_ROLE}`],
-    ...options,
+    // Only the flag is taken from the caller: nothing it passes can replace the tenant's opening.
+    ...(options.oneStatement ? { oneStatement: true } : {}),
   });
 }
 
