@@ -75,6 +75,14 @@ async function runPrepared(db: PGlite, inTransaction: boolean, sql: string, para
   }
 }
 
+/** A statement's rows: prepared when it has parameters, else (or once retired) through the session's query(). */
+async function rowsOf(db: PGlite, session: Session, sql: string, params: unknown[] | undefined) {
+  const done = await runPrepared(db, session !== db, sql, params);
+  if (done) return { rows: done.rows, rowCount: done.rowCount };
+  const r = await session.query(sql, params);
+  return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
+}
+
 async function run(db: PGlite, session: Session, request: Statement): Promise<void> {
   try {
     if (request.op === 'exec') {
@@ -82,13 +90,7 @@ async function run(db: PGlite, session: Session, request: Statement): Promise<vo
       reply({ id: request.id, ok: true });
       return;
     }
-    const done = await runPrepared(db, session !== db, request.sql, request.params);
-    if (done) {
-      reply({ id: request.id, ok: true, rows: done.rows, rowCount: done.rowCount });
-      return;
-    }
-    const r = await session.query(request.sql, request.params);
-    reply({ id: request.id, ok: true, rows: r.rows, rowCount: r.affectedRows || r.rows.length });
+    reply({ id: request.id, ok: true, ...(await rowsOf(db, session, request.sql, request.params)) });
   } catch (err) {
     reply({ id: request.id, ok: false, failure: failureOf(err) });
   }
@@ -139,11 +141,7 @@ function whole(db: PGlite, request: Extract<PgliteRequest, { op: 'transaction' }
   db.transaction(async (tx) => {
     if (request.sql) await tx.exec(request.sql);
     if (!request.statement) return { rows: [], rowCount: 0 };
-    const { sql, params } = request.statement;
-    const done = await runPrepared(db, true, sql, params);
-    if (done) return { rows: done.rows, rowCount: done.rowCount };
-    const r = await tx.query(sql, params);
-    return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
+    return rowsOf(db, tx, request.statement.sql, request.statement.params);
   }).then(
     (r) => reply({ id: request.id, ok: true, rows: r.rows, rowCount: r.rowCount }),
     (err) => reply({ id: request.id, ok: false, failure: failureOf(err) }),

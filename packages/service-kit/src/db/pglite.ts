@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger';
 import { startPgliteMaintenance } from './pglite-maintenance';
+import { OneStatementRefusals } from './one-statement';
 import { PgliteThread } from './pglite-thread';
 import { traced } from './traced';
 import type { Db, QueryResult, Queryable, TransactionOptions } from './types';
@@ -84,6 +85,9 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     },
   });
   const base = session();
+  /** The `begin` statements as the one `sql` the thread runs first (begin and transaction messages). */
+  const opening = (options?: TransactionOptions) =>
+    options?.begin?.length ? { sql: options.begin.join(';\n') } : {};
   /**
    * The callback's one statement is the transaction (ADR 0047): its opening, the statement and COMMIT go to the
    * thread in one message. A second statement or an exec is refused, and fails the transaction.
@@ -92,26 +96,22 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     fn: (tx: Queryable) => Promise<T>,
     options: TransactionOptions,
   ): Promise<T> => {
-    const opening = options.begin?.length ? { sql: options.begin.join(';\n') } : {};
+    const begin = opening(options);
     let sent: Promise<{ rows: unknown[]; rowCount: number }> | undefined;
-    let refused: Error | undefined;
-    const refuse = (what: string): Promise<never> => {
-      refused ??= new Error(`a one-statement transaction was sent ${what}`);
-      return Promise.reject(refused);
-    };
+    const refusals = new OneStatementRefusals();
     const tx: Queryable = {
       async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-        if (sent || refused) return refuse('a second statement');
+        if (sent || refusals.refused) return refusals.secondStatement();
         const answered = thread.send({
           op: 'transaction',
-          ...opening,
+          ...begin,
           statement: { sql, ...(params ? { params } : {}) },
         });
         sent = answered;
         const r = await traced('pglite', sql, () => answered);
         return { rows: r.rows as R[], rowCount: r.rowCount };
       },
-      exec: () => refuse('an exec (its statement goes through query)'),
+      exec: () => refusals.exec(),
     };
     let result: T;
     try {
@@ -120,10 +120,10 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
       await sent?.catch(() => undefined); // the thread finishes it before the session's next turn
       throw err;
     }
-    if (refused) throw refused;
+    if (refusals.refused) throw refusals.refused;
     // A statement error the callback swallowed still fails the transaction; with no statement, the opening runs
     // and commits, so its errors are reported.
-    await (sent ?? thread.send({ op: 'transaction', ...opening }));
+    await (sent ?? thread.send({ op: 'transaction', ...begin }));
     return result;
   };
   // PGlite has one session. A statement or a transaction takes it in turn, in order of arrival, so the thread
@@ -164,7 +164,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
         const opened = thread.send({
           op: 'begin',
           tx,
-          ...(options?.begin?.length ? { sql: options.begin.join(';\n') } : {}),
+          ...opening(options),
         });
         opened.catch(() => undefined);
         let result: T;

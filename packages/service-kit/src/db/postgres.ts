@@ -1,5 +1,6 @@
 // A real PostgreSQL server through node-postgres' pool.
 import pg from 'pg';
+import { OneStatementRefusals } from './one-statement';
 import { canFollowOpening, queryAfterOpening, wireOf } from './postgres-opening';
 import { PreparedStatements } from './prepared-statements';
 import { traced } from './traced';
@@ -81,11 +82,7 @@ export function openPostgres(options: PostgresOptions): Db {
       };
       // A one-statement transaction (ADR 0047): settles once the COMMIT that follows its statement has answered.
       let committed: Promise<unknown> | undefined;
-      let refused: Error | undefined;
-      const refuse = (what: string): Promise<never> => {
-        refused ??= new Error(`a one-statement transaction was sent ${what}`);
-        return Promise.reject(refused);
-      };
+      const refusals = new OneStatementRefusals();
       const commit = async (): Promise<void> => {
         const end = await client.query('COMMIT');
         // A statement that failed aborted the transaction; if the callback caught its error and returned,
@@ -95,7 +92,7 @@ export function openPostgres(options: PostgresOptions): Db {
       };
       const tx: Queryable = {
         query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-          if (oneStatement && (opened || refused)) return refuse('a second statement');
+          if (oneStatement && (opened || refusals.refused)) return refusals.secondStatement();
           const name = prepared?.nameOf(sql, params);
           if (!opened && wire && canFollowOpening(wire, name, sql)) {
             const statement = { text: sql, values: params ?? [], name };
@@ -116,14 +113,11 @@ export function openPostgres(options: PostgresOptions): Db {
           committed = settled;
           return settled;
         },
-        exec: (sql: string) =>
-          oneStatement
-            ? refuse('an exec (its statement goes through query)')
-            : open().then(() => inside.exec(sql)),
+        exec: (sql: string) => (oneStatement ? refusals.exec() : open().then(() => inside.exec(sql))),
       };
       try {
         const result = await fn(tx);
-        if (refused) throw refused;
+        if (refusals.refused) throw refusals.refused;
         if (committed) {
           // Its COMMIT was sent with the statement; a statement error the callback swallowed still fails it.
           await committed;
