@@ -4,7 +4,7 @@
 // job, webhook job, a local receiver), the raw RSA-2048 signing rate and the engine alone measured in the
 // same run. Runs on PGlite, and also on PostgreSQL when BENCH_DATABASE_URL names a server (a throw-away
 // database is created there). Writes `## tenant-api (submission)`.
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import {
   openDatabase,
   parseBody,
 } from '@cr/service-kit';
-import { haciendaDataDir, startApp, xsdDir } from '@cr/testkit';
+import { haciendaDataDir, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { createCabysSearch } from '@cr/cabys';
 import { benchAuth, writePerformanceSection } from './support';
@@ -59,20 +59,6 @@ function postJson(url: string, headers: Record<string, string>, body: string): P
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-/** Raw RSA-2048 PKCS#1 v1.5 SHA-256 signatures per second on this thread. */
-function rawSigningRate(): number {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const data = randomBytes(512);
-  for (let i = 0; i < 50; i++) sign('sha256', data, privateKey);
-  const t0 = process.hrtime.bigint();
-  let n = 0;
-  while (Number(process.hrtime.bigint() - t0) < 3e9) {
-    sign('sha256', data, privateKey);
-    n++;
-  }
-  return n / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
 interface Sandbox {
@@ -338,7 +324,7 @@ async function runEngine(
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'tenant-api-bench', level: 'error' });
 
-  const signing = rawSigningRate();
+  const signing = rawSigningRate(3_000);
   const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const results: EngineResult[] = [];
   const engines: Array<[string, string | undefined]> = [['PGlite', undefined]];

@@ -5,10 +5,9 @@
 // Time per statement kind is taken at the Db the worker is given; the ratio is to raw RSA signing measured
 // in the same run. Rewrites the `jobs (claim)` section of docs/performance.md.
 // `pnpm --filter @cr/jobs bench`.
-import { createSign, generateKeyPairSync } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { type Db, createTestDatabase, migrate, openPglite } from '@cr/service-kit';
-import { writePerformanceSection } from '@cr/testkit';
+import { rawSigningRate, writePerformanceSection } from '@cr/testkit';
 import { Worker, enqueue, jobsMigrations } from '../src';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1_500);
@@ -96,16 +95,6 @@ async function measureShape(raw: Db, shape: Shape) {
     claimsPerSecond: (clock.calls.claim / clock.spent.claim) * 1000,
     roundMs: wall / ROUNDS,
   };
-}
-
-function rawSigningRate(): number {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const data = Buffer.alloc(1024, 7);
-  for (let i = 0; i < 200; i++) createSign('sha256').update(data).sign(privateKey);
-  const n = 2_000;
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) createSign('sha256').update(data).sign(privateKey);
-  return (n / (performance.now() - t0)) * 1000;
 }
 
 async function engine(label: string, url: string | undefined) {

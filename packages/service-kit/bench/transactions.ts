@@ -4,10 +4,9 @@
 // PGlite and, with BENCH_DATABASE_URL, on PostgreSQL (ADR 0046: the opening travels with the first statement).
 // The ratio is to raw RSA signing measured in the same run. Rewrites `## service-kit (transactions)`.
 // `pnpm --filter @cr/service-kit bench`.
-import { createSign, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { writePerformanceSection } from '@cr/testkit';
+import { rawSigningRate, writePerformanceSection } from '@cr/testkit';
 import { type Db, openPglite, openPostgres } from '../src';
 
 const N = Number(process.env.BENCH_TRANSACTIONS ?? 5_000);
@@ -18,17 +17,6 @@ const ROWS = 1_000;
 function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rawSigningPerSecond(): number {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const t0 = performance.now();
-  let n = 0;
-  while (performance.now() - t0 < 2_000) {
-    createSign('sha256').update(`payload ${n}`).sign(privateKey);
-    n += 1;
-  }
-  return (n * 1000) / (performance.now() - t0);
 }
 
 const begin = [
@@ -94,7 +82,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ');
   const loadStart = load();
-  const rsa = rawSigningPerSecond();
+  const rsa = rawSigningRate();
   const rows: Row[] = [];
   const pglite = await openPglite();
   try {

@@ -122,3 +122,4 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   };
 }
 export { writePerformanceSection } from './performance-doc';
+export { rawSigningRate } from './raw-signing';
