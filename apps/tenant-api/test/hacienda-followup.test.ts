@@ -8,7 +8,7 @@ import request from 'supertest';
 import { FakeHacienda } from '../../../packages/hacienda-client/test/fake-hacienda';
 import { withTenant } from '../src/db/with-tenant';
 import { listEvents } from '../src/documents/document-repository';
-import { recordEnviado } from '../src/hacienda/record-transitions';
+import { recordEnviado, recordFinal } from '../src/hacienda/record-transitions';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
@@ -168,6 +168,28 @@ describe('Hacienda follow-up (fake Hacienda)', () => {
     );
     expect((await state(id)).submit_attempts).toBe(2);
     expect((await events(id)).map((e) => e.estado)).toEqual(['pendiente', 'enviado']);
+  });
+
+  it('when a second run records a final state for a document already final, then its submission is counted and nothing else changes', async () => {
+    const { clave, id } = await submit(11);
+    await drive(async () => (await state(id)).estado === 'enviado');
+    fake.received.get(clave)!.estado = 'aceptado';
+    await drive(async () => (await state(id)).estado === 'aceptado');
+    const before = await state(id);
+    const jobs = () =>
+      ctx.db.query("SELECT key FROM jobs WHERE payload->>'documentId' = $1 ORDER BY key", [id]);
+    const jobsBefore = (await jobs()).rows;
+    const late = await recordFinal(
+      ctx.submission,
+      { tenantId: 'acme', documentId: id },
+      { estado: 'error', errorCause: 'late answer' },
+      'recepcion rejected 400',
+      { submitAttempt: true },
+    );
+    expect(late).toBe(false);
+    expect(await state(id)).toEqual({ ...before, submit_attempts: before.submit_attempts + 1 });
+    expect((await events(id)).map((e) => e.estado)).toEqual(['pendiente', 'enviado', 'aceptado']);
+    expect((await jobs()).rows).toEqual(jobsBefore);
   });
 
   it('when the status follow-up already waits as enviado is recorded (the callback came first), then it is brought forward', async () => {

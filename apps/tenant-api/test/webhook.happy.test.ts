@@ -38,6 +38,16 @@ async function configure(tenant = 'acme', url = receiver.url): Promise<string> {
   return res.body.data.secret as string;
 }
 
+/** The state of each event raised for a document, and whether it is finished. */
+async function eventStates(tenant: string, documentId: string) {
+  const r = await ctx.db.query<{ state: string; finished: boolean }>(
+    `SELECT state, finished_at IS NOT NULL AS finished FROM webhook_events
+     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at`,
+    [tenant, documentId],
+  );
+  return r.rows;
+}
+
 describe('webhooks: configuration', () => {
   it('when a URL is configured, then the answer shows it with a whsec_ secret once, and consultar never does', async () => {
     const res = await post(ctx, 'acme', '/api/configurar/webhook', { url: receiver.url });
@@ -293,6 +303,7 @@ describe('webhooks: delivery', () => {
     expect(await deliveriesOf(ctx.db, 'acme', later.id)).toEqual([
       expect.objectContaining({ attempt: 1, status: null, error: 'webhook endpoint is disabled' }),
     ]);
+    expect(await eventStates('acme', later.id)).toEqual([{ state: 'disabled', finished: true }]);
 
     const secret = await configure();
     expect((await post(ctx, 'acme', '/api/consultar/webhook', {})).body.data.activo).toBe(true);
@@ -383,6 +394,8 @@ describe('webhooks: replays and missing endpoints', () => {
     expect(await deliveriesOf(ctx.db, 'initech', doc.id)).toEqual([
       expect.objectContaining({ attempt: 1, url: '', status: null, error: 'no webhook endpoint configured' }),
     ]);
+    // Frozen already finished, with its attempt, in one statement.
+    expect(await eventStates('initech', doc.id)).toEqual([{ state: 'no_endpoint', finished: true }]);
     expect((await post(ctx, 'initech', '/api/consultar/webhook', {})).status).toBe(404);
 
     const secret = await configure('initech');

@@ -206,6 +206,16 @@ function refClause(ref: JobRef): [string, string] {
   return 'id' in ref ? ['id = $1::bigint', ref.id] : ['key = $1', ref.key];
 }
 
+/** The UPDATE of `reschedule`, for the jobs `where` selects, `runAt` in `at`. */
+function rescheduleUpdate(where: string, at: string): string {
+  return `UPDATE jobs SET
+       run_at = CASE WHEN state = 'pending' THEN LEAST(run_at, ${at}) ELSE run_at END,
+       nudge_at = CASE WHEN state = 'running' THEN LEAST(COALESCE(nudge_at, ${at}), ${at}) ELSE nudge_at END,
+       updated_at = now()
+     WHERE ${where} AND state IN ('pending', 'running')
+     RETURNING queue`;
+}
+
 /**
  * Brings a job forward to `runAt` (never pushes it back). A pending job becomes due then; a running job is
  * marked so that, if its handler asks for a later retry, it runs again no later than `runAt`.
@@ -213,18 +223,29 @@ function refClause(ref: JobRef): [string, string] {
  */
 export async function reschedule(db: Queryable, ref: JobRef, runAt: Date = new Date()): Promise<boolean> {
   const [where, value] = refClause(ref);
-  const r = await db.query<{ queue: string }>(
-    `UPDATE jobs SET
-       run_at = CASE WHEN state = 'pending' THEN LEAST(run_at, $2) ELSE run_at END,
-       nudge_at = CASE WHEN state = 'running' THEN LEAST(COALESCE(nudge_at, $2), $2) ELSE nudge_at END,
-       updated_at = now()
-     WHERE ${where} AND state IN ('pending', 'running')
-     RETURNING queue`,
-    [value, runAt],
-  );
+  const r = await db.query<{ queue: string }>(rescheduleUpdate(where, '$2::timestamptz'), [value, runAt]);
   const queue = r.rows[0]?.queue;
   if (queue) notifyJobsDue(queue);
   return queue !== undefined;
+}
+
+/**
+ * `reschedule` as a CTE of a caller's statement, `<prefix>brought` (it returns the queue of each job it found),
+ * for the jobs whose keys `keys` selects (a subquery over the statement's other CTEs), to `runAt`; its one
+ * parameter is `$firstParam`. Call `notifyJobsDue(queue)` for what it returned once the statement ran.
+ */
+export function rescheduleCtes(
+  keys: string,
+  firstParam: number,
+  runAt: Date = new Date(),
+  prefix = '',
+): { sql: string; params: unknown[] } {
+  if (!/^([a-z_][a-z0-9_]*)?$/.test(prefix))
+    throw new TypeError('rescheduleCtes: prefix must be an SQL name');
+  return {
+    sql: `${prefix}brought AS (${rescheduleUpdate(`key IN (${keys})`, `$${firstParam}::timestamptz`)})`,
+    params: [runAt],
+  };
 }
 
 export async function getJob<P = unknown>(db: Queryable, ref: JobRef): Promise<Job<P> | undefined> {

@@ -43,7 +43,8 @@ export interface JobContext {
    * run still held its lease (false: another run owns the job; the result was not recorded).
    *
    * `writes`, the handler's last writes, go in the record's statement (one round trip for both). They are
-   * made whether or not the run still held its lease, as writes made before finishIn would be.
+   * made whether or not the run still held its lease, as writes made before finishIn would be; what they
+   * select (`CteWrites.select`) is in their `selected()` afterwards (`recorded` is the record's column).
    */
   finishIn(tx: Queryable, result: JobResult, writes?: CteWrites): Promise<boolean>;
 }
@@ -443,12 +444,12 @@ export class Worker {
   private async record(db: Queryable, job: Job, result: JobResult, writes?: CteWrites): Promise<boolean> {
     const error = result.kind === 'done' ? null : (result.error?.slice(0, MAX_ERROR_LENGTH) ?? null);
     const retryAt = result.kind === 'retry' ? result.at : null;
-    const { sql, params } = (writes ?? new CteWrites()).statement(
+    const row = await (writes ?? new CteWrites()).run<{ recorded: boolean }>(
+      db,
       (p) =>
-        `SELECT jobs_record(${p(job.id)}::bigint, ${p(this.id)}, ${p(job.attempts)}, ${p(result.kind)}, ${p(error)}, ${p(retryAt)}, ${p(this.now())}) AS recorded`,
+        `jobs_record(${p(job.id)}::bigint, ${p(this.id)}, ${p(job.attempts)}, ${p(result.kind)}, ${p(error)}, ${p(retryAt)}, ${p(this.now())}) AS recorded`,
     );
-    const r = await db.query<{ recorded: boolean }>(sql, params);
-    return r.rows[0]?.recorded === true;
+    return row.recorded === true;
   }
 
   /** Logs a recorded outcome once it stands: a failure, or a result the lost lease made the worker drop. */

@@ -192,6 +192,47 @@ describe('finishIn', () => {
     });
   });
 
+  it('what the writes select is read after finishIn, from the record statement, with writes numbered apart included', async () => {
+    const clock = createClock();
+    let selected: { inserted: string; counted: string; recorded: boolean } | undefined;
+    const worker = new Worker({
+      db,
+      now: clock.now,
+      workerId: 'w',
+      queues: {
+        q: {
+          handler: async (job, context) => {
+            await db.transaction(async (tx) => {
+              const writes = new CteWrites();
+              writes.add(
+                'a',
+                `INSERT INTO effects (job) VALUES (${writes.param(`${job.id}-a`)}) RETURNING job`,
+              );
+              // Written with its own numbering from the placeholder it is given (as enqueueCtes is).
+              writes.include((first) => ({
+                sql: `b AS (INSERT INTO effects (job) VALUES ($${first}), ($${first + 1}) RETURNING job)`,
+                params: [`${job.id}-b1`, `${job.id}-b2`],
+              }));
+              writes.select('inserted', '(SELECT job FROM a)').select('counted', '(SELECT count(*) FROM b)');
+              expect(() => writes.selected()).toThrow(/has not run/);
+              await context.finishIn(tx, jobResult.done(), writes);
+              selected = writes.selected();
+            });
+          },
+        },
+      },
+    });
+    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    await worker.runOnce();
+    expect(selected).toEqual({ recorded: true, inserted: `${id}-a`, counted: '2' });
+    expect(await effects()).toEqual([{ job: `${id}-a` }, { job: `${id}-b1` }, { job: `${id}-b2` }]);
+    expect(await getJob(db, { id })).toMatchObject({ state: 'done' });
+  });
+
+  it('refuses a selected column that is not an SQL name', () => {
+    expect(() => new CteWrites().select('x; DROP TABLE jobs', '1')).toThrow(TypeError);
+  });
+
   it('when the run lost its lease, then finishIn records nothing and says so', async () => {
     const clockA = createClock();
     const release = deferred();

@@ -1,5 +1,14 @@
 import type { TestDatabase } from '@cr/service-kit';
-import { enqueue, enqueueCtes, getJob, jobResult, pruneJobs, reschedule, Worker } from '../src';
+import {
+  enqueue,
+  enqueueCtes,
+  getJob,
+  jobResult,
+  pruneJobs,
+  reschedule,
+  rescheduleCtes,
+  Worker,
+} from '../src';
 import { createClock, useJobsDatabase, deferred } from './helpers';
 
 const suite = useJobsDatabase();
@@ -103,6 +112,30 @@ describe('enqueueCtes', () => {
     const jobs = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
     expect(jobs.rows[0]?.n).toBe(1);
     expect(await getJob(db, { key: 'submit:dup' })).toMatchObject({ payload: { first: true } });
+  });
+});
+
+describe('rescheduleCtes', () => {
+  it('brings forward the pending jobs whose keys its subquery selects, never later, and returns their queues', async () => {
+    const far = new Date(Date.now() + 3_600_000);
+    await enqueue(db, { queue: 'status', payload: {}, key: 'cte:a', runAt: far });
+    await enqueue(db, { queue: 'status', payload: {}, key: 'cte:b', runAt: far });
+    await enqueue(db, { queue: 'status', payload: {}, key: 'cte:c', runAt: new Date(0) });
+    const soon = new Date(Date.now() + 60_000);
+    const forward = rescheduleCtes(
+      `SELECT $1::text || n FROM (VALUES ('a'), ('c'), ('gone')) AS v(n)`,
+      2,
+      soon,
+    );
+    const r = await db.query<{ queue: string }>(`WITH ${forward.sql} SELECT queue FROM brought`, [
+      'cte:',
+      ...forward.params,
+    ]);
+    expect(r.rows).toEqual([{ queue: 'status' }, { queue: 'status' }]);
+    expect((await getJob(db, { key: 'cte:a' }))?.runAt).toEqual(soon);
+    expect((await getJob(db, { key: 'cte:b' }))?.runAt).toEqual(far);
+    expect((await getJob(db, { key: 'cte:c' }))?.runAt).toEqual(new Date(0));
+    expect(() => rescheduleCtes('SELECT 1', 1, soon, 'x; DROP')).toThrow(TypeError);
   });
 });
 

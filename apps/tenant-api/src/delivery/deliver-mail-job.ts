@@ -14,7 +14,7 @@ import {
 } from '@cr/jobs';
 import { type ComprobanteView, readComprobanteView } from '@cr/pdf';
 import { finishWithWrites } from '../db/finish-job';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { BrandingRow } from './branding-repository';
 import { findMailJobInputs } from './mail-job-inputs';
 import { composeMail, defaultRecipients } from './mail-message';
@@ -22,7 +22,6 @@ import { MAIL_QUEUE, type MailDeps, type MailJobPayload } from './mail-deps';
 import {
   type DocumentForMail,
   type MailMessageRow,
-  countMailAttempts,
   mailAttemptWrites,
   insertMailMessage,
 } from './mail-repository';
@@ -44,45 +43,53 @@ type Prepared =
       view?: ComprobanteView;
     };
 
+/**
+ * Reads what the run sends with and, on the first run, records the e-mail with its recipients. The read and
+ * that write are a statement each, their own transactions: the signed XML is read between them with no
+ * connection held, and a read takes no lock for a transaction around both to keep (two runs of one job, after
+ * a lost lease, still meet at the e-mail's primary key: the second one's insert fails and it is retried).
+ */
 async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Promise<Prepared> {
   const { tenantId, documentId, messageId } = job.payload;
-  return withTenant(deps.db, tenantId, async (tx) => {
-    const inputs = await findMailJobInputs(tx, tenantId, documentId, messageId);
-    if (!inputs) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
-    const { doc, settings, branding } = inputs;
-    if (doc.estado !== 'aceptado' || doc.respuesta_xml === null) {
-      return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not aceptado`) };
+  const inputs = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findMailJobInputs(tx, tenantId, documentId, messageId),
+    ONE_STATEMENT,
+  );
+  if (!inputs) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+  const { doc, settings, branding } = inputs;
+  if (doc.estado !== 'aceptado' || doc.respuesta_xml === null) {
+    return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not aceptado`) };
+  }
+  let message = inputs.message;
+  let view: ComprobanteView | undefined;
+  if (!message) {
+    view = readComprobanteView(doc.xml);
+    const recipients = defaultRecipients(view, doc.correo_copias);
+    if (recipients.length === 0) {
+      deps.logger.info('no e-mail to send: the receptor has no correoElectronico', {
+        tenantId,
+        clave: doc.clave,
+      });
+      return { kind: 'stop', result: jobResult.done() };
     }
-    let message = inputs.message;
-    // A message written by this run has no attempts yet: its first one needs no count.
-    const writtenNow = !message;
-    let view: ComprobanteView | undefined;
-    if (!message) {
-      view = readComprobanteView(doc.xml);
-      const recipients = defaultRecipients(view, doc.correo_copias);
-      if (recipients.length === 0) {
-        deps.logger.info('no e-mail to send: the receptor has no correoElectronico', {
-          tenantId,
-          clave: doc.clave,
-        });
-        return { kind: 'stop', result: jobResult.done() };
-      }
-      const row = { id: messageId, documentId, reason: job.payload.reason, recipients };
-      await insertMailMessage(tx, tenantId, row, now);
-      message = { ...row, document_id: documentId, state: 'pendiente', created_at: now };
-    }
-    // Claimed again after the e-mail was finished (crash between the two writes): nothing left to do.
-    if (message.state !== 'pendiente') return { kind: 'stop', result: jobResult.done() };
-    return {
-      kind: 'send',
-      message,
-      doc: { ...doc, respuesta_xml: doc.respuesta_xml },
-      attempt: writtenNow ? 1 : (await countMailAttempts(tx, tenantId, messageId)) + 1,
-      settings,
-      branding,
-      ...(view ? { view } : {}),
-    };
-  });
+    const row = { id: messageId, documentId, reason: job.payload.reason, recipients };
+    await withTenant(deps.db, tenantId, (tx) => insertMailMessage(tx, tenantId, row, now), ONE_STATEMENT);
+    message = { ...row, document_id: documentId, state: 'pendiente', created_at: now };
+  }
+  // Claimed again after the e-mail was finished (crash between the two writes): nothing left to do.
+  if (message.state !== 'pendiente') return { kind: 'stop', result: jobResult.done() };
+  return {
+    kind: 'send',
+    message,
+    doc: { ...doc, respuesta_xml: doc.respuesta_xml },
+    // A message written by this run has no attempts yet.
+    attempt: inputs.attempts + 1,
+    settings,
+    branding,
+    ...(view ? { view } : {}),
+  };
 }
 
 const NO_SERVER =

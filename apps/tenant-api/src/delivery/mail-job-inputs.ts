@@ -1,6 +1,6 @@
 // What a run of the e-mail job reads before it sends, in one statement: the document, its e-mail when an
-// earlier run recorded it, the tenant's own SMTP settings and its branding. Four reads were four round trips
-// for every e-mail (four messages each way to the embedded database's thread).
+// earlier run recorded it (with its attempts so far), the tenant's own SMTP settings and its branding. Each read
+// on its own was a round trip (a message each way to the embedded database's thread).
 import type { Queryable } from '@cr/service-kit';
 import {
   type BrandingRow,
@@ -19,6 +19,8 @@ import { type MailSettingsRow, mailSettingsOf } from './mail-settings-repository
 export interface MailJobInputs {
   doc: DocumentForMail;
   message: MailMessageRow | undefined;
+  /** The attempts already recorded for `message` (0 without one). */
+  attempts: number;
   settings: MailSettingsRow | undefined;
   branding: BrandingRow | undefined;
 }
@@ -28,6 +30,7 @@ export interface MailJobInputs {
 type Row = DocumentForMail &
   JoinedBranding & {
     message: MailMessageRow | null;
+    attempts: string | number;
     settings: MailSettingsRow | null;
   };
 
@@ -44,7 +47,8 @@ export async function findMailJobInputs(
 ): Promise<MailJobInputs | undefined> {
   const r = await tx.query<Row>(
     `SELECT d.id, d.clave, d.estado, d.tipo_doc, d.xml, d.respuesta_xml, d.correo_copias,
-            to_jsonb(m) AS message, to_jsonb(s) AS settings, ${JOINED_BRANDING_COLUMNS}
+            to_jsonb(m) AS message, to_jsonb(s) AS settings, ${JOINED_BRANDING_COLUMNS},
+            (SELECT count(*) FROM mail_attempts a WHERE a.tenant_id = $1 AND a.message_id = m.id) AS attempts
      FROM documents d
      LEFT JOIN mail_messages m ON m.tenant_id = d.tenant_id AND m.id = $3
      LEFT JOIN tenant_mail_settings s ON s.tenant_id = d.tenant_id AND ${SENDS}
@@ -57,6 +61,7 @@ export async function findMailJobInputs(
   return {
     doc: documentForMailOf(row),
     message: row.message ? mailMessageOf(row.message) : undefined,
+    attempts: Number(row.attempts),
     settings: row.settings ? mailSettingsOf(row.settings) : undefined,
     branding: joinedBrandingOf(row),
   };

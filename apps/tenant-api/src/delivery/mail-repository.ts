@@ -33,14 +33,6 @@ export async function insertMailMessage(
   );
 }
 
-export async function countMailAttempts(tx: Queryable, tenantId: string, messageId: string): Promise<number> {
-  const r = await tx.query<{ n: number | string }>(
-    'SELECT count(*) AS n FROM mail_attempts WHERE tenant_id = $1 AND message_id = $2',
-    [tenantId, messageId],
-  );
-  return Number(r.rows[0]?.n ?? 0);
-}
-
 /**
  * An attempt to hand e-mail `messageId` to an SMTP server, as the writes of one statement (its job's record
  * joins them, JobContext.finishIn): the attempt's row and, when it settles the e-mail, its final state.

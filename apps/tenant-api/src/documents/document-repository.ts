@@ -1,7 +1,7 @@
 // Storage of documents and their event log. Every function takes the tenant and filters by it; callers run
 // them inside withTenant(), where row-level security enforces the same filter a second time.
-import { type EnqueueOptions, enqueueCtes, notifyJobsDue } from '@cr/jobs';
-import type { Db, Queryable } from '@cr/service-kit';
+import { type EnqueueOptions, enqueueCtes, notifyJobsDue, rescheduleCtes } from '@cr/jobs';
+import { CteWrites, type Db, type Queryable } from '@cr/service-kit';
 
 export type Estado = 'pendiente' | 'enviado' | 'aceptado' | 'rechazado' | 'error';
 export type FinalEstado = 'aceptado' | 'rechazado' | 'error';
@@ -68,64 +68,84 @@ export interface DocumentRow {
 }
 
 /**
+ * What `insertPendingDocument` did: inserted it; found its number taken (a twin: read it in a statement of its
+ * own, which sees what the insert waited for); or, with `onlyIfIssuer`, found the issuer changed and did not.
+ */
+export type InsertOutcome = 'inserted' | 'number_taken' | 'issuer_changed';
+
+/**
  * Inserts the document in `pendiente` with its first event and its first job unless a document with the same
- * number exists; returns whether it was inserted. One statement (the event and the job are inserted from the
- * document's RETURNING), as each statement is a round trip of its own and the submission path pays them all.
+ * number exists. One statement (the event and the job are inserted from the document's RETURNING), as each
+ * statement is a round trip of its own and the submission path pays them all. With `onlyIfIssuer`, only while
+ * the issuer is still at the version its signing material was opened at (the same statement reads it).
  */
 export async function insertPendingDocument(
   tx: Queryable,
   tenantId: string,
   d: NewDocument,
   firstJob: Omit<EnqueueOptions<unknown>, 'pendingKey'>,
-): Promise<boolean> {
-  const job = enqueueCtes(firstJob, 'inserted', 23);
-  const r = await tx.query(
-    `WITH inserted AS (
-       INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
-         consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
-         request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type,
-         correo_copias)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pendiente', $15, $16, $17::jsonb, $18, $19, $20, $21,
-         $22::jsonb)
-       ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
-       RETURNING tenant_id, id
-     ),
-     event AS (
-       INSERT INTO document_events (tenant_id, document_id, estado)
-       SELECT tenant_id, id, 'pendiente' FROM inserted
-     ),
-     ${job.sql}
-     SELECT id FROM inserted`,
-    [
-      d.id,
-      tenantId,
-      d.clave,
-      d.tipoDoc,
-      d.emisor,
-      d.sucursal,
-      d.terminal,
-      d.numeroReferencia,
-      d.consecutivo,
-      d.fechaEmision,
-      d.fechaEmisionText,
-      d.ambiente,
-      d.receptor?.tipo ?? null,
-      d.receptor?.numero ?? null,
-      d.requestHash,
-      d.xml,
-      JSON.stringify(d.totals),
-      d.callbackTokenHash,
-      d.callbackTokenSealed,
-      d.emisorTipo,
-      d.folioType,
-      d.copias?.length ? JSON.stringify(d.copias) : null,
-      ...job.params,
-    ],
+  onlyIfIssuer?: { identificacion: string; version: string },
+): Promise<InsertOutcome> {
+  const w = new CteWrites();
+  const tenant = w.param(tenantId);
+  w.add(
+    'held',
+    onlyIfIssuer
+      ? `SELECT 1 FROM issuers WHERE tenant_id = ${tenant}
+           AND identificacion = ${w.param(onlyIfIssuer.identificacion)} AND version = ${w.param(onlyIfIssuer.version)}::bigint`
+      : 'SELECT 1',
   );
-  const inserted = r.rows.length === 1;
-  // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
-  if (inserted) notifyJobsDue(firstJob.queue);
-  return inserted;
+  // INSERT … SELECT (not VALUES), so that `held` decides; a parameter in a SELECT list would be text, so
+  // every other type is cast to its column's.
+  const values = [
+    `${w.param(d.id)}::uuid`,
+    tenant,
+    w.param(d.clave),
+    w.param(d.tipoDoc),
+    w.param(d.emisor),
+    `${w.param(d.sucursal)}::integer`,
+    `${w.param(d.terminal)}::integer`,
+    `${w.param(d.numeroReferencia)}::bigint`,
+    w.param(d.consecutivo),
+    `${w.param(d.fechaEmision)}::timestamptz`,
+    w.param(d.fechaEmisionText),
+    `${w.param(d.ambiente)}::smallint`,
+    `${w.param(d.receptor?.tipo ?? null)}::text`,
+    `${w.param(d.receptor?.numero ?? null)}::text`,
+    "'pendiente'",
+    w.param(d.requestHash),
+    w.param(d.xml),
+    `${w.param(JSON.stringify(d.totals))}::jsonb`,
+    w.param(d.callbackTokenHash),
+    w.param(d.callbackTokenSealed),
+    w.param(d.emisorTipo),
+    w.param(d.folioType),
+    `${w.param(d.copias?.length ? JSON.stringify(d.copias) : null)}::jsonb`,
+  ];
+  w.add(
+    'inserted',
+    `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
+       consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
+       request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type,
+       correo_copias)
+     SELECT ${values.join(', ')} FROM held
+     ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
+     RETURNING tenant_id, id`,
+  );
+  w.add(
+    'event',
+    `INSERT INTO document_events (tenant_id, document_id, estado)
+     SELECT tenant_id, id, 'pendiente' FROM inserted`,
+  );
+  w.include((first) => enqueueCtes(firstJob, 'inserted', first));
+  w.select('inserted', 'EXISTS (SELECT 1 FROM inserted)').select('held', 'EXISTS (SELECT 1 FROM held)');
+  const row = await w.run<{ inserted: boolean; held: boolean }>(tx);
+  if (row.inserted) {
+    // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
+    notifyJobsDue(firstJob.queue);
+    return 'inserted';
+  }
+  return row.held ? 'number_taken' : 'issuer_changed';
 }
 
 export async function findByNumber(
@@ -213,10 +233,25 @@ export async function listEvents(
   return r.rows;
 }
 
-export async function countSubmitAttempt(tx: Queryable, tenantId: string, id: string): Promise<void> {
-  await tx.query(
-    'UPDATE documents SET submit_attempts = submit_attempts + 1, updated_at = now() WHERE tenant_id = $1 AND id = $2',
-    [tenantId, id],
+/**
+ * A document's change as the writes of one statement (a job's record may join them: JobContext.finishIn).
+ * `after()`, once the statement ran, says what it made and wakes the workers of the jobs it added.
+ */
+export interface DocumentWrites<R> {
+  writes: CteWrites;
+  after(): R;
+}
+
+/**
+ * A submission posted to recepción, counted: the `intentos` consultar shows. One statement; run it where the
+ * job records what followed from the submission (finishWithWrites).
+ */
+export function submitAttemptWrites(tenantId: string, id: string): CteWrites {
+  const w = new CteWrites();
+  return w.add(
+    'counted',
+    `UPDATE documents SET submit_attempts = submit_attempts + 1, updated_at = now()
+     WHERE tenant_id = ${w.param(tenantId)} AND id = ${w.param(id)}`,
   );
 }
 
@@ -230,68 +265,78 @@ export type TransitionJob = { job: Omit<EnqueueOptions<unknown>, 'pendingKey'> }
 );
 
 /**
- * The CTEs that add a transition's event and jobs from its UPDATE's RETURNING (`updated`: tenant_id, id,
- * tipo_doc), parameters from `firstParam`: the event in `estado` (once per document and state), then each job
- * with its lane, as `job_<n>_job` (it returns the id of a job it added).
+ * The writes that follow a transition's UPDATE, `updated` (RETURNING tenant_id, id, tipo_doc). The submission
+ * that led to it, when `submitAttempt`, is counted whether or not the transition happened: `updated` counts it
+ * itself and `counted` only when `updated` changed nothing (a row updated by two CTEs of one statement keeps
+ * one of the two changes). Then the event in `estado` (once per document and state) and each job with its
+ * lane, as `job_<n>_job` (it returns the id of a job it added).
  */
-function transitionCtes(
+function afterTransition(
+  w: CteWrites,
+  ids: { tenant: string; doc: string },
+  submitAttempt: boolean,
   estado: string,
   detalle: string | undefined,
   jobs: readonly TransitionJob[],
-  firstParam: number,
-): { sql: string; params: unknown[] } {
-  const params: unknown[] = [estado, detalle ?? null];
-  const parts = [
-    `event AS (
-       INSERT INTO document_events (tenant_id, document_id, estado, detalle)
-       SELECT tenant_id, id, $${firstParam}::text, $${firstParam + 1}::text FROM updated
-       ON CONFLICT ON CONSTRAINT document_events_once DO NOTHING
-     )`,
-  ];
+): void {
+  if (submitAttempt) {
+    w.add(
+      'counted',
+      `UPDATE documents SET submit_attempts = submit_attempts + 1, updated_at = now()
+       WHERE tenant_id = ${ids.tenant} AND id = ${ids.doc} AND NOT EXISTS (SELECT 1 FROM updated)`,
+    );
+  }
+  w.add(
+    'event',
+    `INSERT INTO document_events (tenant_id, document_id, estado, detalle)
+     SELECT tenant_id, id, ${w.param(estado)}::text, ${w.param(detalle ?? null)}::text FROM updated
+     ON CONFLICT ON CONSTRAINT document_events_once DO NOTHING`,
+  );
   jobs.forEach((j, i) => {
     let source = 'SELECT 1 FROM updated';
     if (j.evenIfUnchanged) source = 'SELECT 1';
     else if (j.unlessTipoDoc?.length) {
-      params.push([...j.unlessTipoDoc]);
-      source += ` WHERE tipo_doc <> ALL($${firstParam + params.length - 1}::text[])`;
+      source += ` WHERE tipo_doc <> ALL(${w.param([...j.unlessTipoDoc])}::text[])`;
     }
-    parts.push(`source_${i} AS (${source})`);
-    const ctes = enqueueCtes(j.job, `source_${i}`, firstParam + params.length, `job_${i}_`);
-    parts.push(ctes.sql);
-    params.push(...ctes.params);
+    w.add(`source_${i}`, source);
+    w.include((first) => enqueueCtes(j.job, `source_${i}`, first, `job_${i}_`));
   });
-  return { sql: parts.join(',\n'), params };
+  w.select('tipo_doc', '(SELECT tipo_doc FROM updated)');
 }
 
 /**
- * pendiente → enviado with its event, counting the submission that got there when `submitAttempt` says so,
- * and adds `next` (the status follow-up, `evenIfUnchanged`): one statement. Returns the document's tipoDoc when
- * this call made the transition (undefined when it had already happened, and then nothing is counted: the
- * caller counts its attempt apart), and whether `next` was added (false: a job with its key existed).
+ * pendiente → enviado with its event, counting the submission that got there when `submitAttempt` says so
+ * (whether or not this made the transition), and adds `next` (the status follow-up, `evenIfUnchanged`).
+ * After: the document's tipoDoc when this made the transition (undefined when it had already happened), and
+ * whether `next` was added (false: a job with its key existed).
  */
-export async function markEnviado(
-  tx: Queryable,
+export function enviadoWrites(
   tenantId: string,
   id: string,
   detalle: string,
   next: TransitionJob,
   submitAttempt = false,
-): Promise<{ tipoDoc: string | undefined; added: boolean }> {
-  const ctes = transitionCtes('enviado', detalle, [next], 4);
-  const r = await tx.query<{ tipo_doc: string | null; added: boolean }>(
-    `WITH updated AS (
-       UPDATE documents SET estado = 'enviado', submit_attempts = submit_attempts + $3, updated_at = now()
-       WHERE tenant_id = $1 AND id = $2 AND estado = 'pendiente'
-       RETURNING tenant_id, id, tipo_doc
-     ),
-     ${ctes.sql}
-     SELECT (SELECT tipo_doc FROM updated) AS tipo_doc, EXISTS (SELECT 1 FROM job_0_job) AS added`,
-    [tenantId, id, submitAttempt ? 1 : 0, ...ctes.params],
+): DocumentWrites<{ tipoDoc: string | undefined; added: boolean }> {
+  const w = new CteWrites();
+  const ids = { tenant: w.param(tenantId), doc: w.param(id) };
+  w.add(
+    'updated',
+    `UPDATE documents SET estado = 'enviado', submit_attempts = submit_attempts + ${w.param(submitAttempt ? 1 : 0)},
+       updated_at = now()
+     WHERE tenant_id = ${ids.tenant} AND id = ${ids.doc} AND estado = 'pendiente'
+     RETURNING tenant_id, id, tipo_doc`,
   );
-  const row = r.rows[0];
-  // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
-  if (row?.added) notifyJobsDue(next.job.queue);
-  return { tipoDoc: row?.tipo_doc ?? undefined, added: row?.added === true };
+  afterTransition(w, ids, submitAttempt, 'enviado', detalle, [next]);
+  w.select('added', 'EXISTS (SELECT 1 FROM job_0_job)');
+  return {
+    writes: w,
+    after: () => {
+      const row = w.selected<{ tipo_doc: string | null; added: boolean }>();
+      // Workers re-poll briefly after a wake-up, so a nudge that arrives before the commit is not lost.
+      if (row.added) notifyJobsDue(next.job.queue);
+      return { tipoDoc: row.tipo_doc ?? undefined, added: row.added === true };
+    },
+  };
 }
 
 export interface FinalValues {
@@ -305,62 +350,65 @@ export interface FinalValues {
 }
 
 /**
- * pendiente/enviado → a final state with its event and the jobs that follow from it (`then`), one statement.
- * The document's tipoDoc when this call made the transition; undefined when it had already happened (and
- * then neither an event nor a job is added).
+ * pendiente/enviado → a final state with its event and the jobs that follow from it (`then`), counting the
+ * submission that led to it when `submitAttempt` says so (whether or not this made the transition). After: the
+ * document's tipoDoc when this made the transition; undefined when it had already happened (and then neither
+ * an event nor a job was added).
  */
-export async function markFinal(
-  tx: Queryable,
+export function finalWrites(
   tenantId: string,
   id: string,
   v: FinalValues,
   detalle: string,
   then: readonly TransitionJob[],
-): Promise<string | undefined> {
-  const ctes = transitionCtes(v.estado, detalle, then, 10);
-  const r = await tx.query<{ tipo_doc: string }>(
-    `WITH updated AS (
-       UPDATE documents SET estado = $3, error_cause = COALESCE($4, error_cause), respuesta_xml = $5,
-         mensaje = $6, detalle = $7::jsonb, respuesta_verificacion = $8::jsonb, respuesta_totales = $9::jsonb,
-         updated_at = now()
-       WHERE tenant_id = $1 AND id = $2 AND estado IN ('pendiente', 'enviado')
-       RETURNING tenant_id, id, tipo_doc
-     ),
-     ${ctes.sql}
-     SELECT tipo_doc FROM updated`,
-    [
-      tenantId,
-      id,
-      v.estado,
-      v.errorCause ?? null,
-      v.respuestaXml ?? null,
-      v.mensaje ?? null,
-      v.detalle === undefined ? null : JSON.stringify(v.detalle),
-      v.verificacion === undefined ? null : JSON.stringify(v.verificacion),
-      v.totales === undefined ? null : JSON.stringify(v.totales),
-      ...ctes.params,
-    ],
+  submitAttempt = false,
+): DocumentWrites<string | undefined> {
+  const w = new CteWrites();
+  const ids = { tenant: w.param(tenantId), doc: w.param(id) };
+  const json = (value: unknown) => w.param(value === undefined ? null : JSON.stringify(value));
+  w.add(
+    'updated',
+    `UPDATE documents SET estado = ${w.param(v.estado)}, error_cause = COALESCE(${w.param(v.errorCause ?? null)}, error_cause),
+       respuesta_xml = ${w.param(v.respuestaXml ?? null)}, mensaje = ${w.param(v.mensaje ?? null)},
+       detalle = ${json(v.detalle)}::jsonb, respuesta_verificacion = ${json(v.verificacion)}::jsonb,
+       respuesta_totales = ${json(v.totales)}::jsonb,
+       submit_attempts = submit_attempts + ${w.param(submitAttempt ? 1 : 0)}, updated_at = now()
+     WHERE tenant_id = ${ids.tenant} AND id = ${ids.doc} AND estado IN ('pendiente', 'enviado')
+     RETURNING tenant_id, id, tipo_doc`,
   );
-  const tipoDoc = r.rows[0]?.tipo_doc;
-  if (tipoDoc !== undefined) {
-    for (const j of then)
-      if (!('unlessTipoDoc' in j && j.unlessTipoDoc?.includes(tipoDoc))) notifyJobsDue(j.job.queue);
-  }
-  return tipoDoc;
+  afterTransition(w, ids, submitAttempt, v.estado, detalle, then);
+  return {
+    writes: w,
+    after: () => {
+      const tipoDoc = w.selected<{ tipo_doc: string | null }>().tipo_doc ?? undefined;
+      if (tipoDoc !== undefined) {
+        for (const j of then)
+          if (!('unlessTipoDoc' in j && j.unlessTipoDoc?.includes(tipoDoc))) notifyJobsDue(j.job.queue);
+      }
+      return tipoDoc;
+    },
+  };
 }
 
 /**
  * unsafe: crosses tenants on purpose. Hacienda's callback names no tenant, only the per-document token;
- * runs as the owning role outside withTenant and returns only where the document lives.
+ * runs as the owning role outside withTenant and returns only where the document lives. In the same statement,
+ * when the document is enviado, its status check (the job keyed `statusKeyPrefix` + its id) is brought forward
+ * to now: the callback's whole work on that path, one round trip.
  */
-export async function unsafeFindByCallbackTokenHash(
+export async function unsafeTakeCallback(
   db: Db,
   hash: string,
+  statusKeyPrefix: string,
 ): Promise<{ tenantId: string; id: string; estado: Estado } | undefined> {
-  const r = await db.query<{ tenant_id: string; id: string; estado: Estado }>(
-    'SELECT tenant_id, id, estado FROM documents WHERE callback_token_hash = $1',
-    [hash],
+  const forward = rescheduleCtes(`SELECT $2::text || id::text FROM found WHERE estado = 'enviado'`, 3);
+  const r = await db.query<{ tenant_id: string; id: string; estado: Estado; queue: string | null }>(
+    `WITH found AS (SELECT tenant_id, id, estado FROM documents WHERE callback_token_hash = $1),
+     ${forward.sql}
+     SELECT tenant_id, id, estado, (SELECT queue FROM brought LIMIT 1) AS queue FROM found`,
+    [hash, statusKeyPrefix, ...forward.params],
   );
   const row = r.rows[0];
+  if (row?.queue) notifyJobsDue(row.queue);
   return row ? { tenantId: row.tenant_id, id: row.id, estado: row.estado } : undefined;
 }

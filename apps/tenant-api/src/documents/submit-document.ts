@@ -6,12 +6,17 @@
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { DocumentRequest } from '@cr/contracts';
 import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
-import { AppError, type Queryable, metrics, parseBody } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { AppError, metrics, parseBody } from '@cr/service-kit';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { hashRequestBody } from './canonical-hash';
 import type { HeldMaterial, SigningMaterial } from '../emisor/load-signing-material';
 import { findIssuerVersion } from '../emisor/issuer-repository';
-import { type DocumentNumber, findByNumber, insertPendingDocument } from './document-repository';
+import {
+  type DocumentNumber,
+  type NewDocument,
+  findByNumber,
+  insertPendingDocument,
+} from './document-repository';
 import type { SubmissionDeps } from './submission-deps';
 import { toEngineIssuer, toSigningKey } from './to-engine-issuer';
 
@@ -108,41 +113,61 @@ interface Prepared {
   signed: Signed;
 }
 
-/** Stores the signed document with its event and submission job; a concurrent twin that won answers instead. */
-async function store(deps: SubmissionDeps, tx: Queryable, p: Prepared): Promise<SubmitResult> {
+/**
+ * Stores the signed document with its event and submission job: one statement, its transaction's whole. A
+ * concurrent twin that won (or an earlier copy of this request) answers instead. With `onlyIfIssuer`, stores
+ * only while the issuer is at that version; undefined when it moved.
+ */
+async function store(deps: SubmissionDeps, p: Prepared): Promise<SubmitResult>;
+async function store(
+  deps: SubmissionDeps,
+  p: Prepared,
+  onlyIfIssuer: { identificacion: string; version: string },
+): Promise<SubmitResult | undefined>;
+async function store(
+  deps: SubmissionDeps,
+  p: Prepared,
+  onlyIfIssuer?: { identificacion: string; version: string },
+): Promise<SubmitResult | undefined> {
   const { tenantId, document, material, number, signed } = p;
   const id = randomUUID();
   const token = randomBytes(32).toString('base64url');
   const receptor = counterpartyOf(document);
   const payload: DocumentJobPayload = { tenantId, documentId: id };
   const submitJob = { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload };
-  const inserted = await insertPendingDocument(
-    tx,
+  const row: NewDocument = {
+    id,
+    ...number,
+    clave: signed.clave,
+    emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
+    consecutivo: signed.consecutivo,
+    fechaEmision: new Date(signed.fechaEmision),
+    fechaEmisionText: signed.fechaEmision,
+    ambiente: material.ambiente,
+    ...(receptor ? { receptor } : {}),
+    folioType: document.folioType,
+    requestHash: p.requestHash,
+    xml: signed.xml,
+    totals: signed.totals,
+    callbackTokenHash: callbackTokenHash(token),
+    callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
+    ...(document.copias ? { copias: document.copias } : {}),
+  };
+  const outcome = await withTenant(
+    deps.db,
     tenantId,
-    {
-      id,
-      ...number,
-      clave: signed.clave,
-      emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
-      consecutivo: signed.consecutivo,
-      fechaEmision: new Date(signed.fechaEmision),
-      fechaEmisionText: signed.fechaEmision,
-      ambiente: material.ambiente,
-      ...(receptor ? { receptor } : {}),
-      folioType: document.folioType,
-      requestHash: p.requestHash,
-      xml: signed.xml,
-      totals: signed.totals,
-      callbackTokenHash: callbackTokenHash(token),
-      callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
-      ...(document.copias ? { copias: document.copias } : {}),
-    },
-    submitJob,
+    (tx) => insertPendingDocument(tx, tenantId, row, submitJob, onlyIfIssuer),
+    ONE_STATEMENT,
   );
-  if (!inserted) {
-    // A concurrent twin (or an earlier copy of this request) holds the number: the constraint made us wait
-    // for it, and now we see it.
-    const twin = await findByNumber(tx, tenantId, number);
+  if (outcome === 'issuer_changed') return undefined;
+  if (outcome === 'number_taken') {
+    // The insert waited for the twin holding the number; a statement of its own sees it.
+    const twin = await withTenant(
+      deps.db,
+      tenantId,
+      (tx) => findByNumber(tx, tenantId, number),
+      ONE_STATEMENT,
+    );
     if (!twin) throw new Error('documents: number conflict without a visible document');
     return repeatOrConflict(twin, p.requestHash);
   }
@@ -150,10 +175,10 @@ async function store(deps: SubmissionDeps, tx: Queryable, p: Prepared): Promise<
 }
 
 /**
- * With the issuer's material already held by this process: sign first, then one transaction checks that the
- * issuer has not changed since the material was opened and stores the document (the number's uniqueness
- * answers a repeat). Three round trips fewer than reading the issuer first. Undefined when the issuer
- * changed since the material was opened: the caller starts over and reads it.
+ * With the issuer's material already held by this process: sign first, then one statement stores the document
+ * while the issuer has not changed since the material was opened (the number's uniqueness answers a repeat):
+ * one round trip (the version's read, the insert and the commit were three). Undefined when the issuer changed
+ * since the material was opened: the caller starts over and reads it.
  */
 async function submitWithHeldMaterial(
   deps: SubmissionDeps,
@@ -179,11 +204,11 @@ async function submitWithHeldMaterial(
     if (current !== held.version) return undefined;
     throw err;
   }
-  return withTenant(deps.db, tenantId, async (tx) => {
-    const current = await findIssuerVersion(tx, tenantId, material.identificacion);
-    if (current !== held.version) return undefined;
-    return store(deps, tx, { tenantId, document, requestHash, material, number, signed });
-  });
+  return store(
+    deps,
+    { tenantId, document, requestHash, material, number, signed },
+    { identificacion: material.identificacion, version: held.version },
+  );
 }
 
 export async function submitDocument(
@@ -222,7 +247,5 @@ async function submitReadingIssuer(
   });
   if (existing) return repeatOrConflict(existing, requestHash);
   const signed = await checkAndSign(deps, document, material);
-  return withTenant(deps.db, tenantId, (tx) =>
-    store(deps, tx, { tenantId, document, requestHash, material, number, signed }),
-  );
+  return store(deps, { tenantId, document, requestHash, material, number, signed });
 }

@@ -5,9 +5,9 @@
 import { enqueue, reschedule } from '@cr/jobs';
 import { AppError, type Db } from '@cr/service-kit';
 import { Router } from 'express';
-import { unsafeFindByCallbackTokenHash } from '../documents/document-repository';
+import { unsafeTakeCallback } from '../documents/document-repository';
 import { type DocumentJobPayload, STATUS_QUEUE, callbackTokenHash } from '../documents/submit-document';
-import { statusJobKey } from './record-transitions';
+import { STATUS_KEY_PREFIX, statusJobKey } from './record-transitions';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -16,11 +16,11 @@ export function haciendaCallbackRouter(deps: { db: Db }): Router {
   router.post('/hacienda/callback/:token', async (req, res) => {
     const token = String(req.params.token);
     const found = TOKEN.test(token)
-      ? await unsafeFindByCallbackTokenHash(deps.db, callbackTokenHash(token))
+      ? await unsafeTakeCallback(deps.db, callbackTokenHash(token), STATUS_KEY_PREFIX)
       : undefined;
     if (!found) throw new AppError('not_found', 'unknown callback');
+    // An enviado document's status check was brought forward by the lookup itself.
     const key = statusJobKey(found.id);
-    if (found.estado === 'enviado') await reschedule(deps.db, { key });
     if (found.estado === 'pendiente') {
       // Hacienda answered before our submission job recorded `enviado`: the follow-up starts now (it waits
       // while the document is still pendiente) and recordEnviado brings it forward once more.

@@ -1,5 +1,5 @@
-// State transitions of a document, each in one transaction with what follows from it, and one statement for
-// the transition, its event and its jobs: enviado enqueues the status follow-up; a final state stores
+// State transitions of a document, each one statement (its tenant transaction's whole) with what follows from
+// it and the outcome of the job that made it: enviado enqueues the status follow-up; a final state stores
 // Hacienda's answer, logs the event and enqueues the webhook event (and, once accepted, the receptor's e-mail).
 // The conditional UPDATE and the unique (document, estado) event make a replayed job change nothing.
 import {
@@ -8,37 +8,35 @@ import {
   type TrustedSigner,
   readMensajeHacienda,
 } from '@cr/hacienda-xml';
-import { reschedule } from '@cr/jobs';
-import { type Queryable, metrics } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { type JobContext, jobResult, reschedule } from '@cr/jobs';
+import { metrics } from '@cr/service-kit';
+import { finishWithWrites } from '../db/finish-job';
 import { MAIL_QUEUE, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from '../delivery/mail-deps';
 import {
   type FinalEstado,
   type FinalValues,
   type TransitionJob,
-  countSubmitAttempt,
-  markEnviado,
-  markFinal,
+  enviadoWrites,
+  finalWrites,
 } from '../documents/document-repository';
 import { STATUS_QUEUE, type DocumentJobPayload } from '../documents/submit-document';
 import type { SubmissionDeps } from '../documents/submission-deps';
 
 export const WEBHOOK_QUEUE = 'webhook.deliver';
 
+export const STATUS_KEY_PREFIX = 'status:';
+
 export function statusJobKey(documentId: string): string {
-  return `status:${documentId}`;
+  return `${STATUS_KEY_PREFIX}${documentId}`;
 }
 
 export interface TransitionOptions {
   /**
-   * Runs last in the transition's transaction: the job that makes the transition records its own outcome
-   * there (JobContext.finishIn), so the two commit together and the job costs no transaction of its own.
+   * The job that makes the transition: it records itself done in the transition's statement
+   * (JobContext.finishIn), so the two commit together and cost one round trip.
    */
-  finish?: (tx: Queryable) => Promise<unknown>;
-  /**
-   * The submission recepción just answered is counted in this same transaction (one transaction less per
-   * document than counting it apart).
-   */
+  job?: Pick<JobContext, 'finishIn'>;
+  /** The submission recepción just answered is counted in the same statement. */
   submitAttempt?: boolean;
 }
 
@@ -51,17 +49,13 @@ export async function recordEnviado(
 ): Promise<void> {
   const { tenantId, documentId } = payload;
   const key = statusJobKey(documentId);
-  const submitAttempt = options.submitAttempt ?? false;
   const statusJob: TransitionJob = {
     job: { queue: STATUS_QUEUE, tenant: tenantId, key, payload, runAt: firstCheckAt },
     evenIfUnchanged: true,
   };
-  const { added, tipoDoc } = await withTenant(deps.db, tenantId, async (tx) => {
-    const marked = await markEnviado(tx, tenantId, documentId, detalle, statusJob, submitAttempt);
-    if (!marked.tipoDoc && submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
-    await options.finish?.(tx);
-    return marked;
-  });
+  const change = enviadoWrites(tenantId, documentId, detalle, statusJob, options.submitAttempt);
+  await finishWithWrites(deps.db, tenantId, options.job ?? {}, jobResult.done(), change.writes);
+  const { added, tipoDoc } = change.after();
   if (tipoDoc) metrics.documents.transitions.inc({ kind: tipoDoc, state: 'enviado' });
   // The job already existed: Hacienda's callback came before this commit, so check now.
   if (!added) await reschedule(deps.db, { key });
@@ -95,12 +89,9 @@ export async function recordFinal(
       unlessTipoDoc: RECEIVER_MESSAGES,
     });
   }
-  const tipoDoc = await withTenant(deps.db, tenantId, async (tx) => {
-    if (options.submitAttempt) await countSubmitAttempt(tx, tenantId, documentId);
-    const changed = await markFinal(tx, tenantId, documentId, values, detalle, then);
-    await options.finish?.(tx);
-    return changed;
-  });
+  const change = finalWrites(tenantId, documentId, values, detalle, then, options.submitAttempt);
+  await finishWithWrites(deps.db, tenantId, options.job ?? {}, jobResult.done(), change.writes);
+  const tipoDoc = change.after();
   const changed = tipoDoc !== undefined;
   if (changed) {
     metrics.documents.transitions.inc({ kind: tipoDoc, state: values.estado });

@@ -75,7 +75,7 @@ export async function runStatusJob(
     job.payload,
     { estado, ...(respuestaXml === undefined ? {} : { respuestaXml, ...respuesta }) },
     describeOutcome(out),
-    { finish: (tx) => context.finishIn(tx, jobResult.done()) },
+    { job: context },
   );
   return jobResult.done();
 }

@@ -5,9 +5,9 @@
 import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
 import { KIND_RULES } from '@cr/hacienda-xml';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
-import type { Queryable } from '@cr/service-kit';
+import { finishWithWrites } from '../db/finish-job';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
-import { type DocumentRow, countSubmitAttempt, findDocumentById } from '../documents/document-repository';
+import { type DocumentRow, findDocumentById, submitAttemptWrites } from '../documents/document-repository';
 import { type DocumentJobPayload, callbackSecretContext } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
 import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
@@ -80,7 +80,6 @@ export async function runSubmitJob(
   const key = tokenKeyOf(tenantId, doc);
   const token = deps.secrets.openText(doc.callback_token_sealed, callbackSecretContext(tenantId, documentId));
   const recepcion = deps.hacienda.recepcion(key.ambiente);
-  const done = (tx: Queryable) => context.finishIn(tx, jobResult.done());
   let refreshed = false;
   for (;;) {
     const access = await accessTokenFor(deps, job, doc, now, schedules.submit);
@@ -96,19 +95,17 @@ export async function runSubmitJob(
         job.payload,
         new Date(context.now().getTime() + schedules.firstStatusMs),
         describeOutcome(out),
-        { submitAttempt: true, finish: done },
+        { submitAttempt: true, job: context },
       );
       return jobResult.done();
     }
     // Every other answer is an attempt too, counted in the transaction that records what follows from it (a
     // process that dies between the POST and that write leaves one attempt uncounted: `intentos` is what the
     // records show, not a guarantee).
-    const countedRetry = (result: JobResult): Promise<JobResult> =>
-      withTenant(deps.db, tenantId, async (tx) => {
-        await countSubmitAttempt(tx, tenantId, documentId);
-        await context.finishIn(tx, result);
-        return result;
-      });
+    const countedRetry = async (result: JobResult): Promise<JobResult> => {
+      await finishWithWrites(deps.db, tenantId, context, result, submitAttemptWrites(tenantId, documentId));
+      return result;
+    };
     switch (out.kind) {
       case 'rejected':
         await recordFinal(
@@ -116,14 +113,15 @@ export async function runSubmitJob(
           job.payload,
           { estado: 'error', errorCause: out.cause ?? 'recepción answered 400 without X-Error-Cause' },
           describeOutcome(out),
-          { submitAttempt: true, finish: done },
+          { submitAttempt: true, job: context },
         );
         return jobResult.done();
       case 'unauthorized':
         deps.hacienda.tokens.invalidate(key);
         if (!refreshed) {
           refreshed = true;
-          await withTenant(deps.db, tenantId, (tx) => countSubmitAttempt(tx, tenantId, documentId));
+          const counted = submitAttemptWrites(tenantId, documentId);
+          await withTenant(deps.db, tenantId, (tx) => counted.run(tx), ONE_STATEMENT);
           continue;
         }
         return countedRetry(retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)));

@@ -128,7 +128,7 @@ export async function answerReceived(
         `numeroReferencia: consecutivo ${consecutivo.value} was already used by ${used.clave}`,
       );
     }
-    const inserted = await insertPendingDocument(
+    const outcome = await insertPendingDocument(
       tx,
       tenantId,
       {
@@ -154,7 +154,7 @@ export async function answerReceived(
       },
       submitJob,
     );
-    if (!inserted) {
+    if (outcome !== 'inserted') {
       throw new AppError('conflict', `numeroReferencia: consecutivo ${consecutivo.value} is already used`);
     }
     await tx.query(

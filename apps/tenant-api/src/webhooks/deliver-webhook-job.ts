@@ -7,7 +7,7 @@ import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
 import { metrics } from '@cr/service-kit';
 import { finishWithWrites } from '../db/finish-job';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { renderPrintablePdf } from '../delivery/render-document-pdf';
 import { type WebhookDeps, targetPolicy } from './webhook-deps';
 import {
@@ -20,9 +20,8 @@ import {
 import {
   type WebhookEndpointRow,
   type WebhookEventRow,
-  countAttempts,
   deliveryWrites,
-  insertEvent,
+  eventWrites,
 } from './webhook-repository';
 import { findWebhookJobInputs } from './webhook-job-inputs';
 import { signingSecrets } from './webhook-secrets';
@@ -37,82 +36,93 @@ type Prepared =
       secrets: string[];
     };
 
-/** Loads (or freezes) the event and decides whether there is anywhere to send it. */
+/**
+ * Loads (or freezes) the event and decides whether there is anywhere to send it. The read and the freezing
+ * are a statement each, their own transactions: the PDF is rendered between them with no connection held,
+ * and a read takes no lock for a transaction around both to keep (two runs of one job, after a lost lease,
+ * still meet at the event's unique job_id: the second one's insert fails and it is retried).
+ */
 async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date): Promise<Prepared> {
   const { tenantId, documentId } = job.payload;
-  return withTenant(deps.db, tenantId, async (tx) => {
-    const inputs = await findWebhookJobInputs(tx, tenantId, {
-      jobId: job.id,
-      documentId,
-      withDocument: !job.payload.event,
-    });
-    let event = inputs.event;
-    // An event frozen by this run has no deliveries yet: its first attempt needs no count.
-    const frozenNow = !event;
-    if (!event && job.payload.event) {
-      event = {
-        id: job.payload.eventId ?? newEventId(),
-        tenant_id: tenantId,
-        document_id: documentId,
-        clave: job.payload.event.clave,
-        estado: job.payload.event.type,
-        job_id: job.id,
-        body: JSON.stringify(job.payload.event.body),
-        state: 'pending',
-      };
-      await insertEvent(tx, event, now);
-    }
-    if (!event) {
-      const doc = inputs.doc;
-      if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
-      if (!isFinalState(doc.estado)) {
-        return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
-      }
-      // An accepted document's event carries its PDF, rendered once here and frozen with the event.
-      const pdf =
-        doc.estado === 'aceptado' && !doc.clave_recibida
-          ? await renderPrintablePdf(doc, inputs.branding)
-          : undefined;
-      const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
-      event = {
-        id: job.payload.eventId ?? newEventId(),
-        tenant_id: tenantId,
-        document_id: doc.id,
-        clave: doc.clave,
-        estado: doc.estado,
-        job_id: job.id,
-        body,
-        state: 'pending',
-      };
-      await insertEvent(tx, event, now);
-    }
+  const inputs = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) =>
+      findWebhookJobInputs(tx, tenantId, { jobId: job.id, documentId, withDocument: !job.payload.event }),
+    ONE_STATEMENT,
+  );
+  let event = inputs.event;
+  if (event) {
     // A job claimed again after its event finished (crash between the two writes): nothing left to do.
     if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
-    const attempt = frozenNow ? 1 : (await countAttempts(tx, tenantId, event.id)) + 1;
-    const endpoint = inputs.endpoint;
-    if (!endpoint?.active) {
-      // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
-      const attemptRow = {
-        documentId: event.document_id,
-        eventId: event.id,
-        attempt,
-        url: endpoint?.url ?? '',
-        status: null,
-        latencyMs: null,
-        error: endpoint ? 'webhook endpoint is disabled' : 'no webhook endpoint configured',
-        at: now,
-      };
-      await deliveryWrites(tenantId, attemptRow, { end: endpoint ? 'disabled' : 'no_endpoint' }).run(tx);
-      return { kind: 'stop', result: jobResult.done() };
-    }
-    return {
-      kind: 'deliver',
-      event,
-      attempt,
-      endpoint,
-      secrets: signingSecrets(deps.secrets, endpoint, now),
+  } else if (job.payload.event) {
+    event = {
+      id: job.payload.eventId ?? newEventId(),
+      tenant_id: tenantId,
+      document_id: documentId,
+      clave: job.payload.event.clave,
+      estado: job.payload.event.type,
+      job_id: job.id,
+      body: JSON.stringify(job.payload.event.body),
+      state: 'pending',
     };
-  });
+  } else {
+    const doc = inputs.doc;
+    if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
+    if (!isFinalState(doc.estado)) {
+      return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
+    }
+    // An accepted document's event carries its PDF, rendered once here and frozen with the event.
+    const pdf =
+      doc.estado === 'aceptado' && !doc.clave_recibida
+        ? await renderPrintablePdf(doc, inputs.branding)
+        : undefined;
+    const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
+    event = {
+      id: job.payload.eventId ?? newEventId(),
+      tenant_id: tenantId,
+      document_id: doc.id,
+      clave: doc.clave,
+      estado: doc.estado,
+      job_id: job.id,
+      body,
+      state: 'pending',
+    };
+  }
+  // An event frozen by this run has no deliveries yet.
+  const frozenNow = !inputs.event;
+  const attempt = inputs.attempts + 1;
+  const endpoint = inputs.endpoint;
+  if (!endpoint?.active) {
+    // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
+    const end = endpoint ? 'disabled' : 'no_endpoint';
+    const attemptRow = {
+      documentId: event.document_id,
+      eventId: event.id,
+      attempt,
+      url: endpoint?.url ?? '',
+      status: null,
+      latencyMs: null,
+      error: endpoint ? 'webhook endpoint is disabled' : 'no webhook endpoint configured',
+      at: now,
+    };
+    const writes = frozenNow
+      ? deliveryWrites(tenantId, attemptRow, {}, eventWrites(event, now, end))
+      : deliveryWrites(tenantId, attemptRow, { end });
+    await withTenant(deps.db, tenantId, (tx) => writes.run(tx), ONE_STATEMENT);
+    return { kind: 'stop', result: jobResult.done() };
+  }
+  if (frozenNow) {
+    const frozen = eventWrites(event, now);
+    await withTenant(deps.db, tenantId, (tx) => frozen.run(tx), ONE_STATEMENT);
+  }
+  return {
+    kind: 'deliver',
+    event,
+    attempt,
+    endpoint,
+    secrets: signingSecrets(deps.secrets, endpoint, now),
+  };
 }
 
 export async function runWebhookDelivery(

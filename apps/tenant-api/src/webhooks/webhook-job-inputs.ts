@@ -1,7 +1,8 @@
 // What a run of the webhook job reads before it sends, in one statement: the event this job froze on an
 // earlier run, else the document to freeze it from (and the tenant's branding when the event carries the
-// document's PDF: an accepted document that is not a receiver's answer), and the tenant's endpoint. Four
-// reads were four round trips for every event (four messages each way to the embedded database's thread).
+// document's PDF: an accepted document that is not a receiver's answer), the event's attempts so far and the
+// tenant's endpoint. Each read on its own was a round trip (a message each way to the embedded database's
+// thread).
 import type { Queryable } from '@cr/service-kit';
 import {
   type BrandingRow,
@@ -13,6 +14,8 @@ import type { DocumentForEvent, WebhookEndpointRow, WebhookEventRow } from './we
 
 export interface WebhookJobInputs {
   event: WebhookEventRow | undefined;
+  /** The delivery attempts already recorded for `event` (0 without one). */
+  attempts: number;
   /** Read only when asked for and no event was frozen yet. */
   doc: DocumentForEvent | undefined;
   branding: BrandingRow | undefined;
@@ -25,6 +28,7 @@ export interface WebhookJobInputs {
 type Row = JoinedBranding & {
   event: Omit<WebhookEventRow, 'body' | 'job_id'> | null;
   event_body: string | null;
+  attempts: string | number;
   endpoint: WebhookEndpointRow | null;
   doc_id: string | null;
   doc_clave: string;
@@ -42,6 +46,7 @@ export async function findWebhookJobInputs(
 ): Promise<WebhookJobInputs> {
   const r = await tx.query<Row>(
     `SELECT to_jsonb(e) - 'body' - 'job_id' AS event, e.body AS event_body,
+            (SELECT count(*) FROM webhook_deliveries a WHERE a.tenant_id = $1 AND a.event_id = e.id) AS attempts,
             d.id AS doc_id, d.clave AS doc_clave, d.estado AS doc_estado, d.respuesta_xml AS doc_respuesta_xml,
             d.clave_recibida AS doc_clave_recibida, d.folio_type AS doc_folio_type, d.xml AS doc_xml,
             ${JOINED_BRANDING_COLUMNS}, to_jsonb(w) AS endpoint
@@ -57,6 +62,7 @@ export async function findWebhookJobInputs(
   if (!row) throw new Error('findWebhookJobInputs: the statement returns one row');
   return {
     event: row.event ? { ...row.event, job_id: jobId, body: row.event_body as string } : undefined,
+    attempts: Number(row.attempts),
     doc:
       row.doc_id === null
         ? undefined

@@ -77,24 +77,29 @@ export interface WebhookEventRow {
   state: string;
 }
 
-export async function insertEvent(
-  tx: Queryable,
-  e: Omit<WebhookEventRow, 'state'>,
-  now: Date,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO webhook_events (id, tenant_id, document_id, clave, estado, job_id, body, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7, $8)`,
-    [e.id, e.tenant_id, e.document_id, e.clave, e.estado, e.job_id, e.body, now],
+/**
+ * Freezes event `e` (its id and body, sent identically by every attempt), as the writes of one statement:
+ * pending, or already finished as `end` when `deliveryWrites` adds its attempt to the same statement (a row
+ * inserted by one CTE cannot be updated by another of the same statement).
+ */
+export function eventWrites(e: Omit<WebhookEventRow, 'state'>, now: Date, end?: EventEnd): CteWrites {
+  const w = new CteWrites();
+  const [id, tenant, document, clave, estado, job, body, at] = [
+    e.id,
+    e.tenant_id,
+    e.document_id,
+    e.clave,
+    e.estado,
+    e.job_id,
+    e.body,
+    now,
+  ].map((v) => w.param(v));
+  return w.add(
+    'frozen',
+    `INSERT INTO webhook_events (id, tenant_id, document_id, clave, estado, job_id, body, created_at, state, finished_at)
+     VALUES (${id}, ${tenant}, ${document}, ${clave}, ${estado}, ${job}::bigint, ${body}, ${at},
+       ${w.param(end ?? 'pending')}, ${end ? at : 'NULL'})`,
   );
-}
-
-export async function countAttempts(tx: Queryable, tenantId: string, eventId: string): Promise<number> {
-  const r = await tx.query<{ n: number | string }>(
-    'SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND event_id = $2',
-    [tenantId, eventId],
-  );
-  return Number(r.rows[0]?.n ?? 0);
 }
 
 export interface DeliveryValues {
@@ -113,14 +118,15 @@ export type EventEnd = 'delivered' | 'failed' | 'gone' | 'no_endpoint' | 'disabl
 /**
  * A delivery attempt as the writes of one statement (its job's record joins them, JobContext.finishIn): the
  * attempt's row and what it settles. `end` finishes the event; `disable` (after a 410) disables the endpoint
- * unless it was reconfigured since `seenUpdatedAt`, read before the call (that configuration wins).
+ * unless it was reconfigured since `seenUpdatedAt`, read before the call (that configuration wins). Added to
+ * `w` when given (its CTEs must not be named `delivery`, `event` nor `endpoint`).
  */
 export function deliveryWrites(
   tenantId: string,
   d: DeliveryValues,
   then: { end?: EventEnd; disable?: { seenUpdatedAt: Date | string; reason: string } } = {},
+  w = new CteWrites(),
 ): CteWrites {
-  const w = new CteWrites();
   const tenant = w.param(tenantId);
   const event = w.param(d.eventId);
   const at = w.param(d.at);

@@ -7,6 +7,8 @@ import type { Queryable } from './types';
 export class CteWrites {
   readonly params: unknown[] = [];
   private readonly parts: string[] = [];
+  private readonly columns: string[] = [];
+  private row: Record<string, unknown> | undefined;
 
   /** The placeholder ($n) of `value` among this statement's parameters; use it as often as needed. */
   param(value: unknown): string {
@@ -21,21 +23,56 @@ export class CteWrites {
   }
 
   /**
-   * The statement: these writes as its WITH clause (none when there are none), then the SELECT `select` makes.
-   * A value `select` passes to its `param` is numbered after the writes' own; the writes are left as they were.
+   * Adds CTEs written with their own numbering: `build(firstParam)` returns `a AS (…), b AS (…)` whose first
+   * placeholder is `$firstParam`, and their values in order (as `enqueueCtes` of @cr/jobs does).
    */
-  statement(select: (param: (value: unknown) => string) => string): { sql: string; params: unknown[] } {
+  include(build: (firstParam: number) => { sql: string; params: readonly unknown[] }): this {
+    const { sql, params } = build(this.params.length + 1);
+    this.parts.push(sql);
+    this.params.push(...params);
+    return this;
+  }
+
+  /**
+   * Selects `sql AS name` too (an expression over the writes, e.g. `(SELECT id FROM updated)`), whoever runs
+   * the statement: its value is in `selected()` once it ran. `name` must differ from the runner's own columns.
+   */
+  select(name: string, sql: string): this {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new TypeError('CteWrites.select: name must be an SQL name');
+    this.columns.push(`${sql} AS ${name}`);
+    return this;
+  }
+
+  /** The values of the `select` columns (and the runner's own) from the statement's row, once it ran. */
+  selected<R>(): R {
+    if (!this.row) throw new Error('CteWrites.selected: the statement has not run');
+    return this.row as R;
+  }
+
+  /**
+   * The statement: these writes as its WITH clause (none when there are none), then SELECT with the columns
+   * `own` gives (the runner's) and those of `select`. A value `own` passes to its `param` is numbered after the
+   * writes' own; the writes are left as they were.
+   */
+  statement(own?: (param: (value: unknown) => string) => string): { sql: string; params: unknown[] } {
     const params = [...this.params];
-    const sql = select((value) => {
+    const first = own?.((value) => {
       params.push(value);
       return `$${params.length}`;
     });
-    return { sql: this.parts.length === 0 ? sql : `WITH ${this.parts.join(',\n')}\n${sql}`, params };
+    const columns = [...(first ? [first] : []), ...this.columns];
+    const select = `SELECT ${columns.length ? columns.join(', ') : '1'}`;
+    return { sql: this.parts.length === 0 ? select : `WITH ${this.parts.join(',\n')}\n${select}`, params };
   }
 
-  /** Runs the writes as a statement of their own (a caller with nothing to select after them). */
-  async run(tx: Queryable): Promise<void> {
-    const { sql, params } = this.statement(() => 'SELECT 1');
-    await tx.query(sql, params);
+  /** Runs the statement through `tx` and returns its row (also kept for `selected`). */
+  async run<R extends Record<string, unknown> = Record<string, unknown>>(
+    tx: Queryable,
+    own?: (param: (value: unknown) => string) => string,
+  ): Promise<R> {
+    const { sql, params } = this.statement(own);
+    const r = await tx.query<R>(sql, params);
+    this.row = r.rows[0] ?? {};
+    return this.row as R;
   }
 }
