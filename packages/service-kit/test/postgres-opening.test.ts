@@ -87,12 +87,16 @@ onPostgres('a transaction opened with its first statement (PostgreSQL)', () => {
 
   it('when the statement fails after the opening ran, then only the statement fails', async () => {
     await client.query("INSERT INTO opened VALUES (4, 'first')");
+    // node-postgres rejects at the ErrorResponse; the batch's one ReadyForQuery, which carries the
+    // transaction's state, may come in a later read (it did under CI's load).
+    const ready = new Promise((resolve) => client.connection.once('readyForQuery', resolve));
     const sent = queryAfterOpening(client, ['BEGIN'], {
       text: 'INSERT INTO opened VALUES ($1, $2)',
       values: [4, 'again'],
     });
     await expect(sent.opening).resolves.toBeUndefined();
     await expect(sent.result).rejects.toMatchObject({ code: '23505' });
+    await ready;
     expect(client.getTransactionStatus()).toBe('E');
   });
 
