@@ -248,10 +248,15 @@ export interface DocumentWrites<R> {
  */
 export function submitAttemptWrites(tenantId: string, id: string): CteWrites {
   const w = new CteWrites();
+  return addCounted(w, { tenant: w.param(tenantId), doc: w.param(id) });
+}
+
+/** Adds `counted`: the document's submission count + 1; with `unlessUpdated`, only when `updated` changed nothing. */
+function addCounted(w: CteWrites, ids: { tenant: string; doc: string }, unlessUpdated = false): CteWrites {
   return w.add(
     'counted',
     `UPDATE documents SET submit_attempts = submit_attempts + 1, updated_at = now()
-     WHERE tenant_id = ${w.param(tenantId)} AND id = ${w.param(id)}`,
+     WHERE tenant_id = ${ids.tenant} AND id = ${ids.doc}${unlessUpdated ? ' AND NOT EXISTS (SELECT 1 FROM updated)' : ''}`,
   );
 }
 
@@ -279,13 +284,7 @@ function afterTransition(
   detalle: string | undefined,
   jobs: readonly TransitionJob[],
 ): void {
-  if (submitAttempt) {
-    w.add(
-      'counted',
-      `UPDATE documents SET submit_attempts = submit_attempts + 1, updated_at = now()
-       WHERE tenant_id = ${ids.tenant} AND id = ${ids.doc} AND NOT EXISTS (SELECT 1 FROM updated)`,
-    );
-  }
+  if (submitAttempt) addCounted(w, ids, true);
   w.add(
     'event',
     `INSERT INTO document_events (tenant_id, document_id, estado, detalle)

@@ -23,7 +23,7 @@ import {
   deliveryWrites,
   eventWrites,
 } from './webhook-repository';
-import { findWebhookJobInputs } from './webhook-job-inputs';
+import { type WebhookJobInputs, findWebhookJobInputs } from './webhook-job-inputs';
 import { signingSecrets } from './webhook-secrets';
 
 type Prepared =
@@ -35,6 +35,30 @@ type Prepared =
       endpoint: WebhookEndpointRow;
       secrets: string[];
     };
+
+/** What a first run freezes: the event its payload carries, or one built from the document (with its PDF). */
+async function eventToFreeze(
+  job: Job<WebhookJobPayload>,
+  inputs: WebhookJobInputs,
+): Promise<Pick<WebhookEventRow, 'document_id' | 'clave' | 'estado' | 'body'> | { result: JobResult }> {
+  const { documentId } = job.payload;
+  if (job.payload.event) {
+    const { clave, type, body } = job.payload.event;
+    return { document_id: documentId, clave, estado: type, body: JSON.stringify(body) };
+  }
+  const doc = inputs.doc;
+  if (!doc) return { result: jobResult.fail(`document ${documentId} not found`) };
+  if (!isFinalState(doc.estado)) {
+    return { result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
+  }
+  // An accepted document's event carries its PDF, rendered once here and frozen with the event.
+  const pdf =
+    doc.estado === 'aceptado' && !doc.clave_recibida
+      ? await renderPrintablePdf(doc, inputs.branding)
+      : undefined;
+  const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
+  return { document_id: doc.id, clave: doc.clave, estado: doc.estado, body };
+}
 
 /**
  * Loads (or freezes) the event and decides whether there is anywhere to send it. The read and the freezing
@@ -55,37 +79,14 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
   if (event) {
     // A job claimed again after its event finished (crash between the two writes): nothing left to do.
     if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
-  } else if (job.payload.event) {
-    event = {
-      id: job.payload.eventId ?? newEventId(),
-      tenant_id: tenantId,
-      document_id: documentId,
-      clave: job.payload.event.clave,
-      estado: job.payload.event.type,
-      job_id: job.id,
-      body: JSON.stringify(job.payload.event.body),
-      state: 'pending',
-    };
   } else {
-    const doc = inputs.doc;
-    if (!doc) return { kind: 'stop', result: jobResult.fail(`document ${documentId} not found`) };
-    if (!isFinalState(doc.estado)) {
-      return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
-    }
-    // An accepted document's event carries its PDF, rendered once here and frozen with the event.
-    const pdf =
-      doc.estado === 'aceptado' && !doc.clave_recibida
-        ? await renderPrintablePdf(doc, inputs.branding)
-        : undefined;
-    const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
+    const frozen = await eventToFreeze(job, inputs);
+    if ('result' in frozen) return { kind: 'stop', result: frozen.result };
     event = {
+      ...frozen,
       id: job.payload.eventId ?? newEventId(),
       tenant_id: tenantId,
-      document_id: doc.id,
-      clave: doc.clave,
-      estado: doc.estado,
       job_id: job.id,
-      body,
       state: 'pending',
     };
   }
