@@ -28,6 +28,7 @@ afterAll(async () => {
   await ctx.close();
 });
 beforeEach(() => {
+  clock.keepAhead();
   receiver.received.length = 0;
   receiver.script = [];
 });
@@ -85,6 +86,8 @@ describe('webhooks: configuration', () => {
   });
 
   it('when re-configured, then consultar shows the rotation time and the end of the dual-signature window', async () => {
+    await configure();
+    clock.advance(MINUTE);
     await configure();
     const rotatedAt = clock.now().toISOString();
     const found = await post(ctx, 'acme', '/api/consultar/webhook', {});
