@@ -12,6 +12,7 @@ import {
   randomBytes,
 } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '@cr/service-kit';
 import { publicBase } from './public-url';
 
@@ -58,9 +59,20 @@ export async function upsertUser(db: Db, realm: string, username: string, passwo
   );
 }
 
+/** Sessions whose state this process knows; an evicted one is read from the database again. */
+const KNOWN_SESSIONS = 10_000;
+
 export class TokenService {
   private readonly privateKey;
   private readonly publicKey;
+  /**
+   * Whether each session is live, as the database said or as this process made it. Every Hacienda call checks
+   * its token's session, two per document; the sessions only ever end through this process's logout (the
+   * sandbox runs as one process over its own database), so what it knows stays true without reading again.
+   * An ended session is remembered as such, so a check that read the row before a logout finished cannot
+   * mark it live afterwards.
+   */
+  private readonly sessions = new LRUCache<string, boolean>({ max: KNOWN_SESSIONS });
   constructor(private readonly options: IdpOptions) {
     this.privateKey = createPrivateKey(options.keyPem);
     this.publicKey = createPublicKey(this.privateKey);
@@ -96,11 +108,7 @@ export class TokenService {
   async verifyAccess(token: string): Promise<AccessClaims | undefined> {
     const p = this.decode(token);
     if (p?.typ !== 'Bearer' || typeof p.sid !== 'string') return undefined;
-    const session = await this.options.db.query(
-      'SELECT 1 FROM idp_sessions WHERE id = $1 AND ended_at IS NULL',
-      [p.sid],
-    );
-    if (!session.rowCount) return undefined;
+    if (!(await this.isLive(p.sid))) return undefined;
     return {
       sub: String(p.sub),
       realm: String(p.realm),
@@ -108,6 +116,39 @@ export class TokenService {
       username: String(p.preferred_username),
       exp: Number(p.exp),
     };
+  }
+
+  /** Whether a session has been started and not logged out. */
+  async isLive(sid: string): Promise<boolean> {
+    const known = this.sessions.get(sid);
+    if (known !== undefined) return known;
+    const r = await this.options.db.query('SELECT ended_at IS NULL AS live FROM idp_sessions WHERE id = $1', [
+      sid,
+    ]);
+    const live = r.rows[0]?.live === true;
+    // Only a session the database has is remembered (an unknown id is a forged or foreign token), and never
+    // over what a logout recorded meanwhile.
+    if (r.rows[0] && !this.sessions.has(sid)) this.sessions.set(sid, live);
+    return live;
+  }
+
+  /** Starts a session (the password grant). */
+  async startSession(sid: string, realm: string, username: string, clientId: string): Promise<void> {
+    await this.options.db.query(
+      'INSERT INTO idp_sessions (id, realm, username, client_id) VALUES ($1, $2, $3, $4)',
+      [sid, realm, username, clientId],
+    );
+    this.sessions.set(sid, true);
+  }
+
+  /** Ends a session (logout): its tokens and its refresh token stop working. */
+  async endSession(sid: string): Promise<void> {
+    await this.options.db.query(
+      'UPDATE idp_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL',
+      [sid],
+    );
+    // Set even if a check remembered the session meanwhile (a check that read the row before the write).
+    this.sessions.set(sid, false);
   }
 
   issue(realm: string, clientId: string, username: string, sid: string, issuerBase: string) {
@@ -187,12 +228,7 @@ export function createIdpRouter(options: IdpOptions, tokens: TokenService): Rout
         return oauthError(res, 401, 'invalid_grant', 'Invalid user credentials');
       }
       const sid = randomUUID();
-      await db.query('INSERT INTO idp_sessions (id, realm, username, client_id) VALUES ($1, $2, $3, $4)', [
-        sid,
-        realm,
-        username,
-        clientId,
-      ]);
+      await tokens.startSession(sid, realm, username, clientId);
       return void res
         .set('Cache-Control', 'no-store')
         .json(tokens.issue(realm, clientId, username, sid, publicBase(req, options.publicUrl)));
@@ -211,10 +247,8 @@ export function createIdpRouter(options: IdpOptions, tokens: TokenService): Rout
           'invalid_grant',
           "Invalid refresh token. Token client and authorized client don't match",
         );
-      const session = await db.query('SELECT 1 FROM idp_sessions WHERE id = $1 AND ended_at IS NULL', [
-        p.sid,
-      ]);
-      if (!session.rowCount) return oauthError(res, 400, 'invalid_grant', 'Session not active');
+      if (typeof p.sid !== 'string' || !(await tokens.isLive(p.sid)))
+        return oauthError(res, 400, 'invalid_grant', 'Session not active');
       return void res
         .set('Cache-Control', 'no-store')
         .json(
@@ -237,7 +271,7 @@ export function createIdpRouter(options: IdpOptions, tokens: TokenService): Rout
     const p = tokens.decode(raw);
     if (p?.typ !== 'Refresh' || p.realm !== realm)
       return oauthError(res, 400, 'invalid_grant', 'Invalid refresh token');
-    await db.query('UPDATE idp_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL', [p.sid]);
+    if (typeof p.sid === 'string') await tokens.endSession(p.sid);
     res.status(204).end();
   });
 
