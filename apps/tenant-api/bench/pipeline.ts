@@ -16,7 +16,11 @@ import { type Stack, load, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
 const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
-const WARM = 50;
+// Documents through the whole pipeline before the measured ones (BENCH_PIPELINE_WARMUP): pools, the opened
+// .p12, the sandbox's token, the PDF fonts, and V8's optimisation of the code, whose compiler threads count
+// in the CPU. After 50 documents the tenant-api on PostgreSQL still cost ~30 % more per document than after
+// 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
+const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 let numero = 1;
@@ -90,7 +94,6 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
   process.stderr.write(`bench: pipeline, ${label}…\n`);
   const stack = await startStack({ databaseUrl });
   try {
-    // Warm-up: JIT, pools, the opened .p12, the sandbox's token and the first PDF fonts.
     const warm = await postAll(stack, WARM);
     await deliveredReach(stack, warm);
     const cpu = () => {

@@ -124,8 +124,13 @@ async function startService(
   const heapDir = process.env.BENCH_HEAP_DIR ? path.join(process.env.BENCH_HEAP_DIR, app) : undefined;
   if (heapDir) mkdirSync(heapDir, { recursive: true });
   const heap = heapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : [];
+  // BENCH_PERF=1: each service writes /tmp/perf-<pid>.map, so Linux `perf` names the JavaScript functions it
+  // samples: CPU time only, the kernel's share included, where --cpu-prof's samples also count the time a
+  // thread waits for a core.
+  const perf = process.env.BENCH_PERF ? ['--perf-basic-prof-only-functions'] : [];
   const args = [
     ...profile,
+    ...perf,
     ...heap,
     ...(form === 'dist' ? ['--enable-source-maps', entry] : ['--import', 'tsx', entry]),
   ];
