@@ -16,6 +16,10 @@ import { writePerformanceSection } from './support';
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const KEEPUP_S = Number(process.env.BENCH_KEEPUP_SECONDS ?? 120);
 const SAMPLE_S = 10;
+// Documents taken through the whole pipeline (POST, jobs, sandbox, webhook) before the runs, so that the
+// figures are those of services that have run for a while: after 50 documents the tenant-api still cost ~30 %
+// more CPU per document than after 1,000, V8 still optimising its code (docs/performance.md, 2026-12-02).
+const WARMUP_DOCUMENTS = Number(process.env.BENCH_PROCESSES_WARMUP ?? 1000);
 const CONNECTIONS = 10;
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -100,6 +104,28 @@ async function submissions(
     accepted: r['2xx'],
     errors: r.non2xx + r.errors + r.timeouts,
   };
+}
+
+/** Posts `amount` invoices and waits until each accepted one's webhook has arrived (up to 10 minutes). */
+async function warmPipeline(stack: Stack, amount: number): Promise<void> {
+  const before = stack.webhooks();
+  const r = await load({
+    url: `${stack.tenantUrl}/api/enviar/items`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    amount,
+    headers: stack.headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({ ...req, body: JSON.stringify(fiveLineInvoice(numero++)) }),
+      },
+    ],
+  });
+  const t0 = Date.now();
+  while (stack.webhooks() - before < r['2xx'] && Date.now() - t0 < 600_000) {
+    await new Promise((done) => setTimeout(done, 500));
+  }
 }
 
 const CABYS_QUERIES = [
@@ -209,9 +235,10 @@ async function runConfig(
     // pipeline, not the POST, sets the sustainable rate), and searches measured then share the cores with them.
     await cabysSearches(stack, 2);
     const cabys = await cabysSearches(stack, DURATION_S);
+    await warmPipeline(stack, WARMUP_DOCUMENTS);
     // Every accepted document goes on to the sandbox and its webhook: the jobs run throughout.
     const baseline = stack.webhooks();
-    const warm = await submissions(stack, 5); // warm-up: JIT, pools, the opened .p12 in every process
+    const warm = await submissions(stack, 5); // and 5 s at full rate: every process's pools and connections
     const full = await submissions(stack, DURATION_S);
     const half = await submissions(stack, DURATION_S, Math.max(1, Math.floor(full.rps / 2)));
     // Let the throughput runs' documents reach their webhooks before the keep-up run counts its own.
@@ -251,7 +278,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after a 5 s warm-up; keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
     '',
