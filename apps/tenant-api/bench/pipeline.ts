@@ -11,8 +11,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { namedCpuSeconds, treeCpuSeconds } from '@cr/devstack';
 import { openPostgres } from '@cr/service-kit';
-import { fiveLineInvoice } from '../test/support/document-mother';
-import { type Stack, load, startStack } from './stack';
+import { type Stack, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
 const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
@@ -22,25 +21,6 @@ const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
 const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-
-let numero = 1;
-
-async function postAll(stack: Stack, amount: number): Promise<number> {
-  const r = await load({
-    url: `${stack.tenantUrl}/api/enviar/items`,
-    method: 'POST',
-    connections: 10,
-    amount,
-    headers: stack.headers,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => ({ ...req, body: JSON.stringify(fiveLineInvoice(numero++)) }),
-      },
-    ],
-  });
-  return r['2xx'];
-}
 
 /** Until `count` documents have each had their webhook and their e-mail (sent by two separate jobs). */
 async function deliveredReach(stack: Stack, count: number, capMs = 600_000): Promise<boolean> {
@@ -94,7 +74,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
   process.stderr.write(`bench: pipeline, ${label}…\n`);
   const stack = await startStack({ databaseUrl });
   try {
-    const warm = await postAll(stack, WARM);
+    const warm = await postInvoices(stack, WARM);
     await deliveredReach(stack, warm);
     const cpu = () => {
       const out: Record<string, number> = {};
@@ -110,7 +90,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
     const commitsBefore = databaseUrl ? await commitsOf(databaseUrl, databases) : undefined;
     const before = cpu();
     const t0 = Date.now();
-    const accepted = await postAll(stack, N);
+    const accepted = await postInvoices(stack, N);
     const postS = (Date.now() - t0) / 1000;
     const drained = await deliveredReach(stack, warm + accepted);
     const totalS = (Date.now() - t0) / 1000;

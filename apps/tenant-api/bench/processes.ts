@@ -9,8 +9,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { fiveLineInvoice } from '../test/support/document-mother';
-import { type Stack, load, startStack } from './stack';
+import { type Stack, invoicePosts, load, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -68,8 +67,6 @@ interface Phase {
   errors: number;
 }
 
-let numero = 1;
-
 async function submissions(
   stack: Stack,
   seconds: number,
@@ -78,18 +75,10 @@ async function submissions(
 ): Promise<Phase> {
   const r = await load(
     {
-      url: `${stack.tenantUrl}/api/enviar/items`,
-      method: 'POST',
+      ...invoicePosts(stack),
       connections: CONNECTIONS,
       duration: seconds,
       ...(rate ? { overallRate: rate } : {}),
-      headers: stack.headers,
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (req) => ({ ...req, body: JSON.stringify(fiveLineInvoice(numero++)) }),
-        },
-      ],
     },
     onAccepted
       ? (status) => {
@@ -109,21 +98,9 @@ async function submissions(
 /** Posts `amount` invoices and waits until each accepted one's webhook has arrived (up to 10 minutes). */
 async function warmPipeline(stack: Stack, amount: number): Promise<void> {
   const before = stack.webhooks();
-  const r = await load({
-    url: `${stack.tenantUrl}/api/enviar/items`,
-    method: 'POST',
-    connections: CONNECTIONS,
-    amount,
-    headers: stack.headers,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => ({ ...req, body: JSON.stringify(fiveLineInvoice(numero++)) }),
-      },
-    ],
-  });
+  const accepted = await postInvoices(stack, amount);
   const t0 = Date.now();
-  while (stack.webhooks() - before < r['2xx'] && Date.now() - t0 < 600_000) {
+  while (stack.webhooks() - before < accepted && Date.now() - t0 < 600_000) {
     await new Promise((done) => setTimeout(done, 500));
   }
 }

@@ -24,6 +24,7 @@ import { SecretBox, openPostgres } from '@cr/service-kit';
 import { REPO_ROOT, freePort, haciendaDataDir, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
+import { fiveLineInvoice } from '../test/support/document-mother';
 import { issuerBody } from '../test/support/issuer-mother';
 import { startSmtpSink } from './smtp-sink';
 import { BENCH_AUDIENCE, BENCH_ISSUER } from './support';
@@ -414,4 +415,34 @@ export function load(
     const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
     if (onResponse) instance.on('response', (_client, status: number) => onResponse(status));
   });
+}
+
+/** The next consecutive number of each stack's invoices: every load on one stack posts new documents. */
+const invoiceNumbers = new WeakMap<Stack, number>();
+
+/** autocannon's request options posting 5-line invoices as the stack's tenant, each with a number of its own. */
+export function invoicePosts(
+  stack: Stack,
+): Pick<autocannon.Options, 'url' | 'method' | 'headers' | 'requests'> {
+  return {
+    url: `${stack.tenantUrl}/api/enviar/items`,
+    method: 'POST',
+    headers: stack.headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => {
+          const numero = invoiceNumbers.get(stack) ?? 1;
+          invoiceNumbers.set(stack, numero + 1);
+          return { ...req, body: JSON.stringify(fiveLineInvoice(numero)) };
+        },
+      },
+    ],
+  };
+}
+
+/** Posts `amount` invoices (10 connections); how many were accepted. */
+export async function postInvoices(stack: Stack, amount: number): Promise<number> {
+  const r = await load({ ...invoicePosts(stack), connections: 10, amount });
+  return r['2xx'];
 }
