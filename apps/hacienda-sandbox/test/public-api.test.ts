@@ -105,6 +105,25 @@ describe('public API (/fe/ae, /fe/ex, /fe/cabys)', () => {
     expect(res.body.total).toBeGreaterThan(5);
   });
 
+  it('when CABYS is searched without accents or by a code prefix, then every match counts and they come in code order', async () => {
+    const words = await request(h.app).get('/fe/cabys?q=DISENO redes&top=50').expect(200);
+    const codes = words.body.cabys.map((c: { codigo: string }) => c.codigo);
+    expect(codes).toContain('8314300000000');
+    expect(codes).toEqual([...codes].sort());
+    expect(words.body.total).toBeGreaterThanOrEqual(codes.length);
+    const prefix = await request(h.app).get('/fe/cabys?q=2132100000&top=1').expect(200);
+    expect(prefix.body.cantidad).toBe(1);
+    expect(prefix.body.cabys[0].codigo.startsWith('2132100000')).toBe(true);
+    expect(prefix.body.cabys[0].categorias).toEqual([]);
+    expect(prefix.body.total).toBeGreaterThanOrEqual(1);
+    const both = await request(h.app).get('/fe/cabys?q=2132 tomate&top=5000').expect(200);
+    expect(both.body.total).toBe(both.body.cantidad);
+    for (const c of both.body.cabys) {
+      expect(c.codigo.startsWith('2132')).toBe(true);
+      expect(c.descripcion.toLowerCase()).toContain('tomate');
+    }
+  });
+
   it('when a client exceeds the burst limit, then 429 with the rate-limit headers', async () => {
     const small = await startHarness({ env: { SANDBOX_PUBLIC_RATE_LIMIT: '2' } });
     try {

@@ -3,6 +3,7 @@
 export * from './catalogue';
 export * from './load';
 export * from './normalize';
+export * from './packed';
 export * from './search';
 export * from './search-index';
 export { cellText, parseCabysXlsx, readTaxPercent } from './xlsx';

@@ -10,6 +10,7 @@
 //   4. shorter description; 5. lower code.
 import type { CabysEntry, CabysItem } from './catalogue';
 import { CABYS_CODE } from './catalogue';
+import { PackedCabys } from './packed';
 import { STOP_WORDS, letterMask, maskWithinOneEdit, stemWord, tokenize, withinOneEdit } from './normalize';
 
 export const DEFAULT_LIMIT = 50;
@@ -52,7 +53,7 @@ export interface CabysIndex {
   search(query: unknown, options?: SearchOptions): CabysItem[];
   /** The entry with exactly this 13-digit code. */
   lookup(code: string): CabysEntry | undefined;
-  /** Every entry, in code order. */
+  /** Every entry, in code order (objects made for the call: the index keeps the catalogue packed). */
   entries(): readonly CabysEntry[];
 }
 
@@ -94,32 +95,9 @@ function slotOf(slots: Map<string, number>, key: string): number {
 /** Builds the index; entries are sorted by code, duplicates keep the first. */
 export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   if (input.length >= DOC_SLOTS) throw new RangeError(`at most ${DOC_SLOTS - 1} CABYS codes are supported`);
-  // Array.prototype.sort is stable: of equal codes, the first given comes first and is the one kept.
-  const sorted = [...input].sort((a, b) => (a.codigo < b.codigo ? -1 : a.codigo > b.codigo ? 1 : 0));
-  const docs = sorted.filter((e, i) => i === 0 || (sorted[i - 1] as CabysEntry).codigo !== e.codigo);
-  const n = docs.length;
-  // What a search answers: the entry itself, or a copy without the categories an xlsx import carries.
-  const items: CabysItem[] = docs.map((d) =>
-    d.categorias === undefined ? d : { codigo: d.codigo, descripcion: d.descripcion, impuesto: d.impuesto },
-  );
-
-  /** The first entry whose code is ≥ `code` (codes are sorted: a binary search); n when none is. */
-  function firstCodeAtLeast(code: string): number {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((docs[mid] as CabysEntry).codigo < code) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** The entry number of exactly this code, or -1. */
-  function docOfCode(code: string): number {
-    const d = firstCodeAtLeast(code);
-    return d < n && (docs[d] as CabysEntry).codigo === code ? d : -1;
-  }
+  // Entry d of the index is entry d of the packed catalogue (code order).
+  const catalogue = PackedCabys.of(input);
+  const n = catalogue.size;
 
   // vocabulary: one slot per distinct folded word
   const vocabIndex = new Map<string, number>();
@@ -130,9 +108,9 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   const firstWord = new Int32Array(n).fill(-1);
   const descLength = new Uint16Array(n);
   for (let d = 0; d < n; d++) {
-    const doc = docs[d] as CabysEntry;
-    descLength[d] = Math.min(doc.descripcion.length, 65_535);
-    const words = tokenize(doc.descripcion);
+    const description = catalogue.descriptionAt(d);
+    descLength[d] = Math.min(description.length, 65_535);
+    const words = tokenize(description);
     const seen = new Set<number>();
     for (const w of words) {
       let v = vocabIndex.get(w);
@@ -279,12 +257,9 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
   }
 
   function searchCodes(digits: string, limit: number): CabysItem[] {
-    // the first code ≥ digits, then on while the prefix holds
+    const [from, to] = catalogue.prefixRange(digits);
     const out: CabysItem[] = [];
-    for (let d = firstCodeAtLeast(digits); d < n && out.length < limit; d++) {
-      if (!(docs[d] as CabysEntry).codigo.startsWith(digits)) break;
-      out.push(items[d] as CabysItem);
-    }
+    for (let d = from; d < to && out.length < limit; d++) out.push(catalogue.itemAt(d));
     return out;
   }
 
@@ -295,8 +270,8 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
     // a 13-digit code, or the start of one (4+ digits: a category), is a code lookup
     if (/^[0-9]{4,13}$/.test(compact)) {
       if (CABYS_CODE.test(compact)) {
-        const d = docOfCode(compact);
-        return d === -1 ? [] : [items[d] as CabysItem];
+        const d = catalogue.indexOf(compact);
+        return d === -1 ? [] : [catalogue.itemAt(d)];
       }
       const byPrefix = searchCodes(compact, limit);
       if (byPrefix.length) return byPrefix;
@@ -387,16 +362,16 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
       }
     }
     const best = Array.from(heap.subarray(0, size)).sort((a, b) => b - a);
-    return best.map((k) => items[DOC_SLOTS - 1 - (k % DOC_SLOTS)] as CabysItem);
+    return best.map((k) => catalogue.itemAt(DOC_SLOTS - 1 - (k % DOC_SLOTS)));
   }
 
   return {
     size: n,
     search,
     lookup(code: string) {
-      const d = typeof code === 'string' ? docOfCode(code) : -1;
-      return d === -1 ? undefined : docs[d];
+      const d = catalogue.indexOf(code);
+      return d === -1 ? undefined : catalogue.entryAt(d);
     },
-    entries: () => docs,
+    entries: () => Array.from({ length: n }, (_, d) => catalogue.entryAt(d)),
   };
 }

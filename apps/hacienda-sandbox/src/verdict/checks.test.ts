@@ -35,7 +35,7 @@ describe('a surtido line in the code and CABYS checks (ADR 0024)', () => {
     check.run({
       doc: { lines, mediosPago: [], emisor: {} } as unknown as VerdictContext['doc'],
       cabys: new CabysCatalog(
-        codes.map((codigo) => ({ codigo, descripcion: codigo, impuesto: 13, categorias: [] })),
+        codes.map((codigo) => ({ codigo, descripcion: codigo, impuesto: 13 })),
         true,
       ),
     } as VerdictContext);
