@@ -14,8 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_GROWTH_RULES, type RssSample, judgeGrowth } from '@cr/devstack';
 import autocannon from 'autocannon';
-import { fiveLineInvoice } from '../test/support/document-mother';
-import { type ServiceForm, load, startStack } from './stack';
+import { type ServiceForm, invoicePosts, load, startStack } from './stack';
 
 const MINUTES = Math.min(10, Math.max(1, Number(process.env.SOAK_MINUTES ?? 10)));
 const RATE = Number(process.env.SOAK_RATE ?? 50);
@@ -59,23 +58,10 @@ async function main(): Promise<void> {
         )}; accepted ${accepted}, webhooks ${stack.webhooks()}, failed ${failed}, logins ${logins}; load ${loadavg()}`,
     );
   };
-  let numero = 1;
   let q = 0;
   const queries = ['cafe', 'servicios de consultoria', 'arroz', 'computadora', 'leche'];
   const invoices = load(
-    {
-      url: `${stack.tenantUrl}/api/enviar/items`,
-      connections: 10,
-      duration: MINUTES * 60,
-      overallRate: RATE,
-      headers: stack.headers,
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (req) => ({ ...req, body: JSON.stringify(fiveLineInvoice(numero++)) }),
-        },
-      ],
-    },
+    { ...invoicePosts(stack), connections: 10, duration: MINUTES * 60, overallRate: RATE },
     (status) => {
       if (status < 300) accepted += 1;
       else failed += 1;

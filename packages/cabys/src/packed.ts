@@ -2,7 +2,7 @@
 // per entry (three fields, two strings) the catalogue held ~5 MB of a service's heap; packed it holds ~1.5 MB
 // (issue 15: every service under 200 MB). An entry's object is made when it is asked for (a search's results,
 // a lookup), which is a handful per request.
-import type { CabysEntry, CabysItem } from './catalogue';
+import { CABYS_CODE, type CabysEntry, type CabysItem } from './catalogue';
 
 /** The largest code (13 digits) is below 2^53, so each is an exact float64, and numbers sort as the strings. */
 const CODE_DIGITS = 13;
@@ -51,7 +51,7 @@ export class PackedCabys {
     const parts: string[] = [];
     let offset = 0;
     entries.forEach((e, i) => {
-      if (e.codigo.length !== CODE_DIGITS) throw new RangeError(`CABYS code ${e.codigo}: 13 digits expected`);
+      if (!CABYS_CODE.test(e.codigo)) throw new RangeError(`CABYS code ${e.codigo}: 13 digits expected`);
       this.codes[i] = Number(e.codigo);
       this.taxes[i] = e.impuesto;
       this.start[i] = offset;
@@ -91,7 +91,7 @@ export class PackedCabys {
 
   /** The position of exactly this code, or -1. */
   indexOf(code: string): number {
-    if (typeof code !== 'string' || !/^[0-9]{13}$/.test(code)) return -1;
+    if (typeof code !== 'string' || !CABYS_CODE.test(code)) return -1;
     const value = Number(code);
     const i = this.firstAtLeast(value);
     return i < this.size && this.codes[i] === value ? i : -1;

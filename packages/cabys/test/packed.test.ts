@@ -60,6 +60,14 @@ describe('PackedCabys', () => {
     expect(packed.prefixRange('9999999999999')).toEqual([4, 5]);
   });
 
+  it('when an entry has a code that is not 13 digits, then packing refuses it by name', () => {
+    for (const codigo of ['239110201020', '23911020102000', '239110201020x', ' 391102010200']) {
+      expect(() => PackedCabys.of([{ codigo, descripcion: 'x', impuesto: 13 }])).toThrow(
+        `CABYS code ${codigo}: 13 digits expected`,
+      );
+    }
+  });
+
   it('when an empty catalogue is packed, then nothing is found', () => {
     const empty = PackedCabys.of([]);
     expect(empty.size).toBe(0);
