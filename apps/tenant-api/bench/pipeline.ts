@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { namedCpuSeconds, treeCpuSeconds } from '@cr/devstack';
 import { openPostgres } from '@cr/service-kit';
-import { type Stack, postInvoices, startStack } from './stack';
+import { deliveriesReach, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
 const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
@@ -21,16 +21,6 @@ const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
 const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-
-/** Until `count` documents have each had their webhook and their e-mail (sent by two separate jobs). */
-async function deliveredReach(stack: Stack, count: number, capMs = 600_000): Promise<boolean> {
-  const t0 = Date.now();
-  while (stack.webhooks() < count || stack.mails() < count) {
-    if (Date.now() - t0 > capMs) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return true;
-}
 
 interface Cost {
   label: string;
@@ -75,7 +65,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
   const stack = await startStack({ databaseUrl });
   try {
     const warm = await postInvoices(stack, WARM);
-    await deliveredReach(stack, warm);
+    await deliveriesReach(stack, warm, { mails: true }); // each document's webhook and e-mail (two jobs)
     const cpu = () => {
       const out: Record<string, number> = {};
       for (const s of stack.services) out[s.name] = treeCpuSeconds(s.child.pid as number);
@@ -92,7 +82,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
     const t0 = Date.now();
     const accepted = await postInvoices(stack, N);
     const postS = (Date.now() - t0) / 1000;
-    const drained = await deliveredReach(stack, warm + accepted);
+    const drained = await deliveriesReach(stack, warm + accepted, { mails: true });
     const totalS = (Date.now() - t0) / 1000;
     const after = cpu();
     const cpuMs = Object.fromEntries(

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { type Stack, invoicePosts, load, postInvoices, startStack } from './stack';
+import { type Stack, deliveriesReach, invoicePosts, load, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -99,10 +99,7 @@ async function submissions(
 async function warmPipeline(stack: Stack, amount: number): Promise<void> {
   const before = stack.webhooks();
   const accepted = await postInvoices(stack, amount);
-  const t0 = Date.now();
-  while (stack.webhooks() - before < accepted && Date.now() - t0 < 600_000) {
-    await new Promise((done) => setTimeout(done, 500));
-  }
+  await deliveriesReach(stack, before + accepted, { stepMs: 500 });
 }
 
 const CABYS_QUERIES = [
@@ -171,10 +168,7 @@ async function keepUp(
   });
   clearInterval(sampler);
   const t0 = Date.now();
-  while (accepted - (stack.webhooks() - webhooksBefore) > 0 && Date.now() - t0 < 120_000) {
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const drained = accepted - (stack.webhooks() - webhooksBefore) <= 0;
+  const drained = await deliveriesReach(stack, webhooksBefore + accepted, { capMs: 120_000, stepMs: 250 });
   // Growing: the last quarter's backlog well above the second quarter's (the first is the ramp-up), beyond
   // two seconds' worth of documents.
   const q = Math.max(1, Math.floor(backlog.length / 4));
@@ -220,10 +214,7 @@ async function runConfig(
     const half = await submissions(stack, DURATION_S, Math.max(1, Math.floor(full.rps / 2)));
     // Let the throughput runs' documents reach their webhooks before the keep-up run counts its own.
     const accepted = warm.accepted + full.accepted + half.accepted;
-    const settle = Date.now();
-    while (stack.webhooks() - baseline < accepted && Date.now() - settle < 180_000) {
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await deliveriesReach(stack, baseline + accepted, { capMs: 180_000, stepMs: 500 });
     const keep = await keepUp(stack, Math.max(1, Math.floor(full.rps / 2)), stack.webhooks(), 0);
     return { label, full, half, keep, cabys, rss: stack.rss(), load: loadavg() };
   } finally {

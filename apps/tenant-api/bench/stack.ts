@@ -446,3 +446,21 @@ export async function postInvoices(stack: Stack, amount: number): Promise<number
   const r = await load({ ...invoicePosts(stack), connections: 10, amount });
   return r['2xx'];
 }
+
+/**
+ * Polls every `stepMs` until the stack's receiver has had `count` webhooks in all (and, with `mails`, its SMTP
+ * sink as many e-mails); false when `capMs` passed first.
+ */
+export async function deliveriesReach(
+  stack: Stack,
+  count: number,
+  { mails = false, capMs = 600_000, stepMs = 100 }: { mails?: boolean; capMs?: number; stepMs?: number } = {},
+): Promise<boolean> {
+  const t0 = Date.now();
+  const reached = () => stack.webhooks() >= count && (!mails || stack.mails() >= count);
+  while (!reached()) {
+    if (Date.now() - t0 > capMs) return false;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return true;
+}

@@ -3,18 +3,17 @@
 // (issue 15: every service under 200 MB). An entry's object is made when it is asked for (a search's results,
 // a lookup), which is a handful per request.
 import { CABYS_CODE, type CabysEntry, type CabysItem } from './catalogue';
+import { type Groups, groupPairs, slotOf } from './groups';
 
 /** The largest code (13 digits) is below 2^53, so each is an exact float64, and numbers sort as the strings. */
 const CODE_DIGITS = 13;
 
 /**
- * The category levels of an xlsx import, each name kept once: entry i's are names[ids[start[i] … start[i+1])];
- * `absent[i]` marks an entry given without any (undefined, not an empty list).
+ * The category levels of an xlsx import, each name kept once: entry i's are the names numbered
+ * data[start[i] … start[i+1]); `absent[i]` marks an entry given without any (undefined, not an empty list).
  */
-interface Categories {
+interface Categories extends Groups {
   names: string[];
-  start: Uint32Array;
-  ids: Uint32Array;
   absent: Uint8Array;
 }
 
@@ -84,7 +83,10 @@ export class PackedCabys {
     const item: CabysEntry = this.itemAt(i);
     const c = this.categories;
     if (c && c.absent[i] === 0) {
-      item.categorias = Array.from(c.ids.subarray(c.start[i], c.start[i + 1]), (id) => c.names[id] as string);
+      item.categorias = Array.from(
+        c.data.subarray(c.start[i], c.start[i + 1]),
+        (id) => c.names[id] as string,
+      );
     }
     return item;
   }
@@ -124,21 +126,15 @@ function isLatin1(text: string): boolean {
 
 function packCategories(entries: readonly CabysEntry[]): Categories {
   const slots = new Map<string, number>();
+  const owners: number[] = [];
   const ids: number[] = [];
-  const start = new Uint32Array(entries.length + 1);
   const absent = new Uint8Array(entries.length);
   entries.forEach((e, i) => {
-    start[i] = ids.length;
     if (e.categorias === undefined) absent[i] = 1;
     for (const name of e.categorias ?? []) {
-      let id = slots.get(name);
-      if (id === undefined) {
-        id = slots.size;
-        slots.set(name, id);
-      }
-      ids.push(id);
+      owners.push(i);
+      ids.push(slotOf(slots, name));
     }
   });
-  start[entries.length] = ids.length;
-  return { names: [...slots.keys()], start, ids: Uint32Array.from(ids), absent };
+  return { ...groupPairs(entries.length, owners, ids), names: [...slots.keys()], absent };
 }

@@ -10,6 +10,7 @@
 //   4. shorter description; 5. lower code.
 import type { CabysEntry, CabysItem } from './catalogue';
 import { CABYS_CODE } from './catalogue';
+import { groupPairs, slotOf } from './groups';
 import { PackedCabys } from './packed';
 import { STOP_WORDS, letterMask, maskWithinOneEdit, stemWord, tokenize, withinOneEdit } from './normalize';
 
@@ -55,41 +56,6 @@ export interface CabysIndex {
   lookup(code: string): CabysEntry | undefined;
   /** Every entry, in code order (objects made for the call: the index keeps the catalogue packed). */
   entries(): readonly CabysEntry[];
-}
-
-/**
- * Lists of numbers grouped by a key, in two flat typed arrays: group g's members are
- * `data[start[g]] … data[start[g + 1] - 1]`, in the order they were added. One array per group (13k posting
- * lists, 6k trigram lists) held several megabytes more for the same numbers.
- */
-interface Groups {
-  start: Uint32Array;
-  data: Uint32Array;
-}
-
-/** Groups `members[i]` under `groups[i]` (a counting sort: stable, so each group keeps the order added). */
-function groupPairs(groupCount: number, groups: readonly number[], members: readonly number[]): Groups {
-  const start = new Uint32Array(groupCount + 1);
-  for (const g of groups) start[g + 1] = (start[g + 1] as number) + 1;
-  for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number);
-  const next = start.slice(0, groupCount);
-  const data = new Uint32Array(members.length);
-  for (let i = 0; i < groups.length; i++) {
-    const g = groups[i] as number;
-    data[next[g] as number] = members[i] as number;
-    next[g] = (next[g] as number) + 1;
-  }
-  return { start, data };
-}
-
-/** A key's number in `slots`, added when new. */
-function slotOf(slots: Map<string, number>, key: string): number {
-  let slot = slots.get(key);
-  if (slot === undefined) {
-    slot = slots.size;
-    slots.set(key, slot);
-  }
-  return slot;
 }
 
 /** Builds the index; entries are sorted by code, duplicates keep the first. */
