@@ -19,7 +19,8 @@ import { createXsdValidator } from '@cr/xsd';
 import type { Express } from 'express';
 import { type AppDeps, createApp } from './app';
 import { mailQueues } from './delivery/deliver-mail-job';
-import type { MailDeps } from './delivery/mail-deps';
+import type { MailJobDeps } from './delivery/mail-deps';
+import { SmtpConnections } from './delivery/smtp-connections';
 import type { RevocationList } from './auth/revocation-list';
 import type { TokenVerifier } from './auth/token-verifier';
 import { type TenantConfig, authServerUrlFor, loadTenantConfig } from './config';
@@ -103,12 +104,15 @@ export interface TenantApi {
   issuerDeps: IssuerDeps;
   submission: SubmissionDeps & LookupDeps;
   webhookDeps: WebhookDeps;
-  mailDeps: MailDeps;
+  mailDeps: MailJobDeps;
   recepcion: RecepcionDeps;
   /** Stops the scrape-time collectors of /metrics (documents, jobs, certificates, pool) reading this db. */
   stopMetrics: () => void;
-  /** The .p12 and received-XML threads; `close()` on shutdown, after the server stops taking requests. */
-  threads: { close(): Promise<void> };
+  /**
+   * What the service holds open besides its server and database: the .p12 and received-XML threads and the
+   * SMTP connections; `close()` on shutdown, after the worker stops.
+   */
+  resources: { close(): Promise<void> };
 }
 
 /** Settings with every default of `loadTenantConfig`, read from nothing but `overrides`. */
@@ -228,7 +232,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       }),
     ...(settings.random ? { random: settings.random } : {}),
   };
-  const mailDeps: MailDeps = {
+  const mailDeps: MailJobDeps = {
     db,
     secrets,
     logger,
@@ -237,9 +241,16 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       smtpUrl: config.SMTP_URL,
       from: config.MAIL_FROM,
       timeoutMs: config.MAIL_TIMEOUT_MS,
+      connectionIdleMs: config.MAIL_CONNECTION_IDLE_MS,
       allowPrivateHosts: config.MAIL_ALLOW_PRIVATE_HOSTS,
       retryDelaysMs: settings.mailRetryDelaysMs ?? backoffSchedules.mail,
     },
+    smtp: new SmtpConnections({
+      idleMs: config.MAIL_CONNECTION_IDLE_MS,
+      // As many as the pool below sends at once: no e-mail waits for another's connection.
+      maxConnections: config.WEBHOOK_CONCURRENCY,
+      timeoutMs: config.MAIL_TIMEOUT_MS,
+    }),
     ...(settings.random ? { random: settings.random } : {}),
   };
   // Two pools (issue 11, item 2): a webhook receiver may hold a delivery for WEBHOOK_TIMEOUT_MS on each of its
@@ -303,8 +314,9 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     mailDeps,
     recepcion,
     stopMetrics,
-    threads: {
+    resources: {
       close: async () => {
+        mailDeps.smtp.close();
         await Promise.all([certificates.close(), receivedXml.close()]);
       },
     },

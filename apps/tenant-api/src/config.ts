@@ -84,6 +84,8 @@ export const TenantConfigSchema = Type.Object({
   MAIL_FROM: Type.String({ default: 'Facturación electrónica <facturacion@localhost>', minLength: 3 }),
   /** An SMTP conversation (connect, greeting, each reply) longer than this fails the attempt (retried). */
   MAIL_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100, maximum: 300000 }),
+  /** A server's SMTP connections stay open this long after its last e-mail (ADR 0049); 0: one per e-mail. */
+  MAIL_CONNECTION_IDLE_MS: Type.Integer({ default: 2000, minimum: 0, maximum: 60000 }),
   /** A tenant's SMTP host may resolve to a private, loopback or reserved address; development only. */
   MAIL_ALLOW_PRIVATE_HOSTS: Type.Boolean({ default: false }),
   ...haciendaSettingsProperties,

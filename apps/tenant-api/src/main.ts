@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const { app, worker, stopMetrics, threads } = composeTenantApi({
+  const { app, worker, stopMetrics, resources } = composeTenantApi({
     config,
     db,
     logger,
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
       auth.stop();
     },
     () => worker.stop(),
-    () => threads.close(),
+    () => resources.close(),
     () => db.close(),
   ]);
 }

@@ -284,7 +284,7 @@ async function startTenantApi(o: {
   await keys.refresh();
   revocations.start();
   const hacienda = createHaciendaClients(config, { logger: o.logger, timeoutMs: 5_000 });
-  const { worker, app, stopMetrics, threads } = composeTenantApi({
+  const { worker, app, stopMetrics, resources } = composeTenantApi({
     config,
     db,
     logger: o.logger,
@@ -309,9 +309,9 @@ async function startTenantApi(o: {
       revocations.stop();
       await worker.stop(5_000);
       // What the composition root opened besides the worker: the /metrics collectors' timers and the
-      // .p12 threads, which otherwise keep the process (and the test runner) alive.
+      // .p12 threads and SMTP connections, which otherwise keep the process (and the test runner) alive.
       stopMetrics();
-      await threads.close();
+      await resources.close();
       await db.close();
     },
   };

@@ -18,7 +18,7 @@ import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { BrandingRow } from './branding-repository';
 import { findMailJobInputs } from './mail-job-inputs';
 import { composeMail, defaultRecipients } from './mail-message';
-import { MAIL_QUEUE, type MailDeps, type MailJobPayload } from './mail-deps';
+import { MAIL_QUEUE, type MailDeps, type MailJobDeps, type MailJobPayload } from './mail-deps';
 import {
   type DocumentForMail,
   type MailMessageRow,
@@ -111,7 +111,7 @@ async function serverFor(
 }
 
 export async function runMailDelivery(
-  deps: MailDeps,
+  deps: MailJobDeps,
   job: Job<MailJobPayload>,
   context: Pick<JobContext, 'now'> & Partial<Pick<JobContext, 'finishIn'>>,
 ): Promise<JobResult> {
@@ -136,7 +136,9 @@ export async function runMailDelivery(
       },
       message.recipients,
     );
-    outcome = await sendMail(server, mail, deps.mail.timeoutMs);
+    // The platform's server is the operator's, one set of connections for every tenant it sends for.
+    const scope = server.origin === 'plataforma' ? 'plataforma' : `tenant:${tenantId}`;
+    outcome = await sendMail(deps.smtp, scope, server, mail);
   }
   const at = context.now();
   // Without any server there is nothing to wait for: given up at once, a resend after configuring sends it.
@@ -177,6 +179,6 @@ export async function runMailDelivery(
 }
 
 /** The queue this module runs, for the app's one Worker: `queues: { ...mailQueues(deps), … }`. */
-export function mailQueues(deps: MailDeps): Record<string, QueueOptions<MailJobPayload>> {
+export function mailQueues(deps: MailJobDeps): Record<string, QueueOptions<MailJobPayload>> {
   return { [MAIL_QUEUE]: { handler: (job, context) => runMailDelivery(deps, job, context) } };
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { backoffSchedules } from '@cr/jobs';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
+import type { SmtpConnections } from './smtp-connections';
 
 export const MAIL_QUEUE = 'mail.deliver';
 
@@ -15,6 +16,8 @@ export interface MailSettings {
   from: string;
   /** MAIL_TIMEOUT_MS: connect, greeting and each reply of one SMTP conversation. */
   timeoutMs: number;
+  /** MAIL_CONNECTION_IDLE_MS: a server's connections stay open this long after its last e-mail; 0: one per e-mail. */
+  connectionIdleMs: number;
   /** MAIL_ALLOW_PRIVATE_HOSTS: a tenant's SMTP host may resolve to a private or loopback address. */
   allowPrivateHosts: boolean;
   /** Delays before each retry; after the last one the e-mail is given up (fallido). */
@@ -24,6 +27,7 @@ export interface MailSettings {
 export const DEFAULT_MAIL_SETTINGS: MailSettings = {
   from: 'Facturación electrónica <facturacion@localhost>',
   timeoutMs: 30_000,
+  connectionIdleMs: 2_000,
   allowPrivateHosts: false,
   retryDelaysMs: backoffSchedules.mail,
 };
@@ -36,6 +40,11 @@ export interface MailDeps {
   mail: MailSettings;
   /** Jitter of the retry schedule (tests pin it). */
   random?: () => number;
+}
+
+/** What the `mail.deliver` job needs besides: the open SMTP connections, closed on shutdown. */
+export interface MailJobDeps extends MailDeps {
+  smtp: SmtpConnections;
 }
 
 /** Payload of a `mail.deliver` job: one e-mail (its row is written by the resend, or by the job's first run). */

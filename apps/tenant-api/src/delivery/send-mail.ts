@@ -1,8 +1,9 @@
 // One attempt to hand an e-mail to an SMTP server through nodemailer, reduced to what is recorded: whether
-// the server took it, its reply code and reply (or the error when no server answered). Never throws.
-import nodemailer from 'nodemailer';
+// the server took it, its reply code and reply (or the error when no server answered). Never throws. The
+// connection is the server's open one when there is one (smtp-connections.ts).
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Attachment } from 'nodemailer/lib/mailer';
+import type { SmtpConnections } from './smtp-connections';
 import type { SmtpServer } from './smtp-server';
 
 export interface OutgoingMail {
@@ -22,24 +23,11 @@ export interface SendOutcome {
 const REPLY_CODE = /^(\d{3})[ -]/;
 
 export async function sendMail(
+  connections: SmtpConnections,
+  scope: string,
   server: SmtpServer,
   mail: OutgoingMail,
-  timeoutMs: number,
 ): Promise<SendOutcome> {
-  const transport = nodemailer.createTransport({
-    host: server.connectTo,
-    port: server.port,
-    secure: server.secure,
-    ...(server.auth ? { auth: server.auth } : {}),
-    // The certificate is checked against the name the tenant gave, not the address connected to.
-    tls: { servername: server.host },
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    // Attachments are buffers built here; nothing in a message may make nodemailer read a file or a URL.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
   try {
     // Composed into one buffer first, as nodemailer's sendMail composes it (the same headers, envelope and
     // parts). Composed while it was sent, the message reached the socket in many small writes: 200 e-mails
@@ -56,7 +44,7 @@ export async function sendMail(
       disableUrlAccess: true,
     }).compile();
     const raw = await message.build();
-    const info = await transport.sendMail({ envelope: message.getEnvelope(), raw });
+    const info = await connections.send(scope, server, { envelope: message.getEnvelope(), raw });
     const reply = String(info.response ?? '');
     const code = REPLY_CODE.exec(reply)?.[1];
     return { ok: true, code: code ? Number(code) : 250, reply };
@@ -67,7 +55,5 @@ export async function sendMail(
       code: typeof e.responseCode === 'number' ? e.responseCode : null,
       reply: e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`,
     };
-  } finally {
-    transport.close();
   }
 }

@@ -36,7 +36,7 @@ import type { WorkerGroup } from '@cr/jobs';
 import type { BrandingDeps } from '../../src/delivery/configure-branding';
 import type { PdfDownloadDeps } from '../../src/delivery/render-document-pdf';
 import { TenantConcurrency } from '../../src/tenancy/tenant-concurrency';
-import type { MailDeps } from '../../src/delivery/mail-deps';
+import type { MailJobDeps } from '../../src/delivery/mail-deps';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -51,7 +51,7 @@ export interface TestApp {
   submission: SubmissionDeps & LookupDeps;
   hacienda: HaciendaClients;
   webhookDeps: WebhookDeps;
-  mailDeps: MailDeps;
+  mailDeps: MailJobDeps;
   recepcion: RecepcionDeps;
   /** The jobs workers (both pools) with the app's queues; started only when asked (`startWorker`). */
   worker: WorkerGroup;
@@ -176,7 +176,7 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps, mailDeps, recepcion, stopMetrics, threads } =
+  const { app, worker, submission, webhookDeps, mailDeps, recepcion, stopMetrics, resources } =
     composeTenantApi({
       config: tenantConfig({
         ...settings,
@@ -252,7 +252,7 @@ export async function startTestApp(
     async close() {
       stopMetrics();
       await worker.stop(5_000);
-      await threads.close();
+      await resources.close();
       await forge.stop();
       await db.close();
     },

@@ -1,0 +1,271 @@
+// SmtpConnections against a real SMTP server in this process (smtp-server, the library mail servers in Node
+// are built on): which e-mails share a connection, when connections close, and that a server's refusal or a
+// connection it dropped still end as the attempt's outcome.
+import { generateKeyPairSync } from 'node:crypto';
+import forge from 'node-forge';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { type ComposedMail, SmtpConnections } from './smtp-connections';
+import type { SmtpServer } from './smtp-server';
+
+interface Running {
+  port: number;
+  /** Connections the server has accepted, and the ones that have ended. */
+  opened: number;
+  closed: number;
+  received: Array<{ session: string; user: string | undefined }>;
+  server: SMTPServer;
+}
+
+const running: Running[] = [];
+
+async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Running> {
+  const state = { opened: 0, closed: 0, received: [] } as unknown as Running;
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    authOptional: true,
+    closeTimeout: 100,
+    onConnect(_session, cb) {
+      state.opened += 1;
+      cb();
+    },
+    onClose() {
+      state.closed += 1;
+    },
+    onAuth(auth, _session, cb) {
+      cb(null, { user: auth.username });
+    },
+    onData(stream, session, cb) {
+      stream.resume();
+      stream.on('end', () => {
+        state.received.push({ session: session.id, user: session.user as string | undefined });
+        cb();
+      });
+    },
+    ...options,
+  });
+  // A client that refuses the certificate ends the TLS handshake: the server reports it, nothing to do here.
+  server.on('error', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.port = (server.server.address() as { port: number }).port;
+  state.server = server;
+  running.push(state);
+  return state;
+}
+
+function selfSignedLocalhost(): { key: string; cert: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+  const name = [{ name: 'commonName', value: 'localhost' }];
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }]);
+  cert.sign(forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
+  return { key: keyPem, cert: forge.pki.certificateToPem(cert) };
+}
+
+function serverAt(port: number, auth?: { user: string; pass: string }): SmtpServer {
+  return {
+    host: 'localhost',
+    connectTo: '127.0.0.1',
+    port,
+    secure: false,
+    ...(auth ? { auth } : {}),
+    from: 'facturas@acme.cr',
+    origin: 'tenant',
+  };
+}
+
+function mail(n: number): ComposedMail {
+  return {
+    envelope: { from: 'facturas@acme.cr', to: ['cuentas@cliente.cr'] },
+    raw: Buffer.from(
+      `From: facturas@acme.cr\r\nTo: cuentas@cliente.cr\r\nSubject: ${n}\r\n\r\nFactura ${n}\r\n`,
+    ),
+  };
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what: string, probe: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await settle(20);
+  }
+}
+
+let connections: SmtpConnections;
+
+afterEach(async () => {
+  connections?.close();
+  await Promise.all(
+    running.splice(0).map((r) => new Promise<void>((resolve) => r.server.close(() => resolve()))),
+  );
+});
+
+describe('SmtpConnections', () => {
+  it('when e-mails follow each other to one server, then they go over one connection, each with its own reply', async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+    for (let n = 0; n < 5; n++) {
+      const info = await connections.send('tenant:acme', serverAt(smtp.port), mail(n));
+      expect(info.response).toMatch(/^250 /);
+    }
+    expect(smtp.received).toHaveLength(5);
+    expect(new Set(smtp.received.map((r) => r.session)).size).toBe(1);
+    expect(smtp.opened).toBe(1);
+    expect(connections.open).toBe(1);
+  });
+
+  it('when two tenants use the same server, or a tenant changes its credentials, then they never share a connection', async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+    const first = serverAt(smtp.port, { user: 'facturas@acme.cr', pass: 'one' });
+    await connections.send('tenant:acme', first, mail(1));
+    await connections.send('tenant:other', first, mail(2));
+    await connections.send(
+      'tenant:acme',
+      { ...first, auth: { user: 'facturas@acme.cr', pass: 'two' } },
+      mail(3),
+    );
+    await connections.send('tenant:acme', first, mail(4));
+    expect(smtp.opened).toBe(3);
+    const sessions = smtp.received.map((r) => r.session);
+    expect(new Set(sessions).size).toBe(3);
+    // The first and the last went over the same connection: the same tenant, the same settings.
+    expect(sessions[3]).toBe(sessions[0]);
+    expect(connections.open).toBe(3);
+  });
+
+  it('when a server has had no e-mail for the idle time, then its connection is closed, and the next e-mail opens another', async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 150, maxConnections: 4, timeoutMs: 5_000 });
+    await connections.send('tenant:acme', serverAt(smtp.port), mail(1));
+    await until('the idle connection closed', () => smtp.closed === 1);
+    expect(connections.open).toBe(0);
+    await connections.send('tenant:acme', serverAt(smtp.port), mail(2));
+    expect(smtp.opened).toBe(2);
+    expect(smtp.received).toHaveLength(2);
+  });
+
+  it('when the idle time is 0, then every e-mail has a connection of its own, closed after it', async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 0, maxConnections: 4, timeoutMs: 5_000 });
+    for (let n = 0; n < 3; n++) await connections.send('tenant:acme', serverAt(smtp.port), mail(n));
+    expect(connections.open).toBe(0);
+    await until('every connection closed', () => smtp.closed === 3);
+    expect(smtp.opened).toBe(3);
+    expect(new Set(smtp.received.map((r) => r.session)).size).toBe(3);
+  });
+
+  it('when e-mails to one server go at once, then they use up to maxConnections connections and all arrive', async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 2, timeoutMs: 5_000 });
+    const infos = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => connections.send('tenant:acme', serverAt(smtp.port), mail(n))),
+    );
+    expect(infos.every((i) => /^250 /.test(i.response))).toBe(true);
+    expect(smtp.received).toHaveLength(6);
+    expect(smtp.opened).toBe(2);
+  });
+
+  it('when the server refuses a message, then that send rejects with its reply and the next e-mail still goes', async () => {
+    let refuse = true;
+    const smtp = await startServer({
+      onData(stream, session, cb) {
+        stream.resume();
+        stream.on('end', () => {
+          if (refuse) {
+            refuse = false;
+            const err = new Error('4.3.2 mailbox busy') as Error & { responseCode: number };
+            err.responseCode = 451;
+            return cb(err);
+          }
+          smtp.received.push({ session: session.id, user: undefined });
+          cb();
+        });
+      },
+    });
+    connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+    await expect(connections.send('tenant:acme', serverAt(smtp.port), mail(1))).rejects.toMatchObject({
+      responseCode: 451,
+      response: expect.stringContaining('mailbox busy'),
+    });
+    const info = await connections.send('tenant:acme', serverAt(smtp.port), mail(2));
+    expect(info.response).toMatch(/^250 /);
+    expect(smtp.received).toHaveLength(1);
+  });
+
+  it('when the server drops an idle connection, then the next e-mail goes over a new one, not failed', async () => {
+    // The server ends a connection idle for 200 ms (with a 421), far sooner than our idle time.
+    const smtp = await startServer({ socketTimeout: 200 });
+    connections = new SmtpConnections({ idleMs: 10_000, maxConnections: 4, timeoutMs: 5_000 });
+    await connections.send('tenant:acme', serverAt(smtp.port), mail(1));
+    await until('the server ended the connection', () => smtp.closed === 1);
+    await settle(50);
+    const info = await connections.send('tenant:acme', serverAt(smtp.port), mail(2));
+    expect(info.response).toMatch(/^250 /);
+    expect(smtp.opened).toBe(2);
+    expect(smtp.received).toHaveLength(2);
+  });
+
+  it('when nothing listens, then the send rejects with the connection error and nothing is kept', async () => {
+    const smtp = await startServer();
+    const port = smtp.port;
+    await new Promise<void>((resolve) => smtp.server.close(() => resolve()));
+    running.splice(running.indexOf(smtp), 1);
+    connections = new SmtpConnections({ idleMs: 100, maxConnections: 4, timeoutMs: 5_000 });
+    await expect(connections.send('tenant:acme', serverAt(port), mail(1))).rejects.toMatchObject({
+      code: 'ESOCKET',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
+    // Nothing is kept for a server that never answered, once the idle time has passed.
+    await until('the pool dropped', () => connections.open === 0);
+  });
+
+  describe('TLS', () => {
+    // A self-signed certificate for localhost: no CA this process trusts signed it.
+    const certificate = selfSignedLocalhost();
+    const tlsServer = (secure: boolean) =>
+      startServer({
+        secure,
+        ...certificate,
+        disabledCommands: [],
+        allowInsecureAuth: false,
+        authOptional: false,
+      });
+
+    // The whole conversation over TLS with AUTH is what bench/mail.ts sends (STARTTLS + AUTH PLAIN): jest's own
+    // process.env cannot turn Node's certificate check off for a test, and no setting trusts another CA.
+    it('when the server uses TLS from the first byte or after STARTTLS, then the handshake runs on our connection and its certificate is checked', async () => {
+      connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+      for (const secure of [true, false]) {
+        const smtp = await tlsServer(secure);
+        await expect(
+          connections.send(
+            'tenant:acme',
+            { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure },
+            mail(1),
+          ),
+        ).rejects.toThrow(/self[- ]signed certificate/);
+        expect(smtp.received).toHaveLength(0);
+      }
+    });
+  });
+
+  it('when closed (shutdown), then the open connections end and a later send is refused', async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 60_000, maxConnections: 4, timeoutMs: 5_000 });
+    await connections.send('tenant:acme', serverAt(smtp.port), mail(1));
+    connections.close();
+    await until('the connection closed', () => smtp.closed === 1);
+    expect(connections.open).toBe(0);
+    await expect(connections.send('tenant:acme', serverAt(smtp.port), mail(2))).rejects.toThrow(/closed/);
+  });
+});
