@@ -241,7 +241,6 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       smtpUrl: config.SMTP_URL,
       from: config.MAIL_FROM,
       timeoutMs: config.MAIL_TIMEOUT_MS,
-      connectionIdleMs: config.MAIL_CONNECTION_IDLE_MS,
       allowPrivateHosts: config.MAIL_ALLOW_PRIVATE_HOSTS,
       retryDelaysMs: settings.mailRetryDelaysMs ?? backoffSchedules.mail,
     },

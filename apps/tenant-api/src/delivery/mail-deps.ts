@@ -16,8 +16,6 @@ export interface MailSettings {
   from: string;
   /** MAIL_TIMEOUT_MS: connect, greeting and each reply of one SMTP conversation. */
   timeoutMs: number;
-  /** MAIL_CONNECTION_IDLE_MS: a server's connections stay open this long after its last e-mail; 0: one per e-mail. */
-  connectionIdleMs: number;
   /** MAIL_ALLOW_PRIVATE_HOSTS: a tenant's SMTP host may resolve to a private or loopback address. */
   allowPrivateHosts: boolean;
   /** Delays before each retry; after the last one the e-mail is given up (fallido). */
@@ -27,7 +25,6 @@ export interface MailSettings {
 export const DEFAULT_MAIL_SETTINGS: MailSettings = {
   from: 'Facturación electrónica <facturacion@localhost>',
   timeoutMs: 30_000,
-  connectionIdleMs: 2_000,
   allowPrivateHosts: false,
   retryDelaysMs: backoffSchedules.mail,
 };
