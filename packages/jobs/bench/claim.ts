@@ -5,9 +5,9 @@
 // Time per statement kind is taken at the Db the worker is given; the ratio is to raw RSA signing measured
 // in the same run. Rewrites the `jobs (claim)` section of docs/performance.md.
 // `pnpm --filter @cr/jobs bench`.
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { type Db, createTestDatabase, migrate, openPglite } from '@cr/service-kit';
-import { rawSigningRate, writePerformanceSection } from '@cr/testkit';
+import { loadAverages, rawSigningRate, writePerformanceSection } from '@cr/testkit';
 import { Worker, enqueue, jobsMigrations } from '../src';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1_500);
@@ -110,16 +110,12 @@ async function engine(label: string, url: string | undefined) {
 }
 
 async function main(): Promise<void> {
-  const loadBefore = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+  const loadBefore = loadAverages();
   const rsa = rawSigningRate();
   const rows = await engine('PGlite', undefined);
   if (process.env.BENCH_DATABASE_URL)
     rows.push(...(await engine('PostgreSQL', process.env.BENCH_DATABASE_URL)));
-  const loadAfter = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+  const loadAfter = loadAverages();
   const table = rows.map(
     (r) =>
       `| ${r.label} | ${r.shape.name} | ${r.claimMs.toFixed(2)} | ${r.jobsPerClaim.toFixed(2)} | ${r.recordMs.toFixed(2)} | ${r.roundMs.toFixed(2)} | ${((r.claimsPerSecond / rsa) * 100).toFixed(1)}% |`,

@@ -122,4 +122,5 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   };
 }
 export { writePerformanceSection } from './performance-doc';
+export { loadAverages } from './load-average';
 export { rawSigningRate } from './raw-signing';

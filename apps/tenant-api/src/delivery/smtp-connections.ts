@@ -68,7 +68,7 @@ export class SmtpConnections {
     }
   }
 
-  /** Servers with a pool open now (tests, metrics). */
+  /** Servers with a pool open now (tests). */
   get open(): number {
     return this.entries.size;
   }
