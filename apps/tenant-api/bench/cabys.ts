@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
-import { haciendaDataDir } from '@cr/testkit';
+import { haciendaDataDir, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
 import { composeTenantApi, tenantConfig } from '../src/compose';
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   await db.close();
   if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers`);
 
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverages();
   const cpu =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -6,8 +6,8 @@
 // noise spreads over all of them. Needs BENCH_DATABASE_URL (a superuser: commit_delay is a superuser
 // setting); creates and drops a throw-away database. Writes `## PostgreSQL commit modes`.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { openPostgres } from '@cr/service-kit';
+import { loadAverages } from '@cr/testkit';
 import { writePerformanceSection } from './support';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = openPostgres({ connectionString: url.toString(), max: CONNECTIONS });
-  const load0 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load0 = loadAverages();
   const fsync = (await db.query<{ fsync: string }>('SHOW fsync')).rows[0]?.fsync;
   try {
     await db.exec(`CREATE TABLE docs (id bigserial PRIMARY KEY, xml text NOT NULL, created_at timestamptz DEFAULT now());
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
         seconds[mode] = (seconds[mode] ?? 0) + (performance.now() - t0) / 1000;
       }
     }
-    const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const load1 = loadAverages();
     const base =
       (commits['synchronous_commit = on (default)'] ?? 0) /
       (seconds['synchronous_commit = on (default)'] ?? 1);

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
         const lane = async () => {
           while (sent < count) {
             sent += 1;
-            const outcome = await sendMail(connections, 'tenant:acme', server, mail);
+            const outcome = await sendMail(connections, 'acme', server, mail);
             if (!outcome.ok) throw new Error(`${name}: ${outcome.reply}`);
           }
         };

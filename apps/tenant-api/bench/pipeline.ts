@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { namedCpuSeconds, treeCpuSeconds } from '@cr/devstack';
 import { openPostgres } from '@cr/service-kit';
+import { loadAverages } from '@cr/testkit';
 import { deliveriesReach, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
@@ -20,7 +21,6 @@ const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // in the CPU. After 50 documents the tenant-api on PostgreSQL still cost ~30 % more per document than after
 // 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
 const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 interface Cost {
   label: string;
@@ -105,7 +105,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
       drained,
       cpuMs,
       ...(commits ? { commits } : {}),
-      load: loadavg(),
+      load: loadAverages(),
     };
   } finally {
     await stack.stop();
@@ -113,7 +113,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
 }
 
 async function main(): Promise<void> {
-  const loadStart = loadavg();
+  const loadStart = loadAverages();
   const results = [await measure('PGlite', undefined)];
   if (process.env.BENCH_DATABASE_URL)
     results.push(await measure('PostgreSQL', process.env.BENCH_DATABASE_URL));

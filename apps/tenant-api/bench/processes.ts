@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { type Stack, deliveriesReach, invoicePosts, load, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
@@ -21,7 +22,6 @@ const SAMPLE_S = 10;
 const WARMUP_DOCUMENTS = Number(process.env.BENCH_PROCESSES_WARMUP ?? 1000);
 const CONNECTIONS = 10;
 
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const MB = 1024 * 1024;
@@ -216,7 +216,7 @@ async function runConfig(
     const accepted = warm.accepted + full.accepted + half.accepted;
     await deliveriesReach(stack, baseline + accepted, { capMs: 180_000, stepMs: 500 });
     const keep = await keepUp(stack, Math.max(1, Math.floor(full.rps / 2)), stack.webhooks(), 0);
-    return { label, full, half, keep, cabys, rss: stack.rss(), load: loadavg() };
+    return { label, full, half, keep, cabys, rss: stack.rss(), load: loadAverages() };
   } finally {
     await stack.stop();
   }
@@ -224,7 +224,7 @@ async function runConfig(
 
 async function main(): Promise<void> {
   const cores = availableParallelism();
-  const loadStart = loadavg();
+  const loadStart = loadAverages();
   const rawOne = await rawSigning(1);
   const rawAll = await rawSigning(cores);
   const configs: Array<[string, string | undefined, number]> = [['PGlite, 1 process', undefined, 1]];
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
   const results: ConfigResult[] = [];
   for (const [label, url, n] of configs) results.push(await runConfig(label, url, n));
   const rawAllAfter = await rawSigning(cores);
-  const loadEnd = loadavg();
+  const loadEnd = loadAverages();
 
   const cpuModel =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;

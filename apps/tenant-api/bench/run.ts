@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import type { TokenClaims } from '@cr/contracts';
 import { createCabysSearch } from '@cr/cabys';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
+import { loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
 import { type TenantApiSettings, composeTenantApi, tenantConfig } from '../src/compose';
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
   const b = avg('bypassed');
   const cost = (1 - v.rps / b.rps) * 100;
   const share = (verifyUs / (1e6 / b.rps)) * 100;
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverages();
   const cpu =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

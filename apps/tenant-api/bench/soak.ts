@@ -10,9 +10,9 @@
 // SOAK_DATABASE_URL (a PostgreSQL server: each service gets a throw-away database there; default PGlite),
 // WEB_CONCURRENCY (tenant-api processes; PostgreSQL only).
 import { appendFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_GROWTH_RULES, type RssSample, judgeGrowth } from '@cr/devstack';
+import { loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { type ServiceForm, invoicePosts, load, startStack } from './stack';
 
@@ -22,7 +22,6 @@ const FORM = (process.env.SOAK_FORM ?? 'dist') as ServiceForm;
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 60) * 1000;
 const MB = 1024 * 1024;
 
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -30,7 +29,7 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.SOAK_DATABASE_URL;
   const processes = Number(process.env.WEB_CONCURRENCY ?? 1);
   log(
-    `soak: ${MINUTES} min, ${RATE} invoices/s, form ${FORM}, ${databaseUrl ? 'PostgreSQL' : 'PGlite'}, tenant-api processes ${processes}; load ${loadavg()}`,
+    `soak: ${MINUTES} min, ${RATE} invoices/s, form ${FORM}, ${databaseUrl ? 'PostgreSQL' : 'PGlite'}, tenant-api processes ${processes}; load ${loadAverages()}`,
   );
   const stack = await startStack({
     databaseUrl,
@@ -55,7 +54,7 @@ async function main(): Promise<void> {
         .map(([n, b]) => `${n} ${(b / MB).toFixed(1)} MB`)
         .join(
           ', ',
-        )}; accepted ${accepted}, webhooks ${stack.webhooks()}, failed ${failed}, logins ${logins}; load ${loadavg()}`,
+        )}; accepted ${accepted}, webhooks ${stack.webhooks()}, failed ${failed}, logins ${logins}; load ${loadAverages()}`,
     );
   };
   let q = 0;

@@ -21,7 +21,7 @@ import {
   openDatabase,
   parseBody,
 } from '@cr/service-kit';
-import { haciendaDataDir, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
+import { haciendaDataDir, loadAverages, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { createCabysSearch } from '@cr/cabys';
 import { benchAuth, writePerformanceSection } from './support';
@@ -325,7 +325,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'tenant-api-bench', level: 'error' });
 
   const signing = rawSigningRate(3_000);
-  const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const loadStart = loadAverages();
   const results: EngineResult[] = [];
   const engines: Array<[string, string | undefined]> = [['PGlite', undefined]];
   if (process.env.BENCH_DATABASE_URL) engines.push(['PostgreSQL', process.env.BENCH_DATABASE_URL]);
@@ -338,7 +338,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverages();
   const cpuModel =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -136,9 +136,7 @@ export async function runMailDelivery(
       },
       message.recipients,
     );
-    // The platform's server is the operator's, one set of connections for every tenant it sends for.
-    const scope = server.origin === 'plataforma' ? 'plataforma' : `tenant:${tenantId}`;
-    outcome = await sendMail(deps.smtp, scope, server, mail);
+    outcome = await sendMail(deps.smtp, tenantId, server, mail);
   }
   const at = context.now();
   // Without any server there is nothing to wait for: given up at once, a resend after configuring sends it.

@@ -24,7 +24,7 @@ const REPLY_CODE = /^(\d{3})[ -]/;
 
 export async function sendMail(
   connections: SmtpConnections,
-  scope: string,
+  tenantId: string,
   server: SmtpServer,
   mail: OutgoingMail,
 ): Promise<SendOutcome> {
@@ -44,7 +44,7 @@ export async function sendMail(
       disableUrlAccess: true,
     }).compile();
     const raw = await message.build();
-    const info = await connections.send(scope, server, { envelope: message.getEnvelope(), raw });
+    const info = await connections.send(tenantId, server, { envelope: message.getEnvelope(), raw });
     const reply = String(info.response ?? '');
     const code = REPLY_CODE.exec(reply)?.[1];
     return { ok: true, code: code ? Number(code) : 250, reply };

@@ -114,7 +114,7 @@ describe('SmtpConnections', () => {
     const smtp = await startServer();
     connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
     for (let n = 0; n < 5; n++) {
-      const info = await connections.send('tenant:acme', serverAt(smtp.port), mail(n));
+      const info = await connections.send('acme', serverAt(smtp.port), mail(n));
       expect(info.response).toMatch(/^250 /);
     }
     expect(smtp.received).toHaveLength(5);
@@ -127,14 +127,10 @@ describe('SmtpConnections', () => {
     const smtp = await startServer();
     connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
     const first = serverAt(smtp.port, { user: 'facturas@acme.cr', pass: 'one' });
-    await connections.send('tenant:acme', first, mail(1));
-    await connections.send('tenant:other', first, mail(2));
-    await connections.send(
-      'tenant:acme',
-      { ...first, auth: { user: 'facturas@acme.cr', pass: 'two' } },
-      mail(3),
-    );
-    await connections.send('tenant:acme', first, mail(4));
+    await connections.send('acme', first, mail(1));
+    await connections.send('other', first, mail(2));
+    await connections.send('acme', { ...first, auth: { user: 'facturas@acme.cr', pass: 'two' } }, mail(3));
+    await connections.send('acme', first, mail(4));
     expect(smtp.opened).toBe(3);
     const sessions = smtp.received.map((r) => r.session);
     expect(new Set(sessions).size).toBe(3);
@@ -143,13 +139,26 @@ describe('SmtpConnections', () => {
     expect(connections.open).toBe(3);
   });
 
+  it("when the platform's server (SMTP_URL) sends for two tenants, then they share its connection, and a tenant's own server at the same place does not", async () => {
+    const smtp = await startServer();
+    connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+    const platform: SmtpServer = { ...serverAt(smtp.port), origin: 'plataforma' };
+    await connections.send('acme', platform, mail(1));
+    await connections.send('other', platform, mail(2));
+    await connections.send('acme', serverAt(smtp.port), mail(3));
+    const sessions = smtp.received.map((r) => r.session);
+    expect(sessions[1]).toBe(sessions[0]);
+    expect(sessions[2]).not.toBe(sessions[0]);
+    expect(smtp.opened).toBe(2);
+  });
+
   it('when a server has had no e-mail for the idle time, then its connection is closed, and the next e-mail opens another', async () => {
     const smtp = await startServer();
     connections = new SmtpConnections({ idleMs: 150, maxConnections: 4, timeoutMs: 5_000 });
-    await connections.send('tenant:acme', serverAt(smtp.port), mail(1));
+    await connections.send('acme', serverAt(smtp.port), mail(1));
     await until('the idle connection closed', () => smtp.closed === 1);
     expect(connections.open).toBe(0);
-    await connections.send('tenant:acme', serverAt(smtp.port), mail(2));
+    await connections.send('acme', serverAt(smtp.port), mail(2));
     expect(smtp.opened).toBe(2);
     expect(smtp.received).toHaveLength(2);
   });
@@ -157,7 +166,7 @@ describe('SmtpConnections', () => {
   it('when the idle time is 0, then every e-mail has a connection of its own, closed after it', async () => {
     const smtp = await startServer();
     connections = new SmtpConnections({ idleMs: 0, maxConnections: 4, timeoutMs: 5_000 });
-    for (let n = 0; n < 3; n++) await connections.send('tenant:acme', serverAt(smtp.port), mail(n));
+    for (let n = 0; n < 3; n++) await connections.send('acme', serverAt(smtp.port), mail(n));
     expect(connections.open).toBe(0);
     await until('every connection closed', () => smtp.closed === 3);
     expect(smtp.opened).toBe(3);
@@ -168,7 +177,7 @@ describe('SmtpConnections', () => {
     const smtp = await startServer();
     connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 2, timeoutMs: 5_000 });
     const infos = await Promise.all(
-      Array.from({ length: 6 }, (_, n) => connections.send('tenant:acme', serverAt(smtp.port), mail(n))),
+      Array.from({ length: 6 }, (_, n) => connections.send('acme', serverAt(smtp.port), mail(n))),
     );
     expect(infos.every((i) => /^250 /.test(i.response))).toBe(true);
     expect(smtp.received).toHaveLength(6);
@@ -193,11 +202,11 @@ describe('SmtpConnections', () => {
       },
     });
     connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
-    await expect(connections.send('tenant:acme', serverAt(smtp.port), mail(1))).rejects.toMatchObject({
+    await expect(connections.send('acme', serverAt(smtp.port), mail(1))).rejects.toMatchObject({
       responseCode: 451,
       response: expect.stringContaining('mailbox busy'),
     });
-    const info = await connections.send('tenant:acme', serverAt(smtp.port), mail(2));
+    const info = await connections.send('acme', serverAt(smtp.port), mail(2));
     expect(info.response).toMatch(/^250 /);
     expect(smtp.received).toHaveLength(1);
   });
@@ -206,10 +215,10 @@ describe('SmtpConnections', () => {
     // The server ends a connection idle for 200 ms (with a 421), far sooner than our idle time.
     const smtp = await startServer({ socketTimeout: 200 });
     connections = new SmtpConnections({ idleMs: 10_000, maxConnections: 4, timeoutMs: 5_000 });
-    await connections.send('tenant:acme', serverAt(smtp.port), mail(1));
+    await connections.send('acme', serverAt(smtp.port), mail(1));
     await until('the server ended the connection', () => smtp.closed === 1);
     await settle(50);
-    const info = await connections.send('tenant:acme', serverAt(smtp.port), mail(2));
+    const info = await connections.send('acme', serverAt(smtp.port), mail(2));
     expect(info.response).toMatch(/^250 /);
     expect(smtp.opened).toBe(2);
     expect(smtp.received).toHaveLength(2);
@@ -221,7 +230,7 @@ describe('SmtpConnections', () => {
     await new Promise<void>((resolve) => smtp.server.close(() => resolve()));
     running.splice(running.indexOf(smtp), 1);
     connections = new SmtpConnections({ idleMs: 100, maxConnections: 4, timeoutMs: 5_000 });
-    await expect(connections.send('tenant:acme', serverAt(port), mail(1))).rejects.toMatchObject({
+    await expect(connections.send('acme', serverAt(port), mail(1))).rejects.toMatchObject({
       code: 'ESOCKET',
       message: expect.stringContaining('ECONNREFUSED'),
     });
@@ -248,11 +257,7 @@ describe('SmtpConnections', () => {
       for (const secure of [true, false]) {
         const smtp = await tlsServer(secure);
         await expect(
-          connections.send(
-            'tenant:acme',
-            { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure },
-            mail(1),
-          ),
+          connections.send('acme', { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure }, mail(1)),
         ).rejects.toThrow(/self[- ]signed certificate/);
         expect(smtp.received).toHaveLength(0);
       }
@@ -262,10 +267,10 @@ describe('SmtpConnections', () => {
   it('when closed (shutdown), then the open connections end and a later send is refused', async () => {
     const smtp = await startServer();
     connections = new SmtpConnections({ idleMs: 60_000, maxConnections: 4, timeoutMs: 5_000 });
-    await connections.send('tenant:acme', serverAt(smtp.port), mail(1));
+    await connections.send('acme', serverAt(smtp.port), mail(1));
     connections.close();
     await until('the connection closed', () => smtp.closed === 1);
     expect(connections.open).toBe(0);
-    await expect(connections.send('tenant:acme', serverAt(smtp.port), mail(2))).rejects.toThrow(/closed/);
+    await expect(connections.send('acme', serverAt(smtp.port), mail(2))).rejects.toThrow(/closed/);
   });
 });

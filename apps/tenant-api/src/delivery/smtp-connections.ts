@@ -46,13 +46,14 @@ export class SmtpConnections {
   constructor(private readonly settings: SmtpConnectionSettings) {}
 
   /**
-   * Hands `mail` to `server` over an open connection to it, or a new one. `scope` keeps tenants apart: the
-   * tenant's id for its own server, `plataforma` for SMTP_URL. Rejects as nodemailer does (the SMTP reply's
-   * code and text on the error).
+   * Hands `tenantId`'s `mail` to `server` over an open connection to it, or a new one. A tenant's own server's
+   * connections carry only that tenant's mail; the platform's (SMTP_URL, the operator's server and credentials)
+   * are shared by every tenant it sends for. Rejects as nodemailer does (the SMTP reply's code and text on the
+   * error).
    */
-  async send(scope: string, server: SmtpServer, mail: ComposedMail): Promise<SMTPPool.SentMessageInfo> {
+  async send(tenantId: string, server: SmtpServer, mail: ComposedMail): Promise<SMTPPool.SentMessageInfo> {
     if (this.closed) throw new Error('the SMTP connections are closed (shutting down)');
-    const key = keyOf(scope, server);
+    const key = keyOf(server.origin === 'plataforma' ? 'plataforma' : `tenant:${tenantId}`, server);
     let entry = this.entries.get(key);
     if (!entry) {
       entry = { transport: this.transportFor(server), sending: 0 };
