@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { availableParallelism } from 'node:os';
 import type { SandboxRecepcionStatus } from '@cr/contracts';
 import type { Db, Logger } from '@cr/service-kit';
+import { CallbackPoster } from './callback-poster';
 import type { ForcedVerdict, VerdictResult } from './verdict/run-verdict';
 
 export interface DocumentRow {
@@ -75,9 +76,11 @@ export class DocumentProcessor extends EventEmitter {
   private readonly maxAdvancing = availableParallelism() * 2;
   private advancing = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly callbacks: CallbackPoster;
 
   constructor(private readonly options: ProcessorOptions) {
     super();
+    this.callbacks = new CallbackPoster(options.callbackTimeoutMs);
   }
 
   /** Re-schedules every document left in recibido/procesando (after a restart). */
@@ -194,15 +197,7 @@ export class DocumentProcessor extends EventEmitter {
     if (!body?.callbackUrl) return;
     let status: number | undefined;
     try {
-      const res = await fetch(body.callbackUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.callbackTimeoutMs),
-        redirect: 'manual',
-      });
-      status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
+      status = await this.callbacks.post(body.callbackUrl, JSON.stringify(body));
     } catch (err) {
       this.options.logger.warn('callback failed', {
         clave,
@@ -230,5 +225,6 @@ export class DocumentProcessor extends EventEmitter {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await Promise.allSettled([...this.inFlight]);
+    this.callbacks.close();
   }
 }
