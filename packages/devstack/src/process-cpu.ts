@@ -12,10 +12,10 @@ interface ProcTimes {
   comm: string;
 }
 
-function procTimes(pid: number): ProcTimes | undefined {
+function procTimes(pid: number, statPath = `/proc/${pid}/stat`): ProcTimes | undefined {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    stat = readFileSync(statPath, 'utf8');
   } catch {
     return undefined;
   }
@@ -38,6 +38,16 @@ export function treeCpuSeconds(pid: number): number {
   const times = procTimes(pid);
   if (!times) return 0;
   return childPids(pid).reduce((sum, child) => sum + treeCpuSeconds(child), times.own + times.reaped);
+}
+
+/**
+ * Seconds of CPU used by `pid`'s main thread alone: the event loop, where a Node service's requests and jobs
+ * run. The process's other threads (V8's compiler and concurrent GC, the libuv pool, worker threads such as
+ * an embedded PGlite's) are the rest of `treeCpuSeconds`; their share moves with when V8 optimises and
+ * collects, so the main thread's is the steadier figure to compare changes of the request path by.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return procTimes(pid, `/proc/${pid}/task/${pid}/stat`)?.own ?? 0;
 }
 
 /**
