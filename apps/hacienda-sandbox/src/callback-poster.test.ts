@@ -87,6 +87,16 @@ describe('CallbackPoster', () => {
     await expect(poster.post('ftp://127.0.0.1/hook', '{}')).rejects.toThrow(/not http\(s\)/);
   });
 
+  it('when a kept connection has been idle for the kept-idle time, then we close it, before a receiver would', async () => {
+    const r = await receiver((_req, res) => res.writeHead(200).end());
+    poster = new CallbackPoster(2_000, 150);
+    await poster.post(r.url, '{}');
+    const socket = r.connections[0] as Socket;
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    expect(await poster.post(r.url, '{}')).toBe(200);
+    expect(r.connections).toHaveLength(2);
+  });
+
   it('when closed, then the kept connections end', async () => {
     const r = await receiver((_req, res) => res.writeHead(200).end());
     poster = new CallbackPoster(2_000);

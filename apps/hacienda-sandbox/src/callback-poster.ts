@@ -6,14 +6,23 @@
 import http from 'node:http';
 import https from 'node:https';
 
-export class CallbackPoster {
-  // keepAlive: a free socket is unref'd, so an idle connection never holds the process open.
-  private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true }),
-    'https:': new https.Agent({ keepAlive: true }),
-  };
+// A kept connection idle this long is closed by us: under the 5 s after which Node's HTTP server (the
+// tenant-api's receiver) and many others close an idle one, so a callback is not written into a connection
+// the receiver is closing at that moment (an ECONNRESET, a failed attempt).
+const KEPT_IDLE_MS = 4_000;
 
-  constructor(private readonly timeoutMs: number) {}
+export class CallbackPoster {
+  private readonly agents: Record<'http:' | 'https:', http.Agent>;
+
+  constructor(
+    private readonly timeoutMs: number,
+    keptIdleMs = KEPT_IDLE_MS,
+  ) {
+    // keepAlive: a free socket is unref'd, so an idle connection never holds the process open. The agent's
+    // timeout closes free sockets only; a request's own deadline is below.
+    const options = { keepAlive: true, timeout: keptIdleMs };
+    this.agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+  }
 
   /**
    * POSTs `body` as JSON and resolves with the answer's status once its body has been read; redirects are
