@@ -9,15 +9,16 @@ describe('writePerformanceSection', () => {
   const file = join(dir, 'performance.md');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('replaces only its own section, appends a new one, and never matches a longer heading', () => {
+  it('replaces only its own section, keeps a blank line before the next, appends a new one, and never matches a longer heading', () => {
     writeFileSync(file, '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nold\n\n## pdf\n\nkeep 2\n');
-    writePerformanceSection('## xsd', '## xsd\n\nnew figures\n', file);
+    writePerformanceSection('## xsd', '## xsd\n\n| new | figures |\n', file);
     expect(readFileSync(file, 'utf8')).toBe(
-      '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nnew figures\n## pdf\n\nkeep 2\n',
+      '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\n| new | figures |\n\n## pdf\n\nkeep 2\n',
     );
+    writePerformanceSection('## xsd', '## xsd\n\nnewer figures\n\n\n', file);
     writePerformanceSection('## pdf', '## pdf\n\nnewer', file);
     expect(readFileSync(file, 'utf8')).toBe(
-      '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nnew figures\n## pdf\n\nnewer\n',
+      '# Performance\n\n## xsd extra\n\nkeep 1\n\n## xsd\n\nnewer figures\n\n## pdf\n\nnewer\n',
     );
     writePerformanceSection('## cabys', '## cabys\n\nfirst\n', file);
     expect(readFileSync(file, 'utf8').endsWith('newer\n\n## cabys\n\nfirst\n')).toBe(true);

@@ -11,7 +11,7 @@ const NEW_FILE =
 /** Replaces the section that starts with the line `heading` (e.g. `## xsd`), or appends it. */
 export function writePerformanceSection(heading: string, section: string, file = PERFORMANCE_MD): void {
   const doc = existsSync(file) ? readFileSync(file, 'utf8') : NEW_FILE;
-  const body = section.endsWith('\n') ? section : `${section}\n`;
+  const body = `${section.trimEnd()}\n`;
   const inside = doc.indexOf(`\n${heading}\n`);
   const start = doc.startsWith(`${heading}\n`) ? 0 : inside < 0 ? -1 : inside + 1;
   if (start < 0) {
@@ -19,6 +19,8 @@ export function writePerformanceSection(heading: string, section: string, file =
     return;
   }
   const next = doc.indexOf('\n## ', start + 1);
-  const updated = `${doc.slice(0, start)}${body}${next < 0 ? '' : doc.slice(next + 1)}`;
+  // A blank line before the next section's heading, however the bench ended its own (a table followed
+  // directly by a heading would still render, but the Markdown reads as one block).
+  const updated = `${doc.slice(0, start)}${body}${next < 0 ? '' : `\n${doc.slice(next + 1)}`}`;
   writeFileSync(file, updated);
 }
