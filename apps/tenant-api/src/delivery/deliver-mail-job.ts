@@ -12,10 +12,11 @@ import {
   computeBackoff,
   jobResult,
 } from '@cr/jobs';
-import { type ComprobanteView, readComprobanteView } from '@cr/pdf';
+import type { ComprobanteView } from '@cr/pdf';
 import { finishWithWrites } from '../db/finish-job';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { BrandingRow } from './branding-repository';
+import { comprobanteView } from './comprobante-views';
 import { findMailJobInputs } from './mail-job-inputs';
 import { composeMail, defaultRecipients } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobDeps, type MailJobPayload } from './mail-deps';
@@ -65,7 +66,7 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
   let message = inputs.message;
   let view: ComprobanteView | undefined;
   if (!message) {
-    view = readComprobanteView(doc.xml);
+    view = comprobanteView(doc.xml);
     const recipients = defaultRecipients(view, doc.correo_copias);
     if (recipients.length === 0) {
       deps.logger.info('no e-mail to send: the receptor has no correoElectronico', {
@@ -124,7 +125,7 @@ export async function runMailDelivery(
   if ('ok' in server) outcome = server;
   else {
     // One reading of the signed XML serves the recipients, the PDF and the message.
-    const view = prepared.view ?? readComprobanteView(doc.xml);
+    const view = prepared.view ?? comprobanteView(doc.xml);
     const pdf = await renderPdf(doc.xml, branding, { view });
     const mail = composeMail(
       {

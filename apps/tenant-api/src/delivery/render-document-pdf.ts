@@ -2,13 +2,14 @@
 // document of the tenant rendered with the tenant's branding. Rendering is deterministic, so the download,
 // the attachment and the webhook's PDF of one document are the same bytes while the branding is unchanged.
 import { createHash } from 'node:crypto';
-import { type ComprobanteView, type PdfLayout, readComprobanteView, renderComprobantePdf } from '@cr/pdf';
+import { type ComprobanteView, type PdfLayout, renderComprobantePdf } from '@cr/pdf';
 import { AppError, type Db } from '@cr/service-kit';
 import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
 import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
 import { findDocumentByClave } from '../documents/document-repository';
 import { type BrandingRow, findBranding } from './branding-repository';
+import { comprobanteView } from './comprobante-views';
 
 export interface RenderablePdfSource {
   clave: string;
@@ -65,7 +66,7 @@ function startRender(
   branding: BrandingRow | undefined,
   { layout, view }: RenderOptions,
 ): Promise<Buffer> {
-  const rendering = renderComprobantePdf(view ?? readComprobanteView(xml), {
+  const rendering = renderComprobantePdf(view ?? comprobanteView(xml), {
     ...(layout ? { layout } : {}),
     branding: {
       ...(branding?.logo ? { logo: branding.logo } : {}),

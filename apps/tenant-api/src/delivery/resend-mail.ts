@@ -3,9 +3,9 @@
 // the same job as the first one.
 import { CorreoResendRequest } from '@cr/contracts';
 import { enqueue } from '@cr/jobs';
-import { readComprobanteView } from '@cr/pdf';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { comprobanteView } from './comprobante-views';
 import { defaultRecipients } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from './mail-deps';
 import { findDocumentForMail, insertMailMessage } from './mail-repository';
@@ -29,7 +29,7 @@ export async function resendMail(
         `clave: document ${clave} is not accepted (estado ${doc.estado}); only accepted documents are e-mailed`,
       );
     }
-    const recipients = destinatarios ?? defaultRecipients(readComprobanteView(doc.xml), doc.correo_copias);
+    const recipients = destinatarios ?? defaultRecipients(comprobanteView(doc.xml), doc.correo_copias);
     if (recipients.length === 0) {
       throw new AppError(
         'conflict',
