@@ -12,7 +12,6 @@ import {
   computeBackoff,
   jobResult,
 } from '@cr/jobs';
-import type { ComprobanteView } from '@cr/pdf';
 import { finishWithWrites } from '../db/finish-job';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { BrandingRow } from './branding-repository';
@@ -40,8 +39,6 @@ type Prepared =
       attempt: number;
       settings: MailSettingsRow | undefined;
       branding: BrandingRow | undefined;
-      /** The signed XML's view, when this run already read it (to choose the recipients). */
-      view?: ComprobanteView;
     };
 
 /**
@@ -64,10 +61,8 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
     return { kind: 'stop', result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not aceptado`) };
   }
   let message = inputs.message;
-  let view: ComprobanteView | undefined;
   if (!message) {
-    view = comprobanteView(doc.xml);
-    const recipients = defaultRecipients(view, doc.correo_copias);
+    const recipients = defaultRecipients(comprobanteView(doc.xml), doc.correo_copias);
     if (recipients.length === 0) {
       deps.logger.info('no e-mail to send: the receptor has no correoElectronico', {
         tenantId,
@@ -89,7 +84,6 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
     attempt: inputs.attempts + 1,
     settings,
     branding,
-    ...(view ? { view } : {}),
   };
 }
 
@@ -124,9 +118,10 @@ export async function runMailDelivery(
   let outcome: SendOutcome;
   if ('ok' in server) outcome = server;
   else {
-    // One reading of the signed XML serves the recipients, the PDF and the message.
-    const view = prepared.view ?? comprobanteView(doc.xml);
-    const pdf = await renderPdf(doc.xml, branding, { view });
+    // One reading of the signed XML (comprobanteView, shared with the job that renders the PDF for the
+    // webhook) serves the recipients, the PDF and the message.
+    const view = comprobanteView(doc.xml);
+    const pdf = await renderPdf(doc.xml, branding);
     const mail = composeMail(
       {
         clave: doc.clave,

@@ -2,7 +2,7 @@
 // document of the tenant rendered with the tenant's branding. Rendering is deterministic, so the download,
 // the attachment and the webhook's PDF of one document are the same bytes while the branding is unchanged.
 import { createHash } from 'node:crypto';
-import { type ComprobanteView, type PdfLayout, renderComprobantePdf } from '@cr/pdf';
+import { type PdfLayout, renderComprobantePdf } from '@cr/pdf';
 import { AppError, type Db } from '@cr/service-kit';
 import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
@@ -47,26 +47,25 @@ function renderKey(xml: string, branding: BrandingRow | undefined, layout: PdfLa
 
 export interface RenderOptions {
   layout?: PdfLayout;
-  /** The view the caller has already read from the same XML: spares reading it again on a miss. */
-  view?: ComprobanteView;
 }
 
 export function renderPdf(
   xml: string,
   branding: BrandingRow | undefined,
-  { layout, view }: RenderOptions = {},
+  { layout }: RenderOptions = {},
 ): Promise<Buffer> {
   const key = renderKey(xml, branding, layout);
-  return renders.get(key) ?? startRender(key, xml, branding, { layout, view });
+  return renders.get(key) ?? startRender(key, xml, branding, { layout });
 }
 
 function startRender(
   key: string,
   xml: string,
   branding: BrandingRow | undefined,
-  { layout, view }: RenderOptions,
+  { layout }: RenderOptions,
 ): Promise<Buffer> {
-  const rendering = renderComprobantePdf(view ?? comprobanteView(xml), {
+  // The view the e-mail job of the same document has read for its recipients, when it went first.
+  const rendering = renderComprobantePdf(comprobanteView(xml), {
     ...(layout ? { layout } : {}),
     branding: {
       ...(branding?.logo ? { logo: branding.logo } : {}),
