@@ -15,7 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { SecretBox, createLogger, migrate, openPglite, openPostgres, readMigrations } from '@cr/service-kit';
-import { REPO_ROOT } from '@cr/testkit';
+import { REPO_ROOT, cpuModel } from '@cr/testkit';
 import { createAuthServices } from '../src/services';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -77,8 +77,7 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
 }
 
 function machine(): string {
-  const model = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.+)/)?.[1] ?? 'unknown CPU';
-  return `${model}, ${cpus().length} cores (nproc), Node ${process.version}`;
+  return `${cpuModel()}, ${cpus().length} cores (nproc), Node ${process.version}`;
 }
 
 interface ProbeStats {

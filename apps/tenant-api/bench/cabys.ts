@@ -2,12 +2,11 @@
 // verified RS256 token, the full middleware chain) over a mixed query set against the full catalogue, and the
 // search function alone for comparison. Goal: ≥ 1,000 searches/s through HTTP. Writes its section of
 // docs/performance.md.
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
-import { haciendaDataDir, loadAverages } from '@cr/testkit';
+import { cpuModel, haciendaDataDir, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
 import { composeTenantApi, tenantConfig } from '../src/compose';
@@ -119,8 +118,7 @@ async function main(): Promise<void> {
   if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers`);
 
   const load = loadAverages();
-  const cpu =
-    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const cpu = cpuModel();
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const rps = r.requests.average;
   const section = [

@@ -7,11 +7,10 @@
 // idle), where each service's commits per document come from pg_stat_database (a transaction and a statement
 // outside one count one each: the round trips a document costs, and what a synchronous commit waits for).
 // Writes `## tenant-api (pipeline cost)`.
-import { readFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { mainThreadCpuSeconds, namedCpuSeconds, treeCpuSeconds } from '@cr/devstack';
 import { openPostgres } from '@cr/service-kit';
-import { loadAverages } from '@cr/testkit';
+import { cpuModel, loadAverages } from '@cr/testkit';
 import { deliveriesReach, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
@@ -125,26 +124,24 @@ async function main(): Promise<void> {
   const results = [await measure('PGlite', undefined)];
   if (process.env.BENCH_DATABASE_URL)
     results.push(await measure('PostgreSQL', process.env.BENCH_DATABASE_URL));
-  const cpuModel =
-    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  const cpu = cpuModel();
   const services = [...new Set(results.flatMap((r) => Object.keys(r.cpuMs)))];
   const ms = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(1));
-  const rows = results.map((r) => {
-    const total = Object.values(r.cpuMs).reduce((a, b) => a + b, 0);
-    const commits = r.commits
-      ? Object.entries(r.commits)
-          .map(([service, n]) => `${service} ${n.toFixed(1)}`)
-          .join(', ')
-      : '—';
-    const main = Object.entries(r.mainMs)
+  // "hacienda-sandbox 9.9, tenant-api 23.2"
+  const byService = (figures: Record<string, number>) =>
+    Object.entries(figures)
       .map(([service, n]) => `${service} ${ms(n)}`)
       .join(', ');
+  const rows = results.map((r) => {
+    const total = Object.values(r.cpuMs).reduce((a, b) => a + b, 0);
+    const commits = r.commits ? byService(r.commits) : '—';
+    const main = byService(r.mainMs);
     return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${main} | ${commits} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook and e-mail ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.load} |`;
   });
   const section = [
     '## tenant-api (pipeline cost)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver and a local SMTP sink, as \`pnpm start\` has its mail catcher); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook and its e-mail (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, child processes included), from the first POST until the last webhook and e-mail; of it, each service's main thread (its event loop; the rest is V8's compiler and concurrent GC, the libuv pool and worker threads, PGlite's among them on the embedded engine): the steadier figure between runs. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver and a local SMTP sink, as \`pnpm start\` has its mail catcher); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook and its e-mail (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, child processes included), from the first POST until the last webhook and e-mail; of it, each service's main thread (its event loop; the rest is V8's compiler and concurrent GC, the libuv pool and worker threads, PGlite's among them on the embedded engine): the steadier figure between runs. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
     '',
     `| configuration | ${services.map((s) => `${s} ms/doc`).join(' | ')} | total ms/doc | of it, main thread ms/doc | PostgreSQL commits/doc | wall | load after |`,
     `|---|${services.map(() => '---|').join('')}---|---|---|---|---|`,

@@ -5,10 +5,9 @@
 // half that rate, whether the submission, status and webhook jobs keep up over a run at half rate against the
 // sandbox at zero delay (documents accepted minus webhooks received, sampled), and each service's resident
 // memory afterwards. autocannon runs in this process, on the same cores. Writes `## tenant-api (processes)`.
-import { readFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { loadAverages } from '@cr/testkit';
+import { cpuModel, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { type Stack, deliveriesReach, invoicePosts, load, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
@@ -238,15 +237,14 @@ async function main(): Promise<void> {
   const rawAllAfter = await rawSigning(cores);
   const loadEnd = loadAverages();
 
-  const cpuModel =
-    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  const cpu = cpuModel();
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const col = (cell: (r: ConfigResult) => string) => `| ${results.map(cell).join(' | ')} |`;
   const pgGoal = (r: ConfigResult) => (r.label.startsWith('PostgreSQL') ? 1000 : 400);
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpuModel} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
     '',

@@ -1,12 +1,11 @@
 // Benchmark: requests/s of POST /api/consultar/emisor with full token verification (RS256, kid, claims,
 // tenant, revocation) versus the same route with verification bypassed in this harness, on the embedded
 // database. Goal: verification costs ≤ 15% of the route's throughput. Writes its section of docs/performance.md.
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { TokenClaims } from '@cr/contracts';
 import { createCabysSearch } from '@cr/cabys';
 import { SecretBox, createLogger, listen, migrate, openPglite } from '@cr/service-kit';
-import { loadAverages } from '@cr/testkit';
+import { cpuModel, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { benchAuth, unreachableHacienda, writePerformanceSection } from './support';
 import { type TenantApiSettings, composeTenantApi, tenantConfig } from '../src/compose';
@@ -96,8 +95,7 @@ async function main(): Promise<void> {
   const cost = (1 - v.rps / b.rps) * 100;
   const share = (verifyUs / (1e6 / b.rps)) * 100;
   const load = loadAverages();
-  const cpu =
-    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const cpu = cpuModel();
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const section = [
     '## tenant-api (issuers)',

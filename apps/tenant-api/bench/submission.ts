@@ -6,7 +6,7 @@
 // database is created there). Writes `## tenant-api (submission)`.
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DocumentRequest } from '@cr/contracts';
@@ -21,7 +21,7 @@ import {
   openDatabase,
   parseBody,
 } from '@cr/service-kit';
-import { haciendaDataDir, loadAverages, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
+import { cpuModel, haciendaDataDir, loadAverages, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { createCabysSearch } from '@cr/cabys';
 import { benchAuth, writePerformanceSection } from './support';
@@ -339,8 +339,7 @@ async function main(): Promise<void> {
   }
 
   const load = loadAverages();
-  const cpuModel =
-    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const cpu = cpuModel();
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const row = (label: string, cell: (r: EngineResult) => string) =>
@@ -348,7 +347,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (submission)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpuModel} (nproc ${cpus().length}), Node ${process.version}; server, worker and autocannon (10 connections) in one process, the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; server, worker and autocannon (10 connections) in one process, the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto, one thread): ${fmt(signing)} signatures/s.`,
     '',

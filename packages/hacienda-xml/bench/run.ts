@@ -13,6 +13,7 @@ import { checkSignatureValue } from '../src/xades-verify';
 import { ISSUER, invoice, line } from '../src/testing/mothers';
 import { taxedLine } from '../src/testing/tax-mothers';
 import { makeTestP12 } from '../src/testing/test-certificate';
+import { cpuModel } from '@cr/testkit';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 /** The cases take turns in slices of this length, so load from other processes hits them alike. */
@@ -123,17 +124,7 @@ const [raw, five, fiveTaxes, hundred, ...verification] = cases.map(summary) as [
 const ceiling = raw.perSecond;
 const size5 = Buffer.byteLength(buildSignedDocument({ document: doc5, issuer: ISSUER, key }).xml);
 
-const cpu = (() => {
-  try {
-    return (
-      /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ??
-      cpus()[0]?.model ??
-      'unknown'
-    );
-  } catch {
-    return cpus()[0]?.model ?? 'unknown';
-  }
-})();
+const cpu = cpuModel();
 const nproc = (() => {
   try {
     return execSync('nproc').toString().trim();

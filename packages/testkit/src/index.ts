@@ -124,3 +124,4 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
 export { writePerformanceSection } from './performance-doc';
 export { loadAverages } from './load-average';
 export { rawSigningRate } from './raw-signing';
+export { cpuModel } from './cpu-model';
