@@ -6,7 +6,7 @@ import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { BusinessCalendar, type TrustedSigner, extendXsdText } from '@cr/hacienda-xml';
-import { Worker, WorkerGroup, type WorkerOptions, backoffSchedules } from '@cr/jobs';
+import { Worker, WorkerGroup, type WorkerOptions, backoffSchedules, pruneQueue } from '@cr/jobs';
 import {
   AppError,
   type Db,
@@ -96,8 +96,8 @@ export interface TenantApiSettings {
 export interface TenantApi {
   app: Express;
   /**
-   * Runs every queue in two pools: submissions, status checks and deadlines (JOBS_CONCURRENCY), and webhook
-   * deliveries (WEBHOOK_CONCURRENCY); not started: `worker.start()`.
+   * Runs every queue in two pools: submissions, status checks, deadlines and the pruning of finished jobs
+   * (JOBS_CONCURRENCY), and webhook deliveries and e-mails (WEBHOOK_CONCURRENCY); not started: `worker.start()`.
    */
   worker: WorkerGroup;
   hacienda: HaciendaClients;
@@ -268,7 +268,11 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       queues,
     });
   worker = new WorkerGroup([
-    pool(config.JOBS_CONCURRENCY, { ...submissionQueues(submission), ...deadlineQueues(recepcion) }),
+    pool(config.JOBS_CONCURRENCY, {
+      ...submissionQueues(submission),
+      ...deadlineQueues(recepcion),
+      ...pruneQueue({ db, retentionMs: config.JOBS_RETENTION_DAYS * 86_400_000, logger }),
+    }),
     pool(config.WEBHOOK_CONCURRENCY, { ...webhookQueues(webhookDeps), ...mailQueues(mailDeps) }),
   ]);
   const app = createApp({

@@ -129,6 +129,11 @@ export const TenantConfigSchema = Type.Object({
    */
   WEB_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
+  /**
+   * Days a finished job is kept (its key still deduplicates, its last error still readable) before the hourly
+   * `jobs.prune` run deletes it; at least 2, as the daily receiving-deadline run is keyed by its day.
+   */
+  JOBS_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 2, maximum: 3650 }),
   HACIENDA_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100 }),
   /** The official v4.4 XSDs, to validate received documents (default: the shared copy beside the repository). */
   HACIENDA_XSD_DIR: Type.Optional(Type.String({ minLength: 1 })),

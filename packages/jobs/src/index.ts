@@ -2,6 +2,7 @@
 export * from './backoff';
 export * from './migrations';
 export * from './queue';
+export * from './prune';
 export * from './worker';
 export * from './worker-group';
 export * from './job-metrics';

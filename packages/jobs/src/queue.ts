@@ -255,13 +255,20 @@ export async function getJob<P = unknown>(db: Queryable, ref: JobRef): Promise<J
 }
 
 /**
- * Deletes finished (done or failed) jobs that finished before `before`; returns how many. Their keys become
- * free again, so keep finished jobs at least as long as a duplicate enqueue could still arrive.
+ * Deletes finished (done or failed) jobs that finished before `before`, the oldest first and at most `limit`
+ * of them (all when omitted); returns how many. Their keys become free again, so keep finished jobs at least
+ * as long as a duplicate enqueue could still arrive. A limit keeps each statement's locks and WAL small when
+ * a long backlog of finished jobs goes at once (see prune.ts).
  */
-export async function pruneJobs(db: Queryable, before: Date): Promise<number> {
-  const r = await db.query(
-    "DELETE FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1 RETURNING id",
-    [before],
-  );
+export async function pruneJobs(db: Queryable, before: Date, limit?: number): Promise<number> {
+  const r =
+    limit === undefined
+      ? await db.query("DELETE FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1", [before])
+      : await db.query(
+          `DELETE FROM jobs WHERE id IN (
+             SELECT id FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1
+             ORDER BY finished_at LIMIT $2)`,
+          [before, limit],
+        );
   return r.rowCount;
 }
