@@ -6,7 +6,7 @@ import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { BusinessCalendar, type TrustedSigner, extendXsdText } from '@cr/hacienda-xml';
-import { Worker, WorkerGroup, type WorkerOptions, backoffSchedules, pruneQueue } from '@cr/jobs';
+import { Worker, WorkerGroup, type WorkerOptions, backoffSchedules, housekeepingQueue } from '@cr/jobs';
 import {
   AppError,
   type Db,
@@ -25,6 +25,7 @@ import type { RevocationList } from './auth/revocation-list';
 import type { TokenVerifier } from './auth/token-verifier';
 import { type TenantConfig, authServerUrlFor, loadTenantConfig } from './config';
 import { type AuthServerClient, createAuthServerClient } from './session/auth-server-client';
+import { unsafeDeleteExpiredIdempotencyKeys } from './documents/idempotency-keys';
 import type { SubmissionDeps, SubmissionSchedules } from './documents/submission-deps';
 import type { IssuerDeps } from './emisor/issuer-deps';
 import { createIssuerWriteLimiter } from './emisor/issuer-write-limit';
@@ -96,7 +97,7 @@ export interface TenantApiSettings {
 export interface TenantApi {
   app: Express;
   /**
-   * Runs every queue in two pools: submissions, status checks, deadlines and the pruning of finished jobs
+   * Runs every queue in two pools: submissions, status checks, deadlines and the hourly housekeeping
    * (JOBS_CONCURRENCY), and webhook deliveries and e-mails (WEBHOOK_CONCURRENCY); not started: `worker.start()`.
    */
   worker: WorkerGroup;
@@ -271,7 +272,14 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     pool(config.JOBS_CONCURRENCY, {
       ...submissionQueues(submission),
       ...deadlineQueues(recepcion),
-      ...pruneQueue({ db, retentionMs: config.JOBS_RETENTION_DAYS * 86_400_000, logger }),
+      ...housekeepingQueue({
+        db,
+        jobRetentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
+        tasks: {
+          'expired idempotency keys': (now, limit) => unsafeDeleteExpiredIdempotencyKeys(db, now, limit),
+        },
+        logger,
+      }),
     }),
     pool(config.WEBHOOK_CONCURRENCY, { ...webhookQueues(webhookDeps), ...mailQueues(mailDeps) }),
   ]);

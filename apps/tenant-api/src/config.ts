@@ -131,7 +131,7 @@ export const TenantConfigSchema = Type.Object({
   JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
   /**
    * Days a finished job is kept (its key still deduplicates, its last error still readable) before the hourly
-   * `jobs.prune` run deletes it; at least 2, as the daily receiving-deadline run is keyed by its day.
+   * housekeeping run deletes it; at least 2, as the daily receiving-deadline run is keyed by its day.
    */
   JOBS_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 2, maximum: 3650 }),
   HACIENDA_TIMEOUT_MS: Type.Integer({ default: 30000, minimum: 100 }),

@@ -20,7 +20,7 @@ import {
   startTelemetry,
 } from '@cr/service-kit';
 import { createHaciendaClients } from '@cr/hacienda-client';
-import { schedulePrune } from '@cr/jobs';
+import { scheduleHousekeeping } from '@cr/jobs';
 import { buildAuth } from './auth/build-auth';
 import { runPrimary, workerIndex } from './cluster/run-primary';
 import { webConcurrency } from './cluster/web-concurrency';
@@ -148,8 +148,8 @@ async function main(): Promise<void> {
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   // The daily receiving-deadline scan: today's run if it has not happened yet, then it chains day by day.
   await scheduleDeadlineScan(db, new Date());
-  // This hour's pruning of finished jobs past JOBS_RETENTION_DAYS, then hour by hour.
-  await schedulePrune(db, new Date());
+  // This hour's housekeeping (finished jobs past JOBS_RETENTION_DAYS, expired idempotency keys), then hourly.
+  await scheduleHousekeeping(db, new Date());
   worker.start();
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,

@@ -258,7 +258,7 @@ export async function getJob<P = unknown>(db: Queryable, ref: JobRef): Promise<J
  * Deletes finished (done or failed) jobs that finished before `before`, the oldest first and at most `limit`
  * of them (all when omitted); returns how many. Their keys become free again, so keep finished jobs at least
  * as long as a duplicate enqueue could still arrive. A limit keeps each statement's locks and WAL small when
- * a long backlog of finished jobs goes at once (see prune.ts).
+ * a long backlog of finished jobs goes at once (see housekeeping.ts).
  */
 export async function pruneJobs(db: Queryable, before: Date, limit?: number): Promise<number> {
   const r =

@@ -104,3 +104,22 @@ export async function withIdempotencyKey(
   );
   return response;
 }
+
+/**
+ * unsafe: crosses tenants on purpose (the service's hourly housekeeping, as the owning role): deletes up to
+ * `limit` keys whose 24 h had passed by `now`, the oldest first; returns how many. A key claimed again in the
+ * meantime (its expiry moved on) stays: the DELETE checks the expiry of the row version it finds.
+ */
+export async function unsafeDeleteExpiredIdempotencyKeys(
+  db: Queryable,
+  now: Date,
+  limit: number,
+): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM idempotency_keys k
+     USING (SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) lapsed
+     WHERE k.tenant_id = lapsed.tenant_id AND k.key = lapsed.key AND k.expires_at <= $1`,
+    [now, limit],
+  );
+  return r.rowCount;
+}

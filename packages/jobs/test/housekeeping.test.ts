@@ -1,14 +1,15 @@
-// Finished jobs go once past the retention, by the queue's own hourly job; waiting and running ones never do.
+// The queue's hourly housekeeping run: finished jobs go once past the retention (waiting and running ones
+// never do), then the rows the app's own tasks find lapsed.
 import type { TestDatabase } from '@cr/service-kit';
 import {
-  PRUNE_QUEUE,
+  HOUSEKEEPING_QUEUE,
   Worker,
   enqueue,
   getJob,
+  housekeepingQueue,
   pruneFinishedJobs,
   pruneJobs,
-  pruneQueue,
-  schedulePrune,
+  scheduleHousekeeping,
 } from '../src';
 import { createClock, useJobsDatabase } from './helpers';
 
@@ -56,41 +57,68 @@ describe('pruneJobs with a limit', () => {
   });
 });
 
-describe('the prune queue', () => {
-  it('when its run comes, then what finished before the retention goes, batch after batch, and the next hour is scheduled', async () => {
+describe('the housekeeping run', () => {
+  beforeAll(async () => {
+    await suite.db.exec(
+      'CREATE TABLE IF NOT EXISTS lapsing (id serial PRIMARY KEY, expires_at timestamptz NOT NULL)',
+    );
+  });
+
+  it('when its hour comes, then finished jobs past the retention go batch after batch, then the lapsed rows of each task, and the next hour is scheduled once', async () => {
     const clock = createClock(Date.parse('2026-12-02T14:20:00Z'));
     const now = clock.now().getTime();
-    const old = [];
-    for (let i = 0; i < 7; i++)
-      old.push(await finished(new Date(now - 8 * DAY - i * HOUR), i % 2 ? 'failed' : 'done'));
+    for (let i = 0; i < 7; i++) await finished(new Date(now - 8 * DAY - i * HOUR), i % 2 ? 'failed' : 'done');
     const recent = await finished(new Date(now - DAY));
     const waiting = (await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(now + DAY) })).id;
+    await db.exec('DELETE FROM lapsing');
+    for (let i = 0; i < 5; i++)
+      await db.query('INSERT INTO lapsing (expires_at) VALUES ($1)', [new Date(now - HOUR)]);
+    await db.query('INSERT INTO lapsing (expires_at) VALUES ($1)', [new Date(now + HOUR)]);
+    const taskCalls: number[] = [];
 
-    await schedulePrune(db, clock.now());
+    await scheduleHousekeeping(db, clock.now());
     // A restart (or another replica) in the same hour adds nothing.
     clock.advance(10 * 60_000);
-    await schedulePrune(db, clock.now());
-    const current = await getJob(db, { key: `${PRUNE_QUEUE}:2026-12-02T14:00:00.000Z` });
-    expect(current).toMatchObject({ state: 'pending', queue: PRUNE_QUEUE });
+    await scheduleHousekeeping(db, clock.now());
+    expect(await getJob(db, { key: `${HOUSEKEEPING_QUEUE}:2026-12-02T14:00:00.000Z` })).toMatchObject({
+      state: 'pending',
+    });
 
     const worker = new Worker({
       db,
       now: clock.now,
-      queues: pruneQueue({ db, retentionMs: 7 * DAY, batchSize: 3 }),
+      queues: housekeepingQueue({
+        db,
+        jobRetentionMs: 7 * DAY,
+        batchSize: 3,
+        tasks: {
+          'lapsed rows': async (at, limit) => {
+            const r = await db.query(
+              'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
+              [at, limit],
+            );
+            taskCalls.push(r.rowCount);
+            return r.rowCount;
+          },
+        },
+      }),
     });
     expect(await worker.runOnce()).toBe(1);
 
     expect(await ids()).toEqual([recent, waiting]);
-    expect(await getJob(db, { key: `${PRUNE_QUEUE}:2026-12-02T14:00:00.000Z` })).toMatchObject({
+    expect(taskCalls).toEqual([3, 2]);
+    const left = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM lapsing');
+    expect(left.rows[0]?.n).toBe(1);
+    expect(await getJob(db, { key: `${HOUSEKEEPING_QUEUE}:2026-12-02T14:00:00.000Z` })).toMatchObject({
       state: 'done',
     });
-    const next = await getJob(db, { key: `${PRUNE_QUEUE}:2026-12-02T15:00:00.000Z` });
+    const next = await getJob(db, { key: `${HOUSEKEEPING_QUEUE}:2026-12-02T15:00:00.000Z` });
     expect(next).toMatchObject({ state: 'pending' });
     expect(next?.runAt.toISOString()).toBe('2026-12-02T15:00:00.000Z');
-    const prune = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE queue = $1', [
-      PRUNE_QUEUE,
+    const runs = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE queue = $1', [
+      HOUSEKEEPING_QUEUE,
     ]);
-    expect(prune.rows[0]?.n).toBe(2);
+    expect(runs.rows[0]?.n).toBe(2);
     // Nothing due before the next hour.
     expect(await worker.runOnce()).toBe(0);
   });

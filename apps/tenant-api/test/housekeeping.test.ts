@@ -1,0 +1,71 @@
+// The service's hourly housekeeping run: finished jobs past JOBS_RETENTION_DAYS (default 7) and idempotency
+// keys past their 24 h are deleted, for every tenant; what is waiting, recent or still valid stays.
+import { HOUSEKEEPING_QUEUE, enqueue, getJob, scheduleHousekeeping } from '@cr/jobs';
+import { type TestApp, startTestApp } from './support/test-app';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+let ctx: TestApp;
+beforeAll(async () => {
+  ctx = await startTestApp();
+}, 60_000);
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function finishedJob(queue: string, key: string, finishedAt: Date): Promise<string> {
+  const { id } = await enqueue(ctx.db, { queue, key, payload: {} });
+  await ctx.db.query("UPDATE jobs SET state = 'done', finished_at = $2 WHERE id = $1", [id, finishedAt]);
+  return id;
+}
+
+async function idempotencyKey(tenantId: string, key: string, expiresAt: Date): Promise<void> {
+  await ctx.db.query(
+    `INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, response_status, response_body,
+       locked_until, expires_at)
+     VALUES ($1, $2, 'h', 'done', 201, '{}'::jsonb, $3, $3)`,
+    [tenantId, key, expiresAt],
+  );
+}
+
+async function keysLeft(): Promise<string[]> {
+  const r = await ctx.db.query<{ k: string }>(
+    "SELECT tenant_id || '/' || key AS k FROM idempotency_keys WHERE key LIKE 'hk-%' ORDER BY 1",
+  );
+  return r.rows.map((row) => row.k);
+}
+
+it('when the hour’s run comes, then old finished jobs and expired idempotency keys of every tenant go, and what is waiting, recent or valid stays', async () => {
+  const now = new Date();
+  const old = await finishedJob('hacienda.submit', 'housekeeping:old', new Date(now.getTime() - 8 * DAY));
+  const recent = await finishedJob(
+    'webhook.deliver',
+    'housekeeping:recent',
+    new Date(now.getTime() - 6 * DAY),
+  );
+  const { id: waiting } = await enqueue(ctx.db, {
+    queue: 'hacienda.status',
+    key: 'housekeeping:waiting',
+    payload: {},
+    runAt: new Date(now.getTime() + DAY),
+  });
+  await idempotencyKey('tenant-a', 'hk-expired', new Date(now.getTime() - HOUR));
+  await idempotencyKey('tenant-b', 'hk-expired', new Date(now.getTime() - 2 * DAY));
+  await idempotencyKey('tenant-b', 'hk-valid', new Date(now.getTime() + 23 * HOUR));
+
+  await scheduleHousekeeping(ctx.db, now);
+  await ctx.worker.runOnce();
+
+  expect(await getJob(ctx.db, { id: old })).toBeUndefined();
+  expect(await getJob(ctx.db, { id: recent })).toMatchObject({ state: 'done' });
+  expect(await getJob(ctx.db, { id: waiting })).toMatchObject({ state: 'pending' });
+  expect(await keysLeft()).toEqual(['tenant-b/hk-valid']);
+  const next = await ctx.db.query<{ run_at: Date }>(
+    "SELECT run_at FROM jobs WHERE queue = $1 AND state = 'pending'",
+    [HOUSEKEEPING_QUEUE],
+  );
+  expect(next.rows).toHaveLength(1);
+  const nextHour = Math.floor(now.getTime() / HOUR + 1) * HOUR;
+  expect(new Date(next.rows[0]?.run_at as Date).getTime()).toBe(nextHour);
+});

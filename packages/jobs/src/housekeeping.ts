@@ -1,0 +1,108 @@
+// The hourly housekeeping run, a job of the queue itself: finished jobs older than the retention are
+// deleted, then whatever else the app registers (rows that lapse, such as expired idempotency keys). Every
+// document leaves four or five finished jobs behind (submission, status, webhook, e-mail); kept for good, the
+// table and its indexes grow with every document a service ever handled, and the vacuum thresholds, a share
+// of the table's size, let ever more dead rows build up before anything is vacuumed (ADR 0050). A finished
+// job is kept for the retention because its key still deduplicates enqueues and its last_error still says
+// why it failed.
+//
+// One run per period (key `housekeeping:<period's start>`): each run enqueues the next period's, so replicas
+// and restarts never run a period twice, and a service that was down for a while catches up in one run.
+import type { Db, Logger } from '@cr/service-kit';
+import { type Job, enqueue, pruneJobs } from './queue';
+import { type JobResult, type QueueOptions, jobResult } from './worker';
+
+export const HOUSEKEEPING_QUEUE = 'housekeeping';
+
+const HOUR_MS = 3_600_000;
+/** Rows per DELETE: each statement's locks and WAL stay small however long the backlog. */
+export const HOUSEKEEPING_BATCH = 1_000;
+
+/**
+ * One more kind of row the run deletes: up to `limit` of them that have lapsed by `now`, returning how many
+ * went. The run calls it again until it returns fewer than `limit`.
+ */
+export type HousekeepingTask = (now: Date, limit: number) => Promise<number>;
+
+export interface HousekeepingOptions {
+  db: Db;
+  /** Finished jobs older than this are deleted. */
+  jobRetentionMs: number;
+  /** The app's own lapsed rows, by a name for the log. */
+  tasks?: Record<string, HousekeepingTask>;
+  /** How often a run happens; default hourly. */
+  everyMs?: number;
+  batchSize?: number;
+  logger?: Logger;
+}
+
+function periodStart(now: Date, everyMs: number): Date {
+  return new Date(Math.floor(now.getTime() / everyMs) * everyMs);
+}
+
+function housekeepingKey(start: Date): string {
+  return `${HOUSEKEEPING_QUEUE}:${start.toISOString()}`;
+}
+
+/** Makes sure the current period's run exists (it runs now if it has not run yet); call at start. */
+export async function scheduleHousekeeping(db: Db, now: Date, everyMs = HOUR_MS): Promise<void> {
+  await enqueue(db, {
+    queue: HOUSEKEEPING_QUEUE,
+    key: housekeepingKey(periodStart(now, everyMs)),
+    payload: {},
+    runAt: now,
+  });
+}
+
+/** Runs `deleteBatch` until a batch comes back short (or the worker stops); returns the rows deleted. */
+async function inBatches(
+  deleteBatch: (limit: number) => Promise<number>,
+  batchSize: number,
+  signal?: AbortSignal,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const n = await deleteBatch(batchSize);
+    deleted += n;
+    if (n < batchSize || signal?.aborted) return deleted;
+  }
+}
+
+/** Deletes the finished jobs that finished before `before`, batch by batch; returns how many. */
+export function pruneFinishedJobs(
+  db: Db,
+  before: Date,
+  batchSize = HOUSEKEEPING_BATCH,
+  signal?: AbortSignal,
+): Promise<number> {
+  return inBatches((limit) => pruneJobs(db, before, limit), batchSize, signal);
+}
+
+export function housekeepingQueue(
+  options: HousekeepingOptions,
+): Record<string, QueueOptions<Record<string, never>>> {
+  const everyMs = options.everyMs ?? HOUR_MS;
+  const batchSize = options.batchSize ?? HOUSEKEEPING_BATCH;
+  return {
+    [HOUSEKEEPING_QUEUE]: {
+      handler: async (_job: Job<Record<string, never>>, context): Promise<JobResult> => {
+        const now = context.now();
+        const deleted: Record<string, number> = {};
+        const before = new Date(now.getTime() - options.jobRetentionMs);
+        deleted['finished jobs'] = await pruneFinishedJobs(options.db, before, batchSize, context.signal);
+        for (const [name, task] of Object.entries(options.tasks ?? {})) {
+          deleted[name] = await inBatches((limit) => task(now, limit), batchSize, context.signal);
+        }
+        if (Object.values(deleted).some((n) => n > 0)) options.logger?.info('housekeeping', { deleted });
+        const next = new Date(periodStart(now, everyMs).getTime() + everyMs);
+        await enqueue(options.db, {
+          queue: HOUSEKEEPING_QUEUE,
+          key: housekeepingKey(next),
+          payload: {},
+          runAt: next,
+        });
+        return jobResult.done();
+      },
+    },
+  };
+}
