@@ -16,7 +16,7 @@ export const HOUSEKEEPING_QUEUE = 'housekeeping';
 
 const HOUR_MS = 3_600_000;
 /** Rows per DELETE: each statement's locks and WAL stay small however long the backlog. */
-export const HOUSEKEEPING_BATCH = 1_000;
+const HOUSEKEEPING_BATCH = 1_000;
 
 /**
  * One more kind of row the run deletes: up to `limit` of them that have lapsed by `now`, returning how many

@@ -261,14 +261,12 @@ export async function getJob<P = unknown>(db: Queryable, ref: JobRef): Promise<J
  * a long backlog of finished jobs goes at once (see housekeeping.ts).
  */
 export async function pruneJobs(db: Queryable, before: Date, limit?: number): Promise<number> {
-  const r =
-    limit === undefined
-      ? await db.query("DELETE FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1", [before])
-      : await db.query(
-          `DELETE FROM jobs WHERE id IN (
-             SELECT id FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1
-             ORDER BY finished_at LIMIT $2)`,
-          [before, limit],
-        );
+  // LIMIT NULL is no limit: one statement for both.
+  const r = await db.query(
+    `DELETE FROM jobs WHERE id IN (
+       SELECT id FROM jobs WHERE state IN ('done', 'failed') AND finished_at < $1
+       ORDER BY finished_at LIMIT $2)`,
+    [before, limit ?? null],
+  );
   return r.rowCount;
 }
