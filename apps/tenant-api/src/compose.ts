@@ -6,7 +6,15 @@ import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
 import { type HaciendaClients, createHaciendaClients } from '@cr/hacienda-client';
 import { BusinessCalendar, type TrustedSigner, extendXsdText } from '@cr/hacienda-xml';
-import { Worker, WorkerGroup, type WorkerOptions, backoffSchedules, housekeepingQueue } from '@cr/jobs';
+import {
+  Worker,
+  WorkerGroup,
+  type WorkerOptions,
+  backoffSchedules,
+  housekeepingJob,
+  periodicQueues,
+  schedulePeriodicRuns,
+} from '@cr/jobs';
 import {
   AppError,
   type Db,
@@ -41,7 +49,7 @@ import { TenantConcurrency } from './tenancy/tenant-concurrency';
 import { createTenantLimiter } from './tenancy/tenant-rate-limit';
 import { collectTenantApiMetrics } from './observability/tenant-metrics';
 import type { TerritorialTable } from './territory/territorial-table';
-import { deadlineQueues } from './recepcion/deadline-job';
+import { deadlineJob } from './recepcion/deadline-job';
 import type { RecepcionDeps } from './recepcion/recepcion-deps';
 import { webhookQueues } from './webhooks/deliver-webhook-job';
 import type { WebhookDeps } from './webhooks/webhook-deps';
@@ -101,6 +109,8 @@ export interface TenantApi {
    * (JOBS_CONCURRENCY), and webhook deliveries and e-mails (WEBHOOK_CONCURRENCY); not started: `worker.start()`.
    */
   worker: WorkerGroup;
+  /** Makes sure the current day's deadline scan and hour's housekeeping exist (they run unless they ran). */
+  schedulePeriodicRuns(now: Date): Promise<void>;
   hacienda: HaciendaClients;
   issuerDeps: IssuerDeps;
   submission: SubmissionDeps & LookupDeps;
@@ -268,18 +278,23 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
       queues,
     });
+  // The daily receiving-deadline scan and the hourly housekeeping (finished jobs past JOBS_RETENTION_DAYS,
+  // expired idempotency keys): one run per period, chained period after period.
+  const periodic = [
+    deadlineJob(recepcion),
+    housekeepingJob({
+      db,
+      jobRetentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
+      tasks: {
+        'expired idempotency keys': (now, limit) => unsafeDeleteExpiredIdempotencyKeys(db, now, limit),
+      },
+      logger,
+    }),
+  ];
   worker = new WorkerGroup([
     pool(config.JOBS_CONCURRENCY, {
       ...submissionQueues(submission),
-      ...deadlineQueues(recepcion),
-      ...housekeepingQueue({
-        db,
-        jobRetentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
-        tasks: {
-          'expired idempotency keys': (now, limit) => unsafeDeleteExpiredIdempotencyKeys(db, now, limit),
-        },
-        logger,
-      }),
+      ...periodicQueues(db, periodic),
     }),
     pool(config.WEBHOOK_CONCURRENCY, { ...webhookQueues(webhookDeps), ...mailQueues(mailDeps) }),
   ]);
@@ -318,6 +333,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   return {
     app,
     worker,
+    schedulePeriodicRuns: (at) => schedulePeriodicRuns(db, periodic, at),
     hacienda,
     issuerDeps,
     submission,

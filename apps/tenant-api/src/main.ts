@@ -20,7 +20,6 @@ import {
   startTelemetry,
 } from '@cr/service-kit';
 import { createHaciendaClients } from '@cr/hacienda-client';
-import { scheduleHousekeeping } from '@cr/jobs';
 import { buildAuth } from './auth/build-auth';
 import { runPrimary, workerIndex } from './cluster/run-primary';
 import { webConcurrency } from './cluster/web-concurrency';
@@ -29,7 +28,6 @@ import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
 import { HaciendaTrustError, loadHaciendaTrust } from './hacienda/hacienda-trust';
-import { scheduleDeadlineScan } from './recepcion/deadline-job';
 import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
 import { loadTerritory } from './territory/load-territory';
 
@@ -114,7 +112,7 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
-  const { app, worker, stopMetrics, resources } = composeTenantApi({
+  const { app, worker, schedulePeriodicRuns, stopMetrics, resources } = composeTenantApi({
     config,
     db,
     logger,
@@ -146,10 +144,8 @@ async function main(): Promise<void> {
     clusterWorker: slot !== undefined,
   });
   const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
-  // The daily receiving-deadline scan: today's run if it has not happened yet, then it chains day by day.
-  await scheduleDeadlineScan(db, new Date());
-  // This hour's housekeeping (finished jobs past JOBS_RETENTION_DAYS, expired idempotency keys), then hourly.
-  await scheduleHousekeeping(db, new Date());
+  // Today's receiving-deadline scan and this hour's housekeeping, if they have not run; then they chain.
+  await schedulePeriodicRuns(new Date());
   worker.start();
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,

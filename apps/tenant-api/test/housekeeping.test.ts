@@ -1,14 +1,20 @@
 // The service's hourly housekeeping run: finished jobs past JOBS_RETENTION_DAYS (default 7) and idempotency
-// keys past their 24 h are deleted, for every tenant; what is waiting, recent or still valid stays.
-import { HOUSEKEEPING_QUEUE, enqueue, getJob, scheduleHousekeeping } from '@cr/jobs';
+// keys past their 24 h are deleted, for every tenant; what is waiting, recent or still valid stays. The
+// periodic runs scheduled at start (as main.ts does) chain: the next hour's housekeeping, the next Costa Rica
+// morning's deadline scan.
+import { HOUSEKEEPING_QUEUE, enqueue, getJob } from '@cr/jobs';
+import { costaRicaDate } from '@cr/hacienda-xml';
+import { DEADLINE_QUEUE } from '../src/recepcion/deadline-job';
 import { type TestApp, startTestApp } from './support/test-app';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+// The app's clock stands still, so the next hour the run schedules is known exactly.
+const now = new Date();
 let ctx: TestApp;
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ now: () => now });
 }, 60_000);
 afterAll(async () => {
   await ctx.close();
@@ -36,8 +42,7 @@ async function keysLeft(): Promise<string[]> {
   return r.rows.map((row) => row.k);
 }
 
-it('when the hour’s run comes, then old finished jobs and expired idempotency keys of every tenant go, and what is waiting, recent or valid stays', async () => {
-  const now = new Date();
+it('when the hour’s run comes, then old finished jobs and expired idempotency keys of every tenant go, and what is waiting, recent or valid stays; both periodic runs chain to their next period', async () => {
   const old = await finishedJob('hacienda.submit', 'housekeeping:old', new Date(now.getTime() - 8 * DAY));
   const recent = await finishedJob(
     'webhook.deliver',
@@ -54,7 +59,7 @@ it('when the hour’s run comes, then old finished jobs and expired idempotency 
   await idempotencyKey('tenant-b', 'hk-expired', new Date(now.getTime() - 2 * DAY));
   await idempotencyKey('tenant-b', 'hk-valid', new Date(now.getTime() + 23 * HOUR));
 
-  await scheduleHousekeeping(ctx.db, now);
+  await ctx.schedulePeriodicRuns(now);
   await ctx.worker.runOnce();
 
   expect(await getJob(ctx.db, { id: old })).toBeUndefined();
@@ -68,4 +73,12 @@ it('when the hour’s run comes, then old finished jobs and expired idempotency 
   expect(next.rows).toHaveLength(1);
   const nextHour = Math.floor(now.getTime() / HOUR + 1) * HOUR;
   expect(new Date(next.rows[0]?.run_at as Date).getTime()).toBe(nextHour);
+
+  const tomorrow = costaRicaDate(new Date(now.getTime() + DAY));
+  expect(await getJob(ctx.db, { key: `${DEADLINE_QUEUE}:${costaRicaDate(now)}` })).toMatchObject({
+    state: 'done',
+  });
+  const nextScan = await getJob(ctx.db, { key: `${DEADLINE_QUEUE}:${tomorrow}` });
+  expect(nextScan).toMatchObject({ state: 'pending' });
+  expect(nextScan?.runAt.toISOString()).toBe(new Date(`${tomorrow}T06:00:00-06:00`).toISOString());
 });

@@ -6,11 +6,11 @@
 // job is kept for the retention because its key still deduplicates enqueues and its last_error still says
 // why it failed.
 //
-// One run per period (key `housekeeping:<period's start>`): each run enqueues the next period's, so replicas
-// and restarts never run a period twice, and a service that was down for a while catches up in one run.
+// One run per hour, a periodic job (periodic.ts): replicas and restarts never run an hour twice, and a
+// service that was down for a while catches up in one run.
 import type { Db, Logger } from '@cr/service-kit';
-import { type Job, enqueue, pruneJobs } from './queue';
-import { type JobResult, type QueueOptions, jobResult } from './worker';
+import { type PeriodicJob, fixedPeriod } from './periodic';
+import { pruneJobs } from './queue';
 
 export const HOUSEKEEPING_QUEUE = 'housekeeping';
 
@@ -34,24 +34,6 @@ export interface HousekeepingOptions {
   everyMs?: number;
   batchSize?: number;
   logger?: Logger;
-}
-
-function periodStart(now: Date, everyMs: number): Date {
-  return new Date(Math.floor(now.getTime() / everyMs) * everyMs);
-}
-
-function housekeepingKey(start: Date): string {
-  return `${HOUSEKEEPING_QUEUE}:${start.toISOString()}`;
-}
-
-/** Makes sure the current period's run exists (it runs now if it has not run yet); call at start. */
-export async function scheduleHousekeeping(db: Db, now: Date, everyMs = HOUR_MS): Promise<void> {
-  await enqueue(db, {
-    queue: HOUSEKEEPING_QUEUE,
-    key: housekeepingKey(periodStart(now, everyMs)),
-    payload: {},
-    runAt: now,
-  });
 }
 
 /** Runs `deleteBatch` until a batch comes back short (or the worker stops); returns the rows deleted. */
@@ -78,31 +60,20 @@ export function pruneFinishedJobs(
   return inBatches((limit) => pruneJobs(db, before, limit), batchSize, signal);
 }
 
-export function housekeepingQueue(
-  options: HousekeepingOptions,
-): Record<string, QueueOptions<Record<string, never>>> {
-  const everyMs = options.everyMs ?? HOUR_MS;
+/** The hourly run (every `everyMs`), for `periodicQueues` and `schedulePeriodicRuns`. */
+export function housekeepingJob(options: HousekeepingOptions): PeriodicJob {
   const batchSize = options.batchSize ?? HOUSEKEEPING_BATCH;
   return {
-    [HOUSEKEEPING_QUEUE]: {
-      handler: async (_job: Job<Record<string, never>>, context): Promise<JobResult> => {
-        const now = context.now();
-        const deleted: Record<string, number> = {};
-        const before = new Date(now.getTime() - options.jobRetentionMs);
-        deleted['finished jobs'] = await pruneFinishedJobs(options.db, before, batchSize, context.signal);
-        for (const [name, task] of Object.entries(options.tasks ?? {})) {
-          deleted[name] = await inBatches((limit) => task(now, limit), batchSize, context.signal);
-        }
-        if (Object.values(deleted).some((n) => n > 0)) options.logger?.info('housekeeping', { deleted });
-        const next = new Date(periodStart(now, everyMs).getTime() + everyMs);
-        await enqueue(options.db, {
-          queue: HOUSEKEEPING_QUEUE,
-          key: housekeepingKey(next),
-          payload: {},
-          runAt: next,
-        });
-        return jobResult.done();
-      },
+    queue: HOUSEKEEPING_QUEUE,
+    period: fixedPeriod(options.everyMs ?? HOUR_MS),
+    run: async (now, context) => {
+      const deleted: Record<string, number> = {};
+      const before = new Date(now.getTime() - options.jobRetentionMs);
+      deleted['finished jobs'] = await pruneFinishedJobs(options.db, before, batchSize, context.signal);
+      for (const [name, task] of Object.entries(options.tasks ?? {})) {
+        deleted[name] = await inBatches((limit) => task(now, limit), batchSize, context.signal);
+      }
+      if (Object.values(deleted).some((n) => n > 0)) options.logger?.info('housekeeping', { deleted });
     },
   };
 }

@@ -3,6 +3,7 @@ export * from './backoff';
 export * from './migrations';
 export * from './queue';
 export * from './housekeeping';
+export * from './periodic';
 export * from './worker';
 export * from './worker-group';
 export * from './job-metrics';

@@ -6,10 +6,11 @@ import {
   Worker,
   enqueue,
   getJob,
-  housekeepingQueue,
+  housekeepingJob,
+  periodicQueues,
   pruneFinishedJobs,
   pruneJobs,
-  scheduleHousekeeping,
+  schedulePeriodicRuns,
 } from '../src';
 import { createClock, useJobsDatabase } from './helpers';
 
@@ -76,33 +77,31 @@ describe('the housekeeping run', () => {
     await db.query('INSERT INTO lapsing (expires_at) VALUES ($1)', [new Date(now + HOUR)]);
     const taskCalls: number[] = [];
 
-    await scheduleHousekeeping(db, clock.now());
+    const housekeeping = housekeepingJob({
+      db,
+      jobRetentionMs: 7 * DAY,
+      batchSize: 3,
+      tasks: {
+        'lapsed rows': async (at, limit) => {
+          const r = await db.query(
+            'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
+            [at, limit],
+          );
+          taskCalls.push(r.rowCount);
+          return r.rowCount;
+        },
+      },
+    });
+
+    await schedulePeriodicRuns(db, [housekeeping], clock.now());
     // A restart (or another replica) in the same hour adds nothing.
     clock.advance(10 * 60_000);
-    await scheduleHousekeeping(db, clock.now());
+    await schedulePeriodicRuns(db, [housekeeping], clock.now());
     expect(await getJob(db, { key: `${HOUSEKEEPING_QUEUE}:2026-12-02T14:00:00.000Z` })).toMatchObject({
       state: 'pending',
     });
 
-    const worker = new Worker({
-      db,
-      now: clock.now,
-      queues: housekeepingQueue({
-        db,
-        jobRetentionMs: 7 * DAY,
-        batchSize: 3,
-        tasks: {
-          'lapsed rows': async (at, limit) => {
-            const r = await db.query(
-              'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
-              [at, limit],
-            );
-            taskCalls.push(r.rowCount);
-            return r.rowCount;
-          },
-        },
-      }),
-    });
+    const worker = new Worker({ db, now: clock.now, queues: periodicQueues(db, [housekeeping]) });
     expect(await worker.runOnce()).toBe(1);
 
     expect(await ids()).toEqual([recent, waiting]);

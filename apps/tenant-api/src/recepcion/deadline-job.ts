@@ -1,11 +1,11 @@
 // The daily `recepcion.deadline` job: every received document still unanswered within two business days
 // of `vence` raises a `recepcion.deadline` webhook event (once `proximo`, and once more `vencido` when the
 // day has passed), through the same signed, retried webhook deliveries as document events. One job per
-// Costa Rica day (key `recepcion.deadline:<date>`): each run enqueues the next day's at 06:00, so several
-// replicas or restarts never run a day twice.
+// Costa Rica day (key `recepcion.deadline:<date>`), a periodic job: each run enqueues the next day's at
+// 06:00, so several replicas or restarts never run a day twice.
 import type { RecepcionDeadlineEvent } from '@cr/contracts';
 import { costaRicaDate } from '@cr/hacienda-xml';
-import { type Job, type JobResult, type QueueOptions, enqueue, jobResult } from '@cr/jobs';
+import { type Period, type PeriodicJob, enqueue } from '@cr/jobs';
 import type { Db, Queryable } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { WEBHOOK_QUEUE, type WebhookJobPayload } from '../webhooks/webhook-event';
@@ -108,32 +108,19 @@ export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<n
   return raised;
 }
 
-/** 06:00 in Costa Rica (UTC−6) of the day after `now`'s Costa Rica date. */
-function nextRunAt(now: Date): { date: string; at: Date } {
-  const date = plusDays(costaRicaDate(now), 1);
-  return { date, at: new Date(`${date}T06:00:00-06:00`) };
-}
+/** Costa Rica days, named by their date; a day's run is due at 06:00 (UTC−6). */
+export const costaRicaMornings: Period = {
+  nameAt: (at) => costaRicaDate(at),
+  nextStart: (at) => new Date(`${plusDays(costaRicaDate(at), 1)}T06:00:00-06:00`),
+};
 
-/** Makes sure today's scan exists (runs now if it has not run today); call at start. */
-export async function scheduleDeadlineScan(db: Db, now: Date): Promise<void> {
-  await enqueue(db, { queue: DEADLINE_QUEUE, key: `${DEADLINE_QUEUE}:${costaRicaDate(now)}`, payload: {} });
-}
-
-export function deadlineQueues(deps: RecepcionDeps): Record<string, QueueOptions<Record<string, never>>> {
+/** The daily scan, for `periodicQueues` and `schedulePeriodicRuns`. */
+export function deadlineJob(deps: RecepcionDeps): PeriodicJob {
   return {
-    [DEADLINE_QUEUE]: {
-      handler: async (_job: Job<Record<string, never>>, context): Promise<JobResult> => {
-        const now = context.now();
-        await runDeadlineScan(deps, now);
-        const next = nextRunAt(now);
-        await enqueue(deps.db, {
-          queue: DEADLINE_QUEUE,
-          key: `${DEADLINE_QUEUE}:${next.date}`,
-          payload: {},
-          runAt: next.at,
-        });
-        return jobResult.done();
-      },
+    queue: DEADLINE_QUEUE,
+    period: costaRicaMornings,
+    run: async (now) => {
+      await runDeadlineScan(deps, now);
     },
   };
 }

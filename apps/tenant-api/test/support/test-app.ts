@@ -55,6 +55,8 @@ export interface TestApp {
   recepcion: RecepcionDeps;
   /** The jobs workers (both pools) with the app's queues; started only when asked (`startWorker`). */
   worker: WorkerGroup;
+  /** Enqueues the current period's deadline scan and housekeeping run, as main.ts does at start. */
+  schedulePeriodicRuns(now: Date): Promise<void>;
   /** Host header of a tenant under the default base domain. */
   host(tenant: string): string;
   close(): Promise<void>;
@@ -176,61 +178,70 @@ export async function startTestApp(
     audience: options.auth?.audience ?? TEST_AUDIENCE,
     clockToleranceSeconds: 30,
   });
-  const { app, worker, submission, webhookDeps, mailDeps, recepcion, stopMetrics, resources } =
-    composeTenantApi({
-      config: tenantConfig({
-        ...settings,
-        PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
-        ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
-        ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
-        TENANT_BASE_DOMAIN: 'localhost',
-        // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
-        HACIENDA_XSD_DIR: options.xsdDir ?? xsdDir(),
-        TRUST_PROXY: options.trustProxy ?? 'false',
-        // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
-        WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
-        // The tests' SMTP servers listen on 127.0.0.1, which only this switch allows for a tenant's server.
-        MAIL_ALLOW_PRIVATE_HOSTS: options.mail?.allowPrivateHosts ?? true,
-        // Generous: a reply timed out under load makes the e-mail go twice (SMTP has no idempotency).
-        MAIL_TIMEOUT_MS: options.mail?.timeoutMs ?? 15_000,
-        ...(options.mail?.smtpUrl ? { SMTP_URL: options.mail.smtpUrl } : {}),
-        JOBS_CONCURRENCY: options.concurrency?.jobs ?? 8,
-        WEBHOOK_CONCURRENCY: options.concurrency?.webhooks ?? 4,
-        JOBS_POLL_INTERVAL_MS: 50,
-        ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
-      }),
-      db,
-      logger,
-      secrets,
-      verifier,
-      territory: testTerritory(),
-      cabys: options.cabys ?? createCabysSearch({}),
-      readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
-      ...(options.revocationReadiness ? { revocations } : {}),
-      hacienda,
-      now: options.now ?? (() => new Date()),
-      // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
-      random: () => 0.5,
-      schedules: { ...FAST_SCHEDULES, ...options.schedules },
-      // As main.ts, exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
-      checkExonerations: options.checkExonerations !== false,
-      checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
-      taxpayerCheckTimeoutMs: 3_000,
-      lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
-      issuerWriteLimiter:
-        options.issuerWriteLimiter ?? createIssuerWriteLimiter({ limit: 1_000, windowSeconds: 60 }),
-      webhookReplayLimiter:
-        options.webhookReplayLimiter ??
-        createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
-      pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
-      recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
-      brandingWriteLimiter:
-        options.brandingWriteLimiter ??
-        createTenantLimiter('branding changes', { limit: 1_000, windowSeconds: 60 }),
-      jobLeaseMs: options.leaseMs ?? 5_000,
-      ...(options.mail?.retryDelaysMs ? { mailRetryDelaysMs: options.mail.retryDelaysMs } : {}),
-    });
+  const {
+    app,
+    worker,
+    schedulePeriodicRuns,
+    submission,
+    webhookDeps,
+    mailDeps,
+    recepcion,
+    stopMetrics,
+    resources,
+  } = composeTenantApi({
+    config: tenantConfig({
+      ...settings,
+      PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
+      ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
+      ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
+      TENANT_BASE_DOMAIN: 'localhost',
+      // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
+      HACIENDA_XSD_DIR: options.xsdDir ?? xsdDir(),
+      TRUST_PROXY: options.trustProxy ?? 'false',
+      // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
+      WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
+      // The tests' SMTP servers listen on 127.0.0.1, which only this switch allows for a tenant's server.
+      MAIL_ALLOW_PRIVATE_HOSTS: options.mail?.allowPrivateHosts ?? true,
+      // Generous: a reply timed out under load makes the e-mail go twice (SMTP has no idempotency).
+      MAIL_TIMEOUT_MS: options.mail?.timeoutMs ?? 15_000,
+      ...(options.mail?.smtpUrl ? { SMTP_URL: options.mail.smtpUrl } : {}),
+      JOBS_CONCURRENCY: options.concurrency?.jobs ?? 8,
+      WEBHOOK_CONCURRENCY: options.concurrency?.webhooks ?? 4,
+      JOBS_POLL_INTERVAL_MS: 50,
+      ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
+    }),
+    db,
+    logger,
+    secrets,
+    verifier,
+    territory: testTerritory(),
+    cabys: options.cabys ?? createCabysSearch({}),
+    readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
+    ...(options.revocationReadiness ? { revocations } : {}),
+    hacienda,
+    now: options.now ?? (() => new Date()),
+    // The webhook tests drive retries with runOnce() and an injected clock, without jitter.
+    random: () => 0.5,
+    schedules: { ...FAST_SCHEDULES, ...options.schedules },
+    // As main.ts, exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
+    checkExonerations: options.checkExonerations !== false,
+    checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
+    taxpayerCheckTimeoutMs: 3_000,
+    lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),
+    issuerWriteLimiter:
+      options.issuerWriteLimiter ?? createIssuerWriteLimiter({ limit: 1_000, windowSeconds: 60 }),
+    webhookReplayLimiter:
+      options.webhookReplayLimiter ??
+      createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
+    pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
+    recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
+    brandingWriteLimiter:
+      options.brandingWriteLimiter ??
+      createTenantLimiter('branding changes', { limit: 1_000, windowSeconds: 60 }),
+    jobLeaseMs: options.leaseMs ?? 5_000,
+    ...(options.mail?.retryDelaysMs ? { mailRetryDelaysMs: options.mail.retryDelaysMs } : {}),
+  });
   if (options.startWorker) worker.start();
   const deps = submission;
   return {
@@ -248,6 +259,7 @@ export async function startTestApp(
     mailDeps,
     recepcion,
     worker,
+    schedulePeriodicRuns,
     host: (tenant) => `${tenant}.localhost`,
     async close() {
       stopMetrics();

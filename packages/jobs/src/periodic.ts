@@ -1,0 +1,65 @@
+// Periodic jobs: work that runs once per period (an hour, a Costa Rica day) as a job of the queue itself.
+// A period's run is the job keyed `<queue>:<period's name>`; the run enqueues the next period's before it
+// records done, and the service makes sure the current period's run exists at start. The key is what makes
+// it once: replicas and restarts enqueue the same key, which the queue keeps once, and a service that was
+// down for several periods runs the current one's and chains on from there (no run per missed period).
+import type { Db } from '@cr/service-kit';
+import { type Job, enqueue } from './queue';
+import { type JobContext, type JobResult, type QueueOptions, jobResult } from './worker';
+
+/** How time divides into a periodic job's periods. */
+export interface Period {
+  /** The name of the period that holds `at`; two instants of one period give the same name. */
+  nameAt(at: Date): string;
+  /** When the period after the one that holds `at` begins: the time its run is due. */
+  nextStart(at: Date): Date;
+}
+
+export interface PeriodicJob {
+  /** The queue its runs go through; one periodic job per queue. */
+  queue: string;
+  period: Period;
+  /** One period's work, at the worker's `now`; a throw retries the run as any job's would. */
+  run(now: Date, context: JobContext): Promise<void>;
+}
+
+/** Periods of `ms` each, counted from the Unix epoch (hours start on the hour), named by their start. */
+export function fixedPeriod(ms: number): Period {
+  const start = (at: Date) => Math.floor(at.getTime() / ms) * ms;
+  return {
+    nameAt: (at) => new Date(start(at)).toISOString(),
+    nextStart: (at) => new Date(start(at) + ms),
+  };
+}
+
+export function periodicKey(job: Pick<PeriodicJob, 'queue' | 'period'>, at: Date): string {
+  return `${job.queue}:${job.period.nameAt(at)}`;
+}
+
+/** Makes sure each job's run for the period holding `now` exists (it runs now unless it ran); call at start. */
+export async function schedulePeriodicRuns(db: Db, jobs: readonly PeriodicJob[], now: Date): Promise<void> {
+  for (const job of jobs) {
+    await enqueue(db, { queue: job.queue, key: periodicKey(job, now), payload: {}, runAt: now });
+  }
+}
+
+/** The jobs' queues for a worker: each run does its period's work, then enqueues the next period's run. */
+export function periodicQueues(
+  db: Db,
+  jobs: readonly PeriodicJob[],
+): Record<string, QueueOptions<Record<string, never>>> {
+  const queues: Record<string, QueueOptions<Record<string, never>>> = {};
+  for (const job of jobs) {
+    if (queues[job.queue]) throw new Error(`two periodic jobs share the queue ${job.queue}`);
+    queues[job.queue] = {
+      handler: async (_job: Job<Record<string, never>>, context): Promise<JobResult> => {
+        const now = context.now();
+        await job.run(now, context);
+        const next = job.period.nextStart(now);
+        await enqueue(db, { queue: job.queue, key: periodicKey(job, next), payload: {}, runAt: next });
+        return jobResult.done();
+      },
+    };
+  }
+  return queues;
+}
