@@ -50,6 +50,7 @@ import { createTenantLimiter } from './tenancy/tenant-rate-limit';
 import { collectTenantApiMetrics } from './observability/tenant-metrics';
 import type { TerritorialTable } from './territory/territorial-table';
 import { deadlineJob } from './recepcion/deadline-job';
+import { unsafeClearFinishedEventBodies } from './webhooks/clear-event-bodies';
 import type { RecepcionDeps } from './recepcion/recepcion-deps';
 import { webhookQueues } from './webhooks/deliver-webhook-job';
 import type { WebhookDeps } from './webhooks/webhook-deps';
@@ -278,15 +279,22 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
       queues,
     });
-  // The daily receiving-deadline scan and the hourly housekeeping (finished jobs past JOBS_RETENTION_DAYS,
-  // expired idempotency keys): one run per period, chained period after period.
+  // The daily receiving-deadline scan and the hourly housekeeping (finished jobs and finished webhook events'
+  // bodies past JOBS_RETENTION_DAYS, expired idempotency keys): one run per period, chained.
+  const retentionMs = config.JOBS_RETENTION_DAYS * 86_400_000;
   const periodic = [
     deadlineJob(recepcion),
     housekeepingJob({
       db,
-      jobRetentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
+      jobRetentionMs: retentionMs,
       tasks: {
         'expired idempotency keys': (now, limit) => unsafeDeleteExpiredIdempotencyKeys(db, now, limit),
+        // ~46 KB each: 200 per statement keep a batch near 20 ms on the embedded database (ADR 0051).
+        'finished webhook event bodies': {
+          task: (now, limit) =>
+            unsafeClearFinishedEventBodies(db, new Date(now.getTime() - retentionMs), limit),
+          batchSize: 200,
+        },
       },
       logger,
     }),

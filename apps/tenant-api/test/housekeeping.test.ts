@@ -1,5 +1,6 @@
 // The service's hourly housekeeping run: finished jobs past JOBS_RETENTION_DAYS (default 7) and idempotency
-// keys past their 24 h are deleted, for every tenant; what is waiting, recent or still valid stays. The
+// keys past their 24 h are deleted, and webhook events finished before the retention give up their frozen
+// body, for every tenant; what is waiting, recent or still valid stays. The
 // periodic runs scheduled at start (as main.ts does) chain: the next hour's housekeeping, the next Costa Rica
 // morning's deadline scan.
 import { HOUSEKEEPING_QUEUE, enqueue, getJob } from '@cr/jobs';
@@ -35,6 +36,40 @@ async function idempotencyKey(tenantId: string, key: string, expiresAt: Date): P
   );
 }
 
+// The events' job ids (unique), far from any job this test app creates.
+let eventJobs = 900_000_000;
+
+async function webhookEvent(
+  tenantId: string,
+  id: string,
+  state: string,
+  createdAt: Date,
+  finishedAt: Date | null,
+): Promise<void> {
+  await ctx.db.query(
+    `INSERT INTO webhook_events (id, tenant_id, document_id, clave, estado, job_id, body, state, created_at,
+       finished_at)
+     VALUES ($1, $2, gen_random_uuid(), $3, 'aceptado', $4, $5, $6, $7, $8)`,
+    [
+      id,
+      tenantId,
+      '5'.repeat(50),
+      eventJobs++,
+      `{"pdf":"${'A'.repeat(4_000)}"}`,
+      state,
+      createdAt,
+      finishedAt,
+    ],
+  );
+}
+
+async function eventBodies(): Promise<Record<string, boolean>> {
+  const r = await ctx.db.query<{ id: string; kept: boolean }>(
+    "SELECT id, body IS NOT NULL AS kept FROM webhook_events WHERE id LIKE 'msg_hk_%' ORDER BY id",
+  );
+  return Object.fromEntries(r.rows.map((row) => [row.id, row.kept]));
+}
+
 async function keysLeft(): Promise<string[]> {
   const r = await ctx.db.query<{ k: string }>(
     "SELECT tenant_id || '/' || key AS k FROM idempotency_keys WHERE key LIKE 'hk-%' ORDER BY 1",
@@ -42,7 +77,7 @@ async function keysLeft(): Promise<string[]> {
   return r.rows.map((row) => row.k);
 }
 
-it('when the hour’s run comes, then old finished jobs and expired idempotency keys of every tenant go, and what is waiting, recent or valid stays; both periodic runs chain to their next period', async () => {
+it('when the hour’s run comes, then old finished jobs and expired idempotency keys of every tenant go, old finished webhook events lose their body, and what is waiting, recent or valid stays; both periodic runs chain to their next period', async () => {
   const old = await finishedJob('hacienda.submit', 'housekeeping:old', new Date(now.getTime() - 8 * DAY));
   const recent = await finishedJob(
     'webhook.deliver',
@@ -58,6 +93,11 @@ it('when the hour’s run comes, then old finished jobs and expired idempotency 
   await idempotencyKey('tenant-a', 'hk-expired', new Date(now.getTime() - HOUR));
   await idempotencyKey('tenant-b', 'hk-expired', new Date(now.getTime() - 2 * DAY));
   await idempotencyKey('tenant-b', 'hk-valid', new Date(now.getTime() + 23 * HOUR));
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  await webhookEvent('tenant-a', 'msg_hk_delivered_8d', 'delivered', ago(8 * DAY), ago(8 * DAY));
+  await webhookEvent('tenant-b', 'msg_hk_failed_8d', 'failed', ago(9 * DAY), ago(8 * DAY));
+  await webhookEvent('tenant-a', 'msg_hk_delivered_6d', 'delivered', ago(6 * DAY), ago(6 * DAY));
+  await webhookEvent('tenant-b', 'msg_hk_pending_9d', 'pending', ago(9 * DAY), null);
 
   await ctx.schedulePeriodicRuns(now);
   await ctx.worker.runOnce();
@@ -66,6 +106,12 @@ it('when the hour’s run comes, then old finished jobs and expired idempotency 
   expect(await getJob(ctx.db, { id: recent })).toMatchObject({ state: 'done' });
   expect(await getJob(ctx.db, { id: waiting })).toMatchObject({ state: 'pending' });
   expect(await keysLeft()).toEqual(['tenant-b/hk-valid']);
+  expect(await eventBodies()).toEqual({
+    msg_hk_delivered_6d: true,
+    msg_hk_delivered_8d: false,
+    msg_hk_failed_8d: false,
+    msg_hk_pending_9d: true,
+  });
   const next = await ctx.db.query<{ run_at: Date }>(
     "SELECT run_at FROM jobs WHERE queue = $1 AND state = 'pending'",
     [HOUSEKEEPING_QUEUE],

@@ -19,17 +19,23 @@ const HOUR_MS = 3_600_000;
 const HOUSEKEEPING_BATCH = 1_000;
 
 /**
- * One more kind of row the run deletes: up to `limit` of them that have lapsed by `now`, returning how many
+ * One more kind of row the run deletes (or empties): up to `limit` of them that have lapsed by `now`, returning how many
  * went. The run calls it again until it returns fewer than `limit`.
  */
 export type HousekeepingTask = (now: Date, limit: number) => Promise<number>;
+
+/** A task whose rows are heavier than a job's: fewer of them per statement than the run's batch size. */
+export interface SizedHousekeepingTask {
+  task: HousekeepingTask;
+  batchSize: number;
+}
 
 export interface HousekeepingOptions {
   db: Db;
   /** Finished jobs older than this are deleted. */
   jobRetentionMs: number;
   /** The app's own lapsed rows, by a name for the log. */
-  tasks?: Record<string, HousekeepingTask>;
+  tasks?: Record<string, HousekeepingTask | SizedHousekeepingTask>;
   /** How often a run happens; default hourly. */
   everyMs?: number;
   batchSize?: number;
@@ -70,8 +76,9 @@ export function housekeepingJob(options: HousekeepingOptions): PeriodicJob {
       const deleted: Record<string, number> = {};
       const before = new Date(now.getTime() - options.jobRetentionMs);
       deleted['finished jobs'] = await pruneFinishedJobs(options.db, before, batchSize, context.signal);
-      for (const [name, task] of Object.entries(options.tasks ?? {})) {
-        deleted[name] = await inBatches((limit) => task(now, limit), batchSize, context.signal);
+      for (const [name, entry] of Object.entries(options.tasks ?? {})) {
+        const { task, batchSize: size } = typeof entry === 'function' ? { task: entry, batchSize } : entry;
+        deleted[name] = await inBatches((limit) => task(now, limit), size, context.signal);
       }
       if (Object.values(deleted).some((n) => n > 0)) options.logger?.info('housekeeping', { deleted });
     },

@@ -39,6 +39,16 @@ type Row = JoinedBranding & {
   doc_xml: string;
 };
 
+/**
+ * A body is null only once its event finished and the housekeeping cleared it (ADR 0051); the run stops at a
+ * finished event before it would send anything. A pending event without one would be sent empty: refused.
+ */
+function bodyOf(event: { id: string; state: string }, body: string | null): string {
+  if (body !== null) return body;
+  if (event.state === 'pending') throw new Error(`webhook event ${event.id} is pending without its body`);
+  return '';
+}
+
 export async function findWebhookJobInputs(
   tx: Queryable,
   tenantId: string,
@@ -61,7 +71,7 @@ export async function findWebhookJobInputs(
   const row = r.rows[0];
   if (!row) throw new Error('findWebhookJobInputs: the statement returns one row');
   return {
-    event: row.event ? { ...row.event, job_id: jobId, body: row.event_body as string } : undefined,
+    event: row.event ? { ...row.event, job_id: jobId, body: bodyOf(row.event, row.event_body) } : undefined,
     attempts: Number(row.attempts),
     doc:
       row.doc_id === null
