@@ -1,8 +1,8 @@
 // Periodic jobs: work that runs once per period (an hour, a Costa Rica day) as a job of the queue itself.
 // A period's run is the job keyed `<queue>:<period's name>`; the run enqueues the next period's before it
-// records done, and the service makes sure the current period's run exists at start. The key is what makes
-// it once: replicas and restarts enqueue the same key, which the queue keeps once, and a service that was
-// down for several periods runs the current one's and chains on from there (no run per missed period).
+// records done, and the service makes sure a run is to come at start. The key is what makes it once:
+// replicas and restarts enqueue the same key, which the queue keeps once, and a service that was down for
+// several periods runs the waiting one now and chains on from there (no run per missed period).
 import type { Db } from '@cr/service-kit';
 import { type Job, enqueue } from './queue';
 import { type JobContext, type JobResult, type QueueOptions, jobResult } from './worker';
@@ -36,9 +36,19 @@ export function periodicKey(job: Pick<PeriodicJob, 'queue' | 'period'>, at: Date
   return `${job.queue}:${job.period.nameAt(at)}`;
 }
 
-/** Makes sure each job's run for the period holding `now` exists (it runs now unless it ran); call at start. */
+/**
+ * Makes sure each job has a run to come; call at start. A job whose chain holds (a run waiting or running,
+ * however old its period) is left to it: after a service was down, its waiting run catches up alone rather
+ * than beside a second one for the current period. Otherwise (a first start, a run that failed for good) the
+ * current period's run is enqueued to run now, unless that period already had it (its key).
+ */
 export async function schedulePeriodicRuns(db: Db, jobs: readonly PeriodicJob[], now: Date): Promise<void> {
   for (const job of jobs) {
+    const chained = await db.query(
+      "SELECT 1 FROM jobs WHERE queue = $1 AND state IN ('pending', 'running') LIMIT 1",
+      [job.queue],
+    );
+    if (chained.rows.length > 0) continue;
     await enqueue(db, { queue: job.queue, key: periodicKey(job, now), payload: {}, runAt: now });
   }
 }

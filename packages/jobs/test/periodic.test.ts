@@ -77,7 +77,7 @@ describe('a periodic job', () => {
     ]);
   });
 
-  it('when the service was down for several periods, then the waiting run catches up once and the chain goes on from now', async () => {
+  it('when the service was down for several periods and restarts, then the waiting run catches up once and the chain goes on from now', async () => {
     const clock = createClock(Date.parse('2026-12-02T14:20:00Z'));
     const runs: Date[] = [];
     const job = recordingJob('hourly', fixedPeriod(HOUR), runs);
@@ -86,6 +86,8 @@ describe('a periodic job', () => {
     expect(await worker.runOnce()).toBe(1);
 
     clock.advance(5 * HOUR);
+    // The restart schedules nothing beside the run that waits since 15:00.
+    await schedulePeriodicRuns(db, [job], clock.now());
     expect(await worker.runOnce()).toBe(1);
     expect(await worker.runOnce()).toBe(0);
     expect(runs.map((d) => d.toISOString())).toEqual([
@@ -117,6 +119,23 @@ describe('a periodic job', () => {
       expect.objectContaining({ key: 'flaky:2026-12-02T14:00:00.000Z', state: 'done' }),
       { key: 'flaky:2026-12-02T15:00:00.000Z', state: 'pending', run_at: '2026-12-02T15:00:00.000Z' },
     ]);
+  });
+
+  it('when the chain broke (its run failed for good), then the next start schedules the current period’s run', async () => {
+    const clock = createClock(Date.parse('2026-12-02T14:20:00Z'));
+    const runs: Date[] = [];
+    const job = recordingJob('broken', fixedPeriod(HOUR), runs);
+    await schedulePeriodicRuns(db, [job], clock.now());
+    await db.query("UPDATE jobs SET state = 'failed', finished_at = $1 WHERE queue = 'broken'", [
+      clock.now(),
+    ]);
+
+    clock.advance(3 * HOUR);
+    await schedulePeriodicRuns(db, [job], clock.now());
+    const worker = new Worker({ db, now: clock.now, queues: periodicQueues(db, [job]) });
+    expect(await worker.runOnce()).toBe(1);
+    expect(runs.map((d) => d.toISOString())).toEqual(['2026-12-02T17:20:00.000Z']);
+    expect(await getJob(db, { key: 'broken:2026-12-02T18:00:00.000Z' })).toMatchObject({ state: 'pending' });
   });
 
   it('when two periodic jobs name one queue, then composing them is refused', () => {
