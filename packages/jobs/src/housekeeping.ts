@@ -81,6 +81,8 @@ export function housekeepingJob(options: HousekeepingOptions): PeriodicJob {
         deleted[name] = await inBatches((limit) => task(now, limit), size, context.signal);
       }
       if (Object.values(deleted).some((n) => n > 0)) options.logger?.info('housekeeping', { deleted });
+      // A stopping worker cut a batch loop short: what is left goes when the service starts again.
+      return context.signal.aborted ? 'interrupted' : 'done';
     },
   };
 }

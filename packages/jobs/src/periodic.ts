@@ -19,8 +19,12 @@ export interface PeriodicJob {
   /** The queue its runs go through; one periodic job per queue. */
   queue: string;
   period: Period;
-  /** One period's work, at the worker's `now`; a throw retries the run as any job's would. */
-  run(now: Date, context: JobContext): Promise<void>;
+  /**
+   * One period's work, at the worker's `now`; a throw retries the run as any job's would. 'interrupted'
+   * (the worker stopped it half-way, `context.signal`): the run waits to run again at the next start, and
+   * the next period is enqueued by that run instead of this one.
+   */
+  run(now: Date, context: JobContext): Promise<'done' | 'interrupted'>;
 }
 
 /** Periods of `ms` each, counted from the Unix epoch (hours start on the hour), named by their start. */
@@ -64,7 +68,9 @@ export function periodicQueues(
     queues[job.queue] = {
       handler: async (_job: Job<Record<string, never>>, context): Promise<JobResult> => {
         const now = context.now();
-        await job.run(now, context);
+        if ((await job.run(now, context)) === 'interrupted') {
+          return jobResult.retryAt(now, 'interrupted by the worker stopping');
+        }
         const next = job.period.nextStart(now);
         await enqueue(db, { queue: job.queue, key: periodicKey(job, next), payload: {}, runAt: next });
         return jobResult.done();

@@ -3,6 +3,7 @@
 import type { TestDatabase } from '@cr/service-kit';
 import {
   HOUSEKEEPING_QUEUE,
+  type JobContext,
   Worker,
   enqueue,
   getJob,
@@ -124,5 +125,29 @@ describe('the housekeeping run', () => {
     expect(runs.rows[0]?.n).toBe(2);
     // Nothing due before the next hour.
     expect(await worker.runOnce()).toBe(0);
+  });
+
+  it('when the worker stops it half-way, then each table gets one more batch and the run says it was interrupted', async () => {
+    const now = Date.parse('2026-12-02T14:20:00Z');
+    for (let i = 0; i < 7; i++) await finished(new Date(now - 8 * DAY - i * HOUR));
+    const calls: number[] = [];
+    const job = housekeepingJob({
+      db,
+      jobRetentionMs: 7 * DAY,
+      batchSize: 3,
+      tasks: {
+        'lapsed rows': async () => {
+          calls.push(1);
+          return 3;
+        },
+      },
+    });
+    const stopping = new AbortController();
+    stopping.abort();
+    const context = { signal: stopping.signal, now: () => new Date(now) } as unknown as JobContext;
+
+    expect(await job.run(new Date(now), context)).toBe('interrupted');
+    expect(await ids()).toHaveLength(4);
+    expect(calls).toHaveLength(1);
   });
 });

@@ -36,6 +36,7 @@ function recordingJob(queue: string, period: Period, runs: Date[], failFirst = 0
     run: async (now) => {
       if (failures-- > 0) throw new Error('the work failed');
       runs.push(now);
+      return 'done';
     },
   };
 }
@@ -136,6 +137,37 @@ describe('a periodic job', () => {
     expect(await worker.runOnce()).toBe(1);
     expect(runs.map((d) => d.toISOString())).toEqual(['2026-12-02T17:20:00.000Z']);
     expect(await getJob(db, { key: 'broken:2026-12-02T18:00:00.000Z' })).toMatchObject({ state: 'pending' });
+  });
+
+  it('when a run is interrupted by its worker stopping, then it waits to run again and the next period is left to that run', async () => {
+    const clock = createClock(Date.parse('2026-12-02T14:20:00Z'));
+    let interrupt = true;
+    const runs: Date[] = [];
+    const job: PeriodicJob = {
+      queue: 'stopped',
+      period: fixedPeriod(HOUR),
+      run: async (now) => {
+        runs.push(now);
+        return interrupt ? 'interrupted' : 'done';
+      },
+    };
+    const worker = new Worker({ db, now: clock.now, queues: periodicQueues(db, [job]) });
+    await schedulePeriodicRuns(db, [job], clock.now());
+
+    expect(await worker.runOnce()).toBe(1);
+    expect(await keys('stopped')).toEqual([
+      { key: 'stopped:2026-12-02T14:00:00.000Z', state: 'pending', run_at: '2026-12-02T14:20:00.000Z' },
+    ]);
+    // The next start finds the run waiting and adds nothing; the run finishes and chains.
+    interrupt = false;
+    clock.advance(MINUTE);
+    await schedulePeriodicRuns(db, [job], clock.now());
+    expect(await worker.runOnce()).toBe(1);
+    expect(runs).toHaveLength(2);
+    expect(await keys('stopped')).toEqual([
+      expect.objectContaining({ key: 'stopped:2026-12-02T14:00:00.000Z', state: 'done' }),
+      { key: 'stopped:2026-12-02T15:00:00.000Z', state: 'pending', run_at: '2026-12-02T15:00:00.000Z' },
+    ]);
   });
 
   it('when two periodic jobs name one queue, then composing them is refused', () => {

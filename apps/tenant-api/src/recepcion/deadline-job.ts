@@ -121,6 +121,7 @@ export function deadlineJob(deps: RecepcionDeps): PeriodicJob {
     period: costaRicaMornings,
     run: async (now) => {
       await runDeadlineScan(deps, now);
+      return 'done';
     },
   };
 }
