@@ -3,7 +3,9 @@
 import type { TestDatabase } from '@cr/service-kit';
 import {
   HOUSEKEEPING_QUEUE,
+  type HousekeepingTask,
   type JobContext,
+  type SizedHousekeepingTask,
   Worker,
   enqueue,
   getJob,
@@ -59,6 +61,11 @@ describe('pruneJobs with a limit', () => {
   });
 });
 
+/** A week's retention, three jobs per statement, and `task` as the app's one task. */
+function weeklyHousekeeping(task: HousekeepingTask | SizedHousekeepingTask) {
+  return housekeepingJob({ db, jobRetentionMs: 7 * DAY, batchSize: 3, tasks: { 'lapsed rows': task } });
+}
+
 describe('the housekeeping run', () => {
   beforeAll(async () => {
     await suite.db.exec(
@@ -78,23 +85,16 @@ describe('the housekeeping run', () => {
     await db.query('INSERT INTO lapsing (expires_at) VALUES ($1)', [new Date(now + HOUR)]);
     const taskCalls: number[] = [];
 
-    const housekeeping = housekeepingJob({
-      db,
-      jobRetentionMs: 7 * DAY,
-      batchSize: 3,
-      tasks: {
-        // Heavier rows than a job's: two per statement while the jobs go three at a time.
-        'lapsed rows': {
-          batchSize: 2,
-          task: async (at, limit) => {
-            const r = await db.query(
-              'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
-              [at, limit],
-            );
-            taskCalls.push(r.rowCount);
-            return r.rowCount;
-          },
-        },
+    // Heavier rows than a job's: two per statement while the jobs go three at a time.
+    const housekeeping = weeklyHousekeeping({
+      batchSize: 2,
+      task: async (at, limit) => {
+        const r = await db.query(
+          'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
+          [at, limit],
+        );
+        taskCalls.push(r.rowCount);
+        return r.rowCount;
       },
     });
 
@@ -131,16 +131,9 @@ describe('the housekeeping run', () => {
     const now = Date.parse('2026-12-02T14:20:00Z');
     for (let i = 0; i < 7; i++) await finished(new Date(now - 8 * DAY - i * HOUR));
     const calls: number[] = [];
-    const job = housekeepingJob({
-      db,
-      jobRetentionMs: 7 * DAY,
-      batchSize: 3,
-      tasks: {
-        'lapsed rows': async () => {
-          calls.push(1);
-          return 3;
-        },
-      },
+    const job = weeklyHousekeeping(async () => {
+      calls.push(1);
+      return 3;
     });
     const stopping = new AbortController();
     stopping.abort();
