@@ -19,8 +19,8 @@ const HOUR_MS = 3_600_000;
 const HOUSEKEEPING_BATCH = 1_000;
 
 /**
- * One more kind of row the run deletes (or empties): up to `limit` of them that have lapsed by `now`, returning how many
- * went. The run calls it again until it returns fewer than `limit`.
+ * One more kind of row the run deletes (or empties): up to `limit` of them that have lapsed by `now`,
+ * returning how many went. The run calls it again until it returns fewer than `limit`.
  */
 export type HousekeepingTask = (now: Date, limit: number) => Promise<number>;
 
@@ -49,11 +49,12 @@ async function inBatches(
   signal?: AbortSignal,
 ): Promise<number> {
   let deleted = 0;
-  for (;;) {
+  while (!signal?.aborted) {
     const n = await deleteBatch(batchSize);
     deleted += n;
-    if (n < batchSize || signal?.aborted) return deleted;
+    if (n < batchSize) break;
   }
+  return deleted;
 }
 
 /** Deletes the finished jobs that finished before `before`, batch by batch; returns how many. */

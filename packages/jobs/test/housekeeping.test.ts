@@ -61,9 +61,9 @@ describe('pruneJobs with a limit', () => {
   });
 });
 
-/** A week's retention, three jobs per statement, and `task` as the app's one task. */
-function weeklyHousekeeping(task: HousekeepingTask | SizedHousekeepingTask) {
-  return housekeepingJob({ db, jobRetentionMs: 7 * DAY, batchSize: 3, tasks: { 'lapsed rows': task } });
+/** A week's retention, three jobs per statement, and the app's `tasks`. */
+function weeklyHousekeeping(tasks: Record<string, HousekeepingTask | SizedHousekeepingTask>) {
+  return housekeepingJob({ db, jobRetentionMs: 7 * DAY, batchSize: 3, tasks });
 }
 
 describe('the housekeeping run', () => {
@@ -87,14 +87,16 @@ describe('the housekeeping run', () => {
 
     // Heavier rows than a job's: two per statement while the jobs go three at a time.
     const housekeeping = weeklyHousekeeping({
-      batchSize: 2,
-      task: async (at, limit) => {
-        const r = await db.query(
-          'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
-          [at, limit],
-        );
-        taskCalls.push(r.rowCount);
-        return r.rowCount;
+      'lapsed rows': {
+        batchSize: 2,
+        task: async (at, limit) => {
+          const r = await db.query(
+            'DELETE FROM lapsing WHERE id IN (SELECT id FROM lapsing WHERE expires_at <= $1 ORDER BY id LIMIT $2)',
+            [at, limit],
+          );
+          taskCalls.push(r.rowCount);
+          return r.rowCount;
+        },
       },
     });
 
@@ -127,20 +129,27 @@ describe('the housekeeping run', () => {
     expect(await worker.runOnce()).toBe(0);
   });
 
-  it('when the worker stops it half-way, then each table gets one more batch and the run says it was interrupted', async () => {
+  it('when the worker stops it half-way, then no further batch starts and the run says it was interrupted', async () => {
     const now = Date.parse('2026-12-02T14:20:00Z');
     for (let i = 0; i < 7; i++) await finished(new Date(now - 8 * DAY - i * HOUR));
-    const calls: number[] = [];
-    const job = weeklyHousekeeping(async () => {
-      calls.push(1);
-      return 3;
-    });
     const stopping = new AbortController();
-    stopping.abort();
+    const calls: string[] = [];
+    const job = weeklyHousekeeping({
+      // The worker is asked to stop during this task's first batch, which had a full batch to delete.
+      first: async () => {
+        calls.push('first');
+        stopping.abort();
+        return 3;
+      },
+      second: async () => {
+        calls.push('second');
+        return 0;
+      },
+    });
     const context = { signal: stopping.signal, now: () => new Date(now) } as unknown as JobContext;
 
     expect(await job.run(new Date(now), context)).toBe('interrupted');
-    expect(await ids()).toHaveLength(4);
-    expect(calls).toHaveLength(1);
+    expect(await ids()).toEqual([]);
+    expect(calls).toEqual(['first']);
   });
 });

@@ -1,7 +1,7 @@
 // Finished webhook events give up their frozen body after the retention (ADR 0051). The body is what every
 // attempt of a pending event sends, byte for byte; once the event is delivered, failed, gone or had nowhere
 // to go, nothing reads it again (a replay is a new event, built from the document), yet it holds an accepted
-// document's PDF and Hacienda's answer in base64, some 46 KB per document. Kept for the retention, it still
+// document's PDF and Hacienda's answer in base64, some 42–46 KB a document. Kept for the retention, it still
 // shows support exactly what was sent; the row, its state and its deliveries stay for good.
 import type { Queryable } from '@cr/service-kit';
 
