@@ -3,6 +3,7 @@ import { getJob } from '@cr/jobs';
 import { withTenant } from '../src/db/with-tenant';
 import { renderDocumentPdf } from '../src/delivery/render-document-pdf';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
+import { unsafeClearFinishedEventBodies } from '../src/webhooks/clear-event-bodies';
 import { runWebhookDelivery } from '../src/webhooks/deliver-webhook-job';
 import type { WebhookJobPayload } from '../src/webhooks/webhook-event';
 import { post } from './support/client';
@@ -345,17 +346,40 @@ describe('webhooks: timeouts and re-claims', () => {
     }
   });
 
-  it('when a job is run again after its event was delivered (a re-claim after a crash), then nothing is sent twice', async () => {
+  // A re-claim after a crash; the housekeeping may have cleared the finished event's body meanwhile (ADR 0051).
+  it.each([
+    ['its event was delivered (a re-claim after a crash)', false],
+    ['its delivered event lost its body to the housekeeping', true],
+  ])('when a job is run again after %s, then nothing is sent twice', async (_case, cleared) => {
     await configure();
     const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
     const jobId = await raiseFinalStateEvent(ctx.db, 'acme', doc);
     await drain(ctx);
     expect(receiver.received).toHaveLength(1);
+    if (cleared) {
+      const before = new Date(clock.now().getTime() + SECOND);
+      expect(await unsafeClearFinishedEventBodies(ctx.db, before, 1000)).toBeGreaterThan(0);
+    }
     const job = (await getJob<WebhookJobPayload>(ctx.db, { id: jobId }))!;
     const again = await runWebhookDelivery(ctx.webhookDeps, job, { now: clock.now });
     expect(again).toEqual({ kind: 'done' });
     expect(receiver.received).toHaveLength(1);
     expect(await deliveriesOf(ctx.db, 'acme', doc.id)).toHaveLength(1);
+  });
+
+  it('when a pending event has lost its body, then its next run fails rather than send an empty body', async () => {
+    await configure();
+    const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
+    const jobId = await raiseFinalStateEvent(ctx.db, 'acme', doc);
+    receiver.script = [500];
+    await drain(ctx);
+    expect(receiver.received).toHaveLength(1);
+    await ctx.db.query('UPDATE webhook_events SET body = NULL WHERE job_id = $1', [jobId]);
+    const job = (await getJob<WebhookJobPayload>(ctx.db, { id: jobId }))!;
+    await expect(runWebhookDelivery(ctx.webhookDeps, job, { now: clock.now })).rejects.toThrow(
+      /is pending without its body/,
+    );
+    expect(receiver.received).toHaveLength(1);
   });
 });
 

@@ -36,7 +36,7 @@ export function fixedPeriod(ms: number): Period {
   };
 }
 
-export function periodicKey(job: Pick<PeriodicJob, 'queue' | 'period'>, at: Date): string {
+function periodicKey(job: Pick<PeriodicJob, 'queue' | 'period'>, at: Date): string {
   return `${job.queue}:${job.period.nameAt(at)}`;
 }
 

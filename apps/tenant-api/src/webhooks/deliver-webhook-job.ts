@@ -75,11 +75,10 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
       findWebhookJobInputs(tx, tenantId, { jobId: job.id, documentId, withDocument: !job.payload.event }),
     ONE_STATEMENT,
   );
+  // A job claimed again after its event finished (crash between the two writes): nothing left to do.
+  if (inputs.finished) return { kind: 'stop', result: jobResult.done() };
   let event = inputs.event;
-  if (event) {
-    // A job claimed again after its event finished (crash between the two writes): nothing left to do.
-    if (event.state !== 'pending') return { kind: 'stop', result: jobResult.done() };
-  } else {
+  if (!event) {
     const frozen = await eventToFreeze(job, inputs);
     if ('result' in frozen) return { kind: 'stop', result: frozen.result };
     event = {

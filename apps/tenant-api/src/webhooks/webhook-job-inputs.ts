@@ -13,7 +13,13 @@ import {
 import type { DocumentForEvent, WebhookEndpointRow, WebhookEventRow } from './webhook-repository';
 
 export interface WebhookJobInputs {
+  /** This job's event, frozen by an earlier run and still pending (so with its body). */
   event: WebhookEventRow | undefined;
+  /**
+   * This job's event already finished (a run that crashed between its attempt's write and the job's): nothing
+   * is left to send, and its body may be gone (ADR 0051), so it is not returned as `event`.
+   */
+  finished: boolean;
   /** The delivery attempts already recorded for `event` (0 without one). */
   attempts: number;
   /** Read only when asked for and no event was frozen yet. */
@@ -40,13 +46,14 @@ type Row = JoinedBranding & {
 };
 
 /**
- * A body is null only once its event finished and the housekeeping cleared it (ADR 0051); the run stops at a
- * finished event before it would send anything. A pending event without one would be sent empty: refused.
+ * A body is null only once its event finished and the housekeeping cleared it (ADR 0051). A pending event
+ * without one would be sent empty: refused.
  */
-function bodyOf(event: { id: string; state: string }, body: string | null): string {
-  if (body !== null) return body;
-  if (event.state === 'pending') throw new Error(`webhook event ${event.id} is pending without its body`);
-  return '';
+function pendingEvent(row: Row, jobId: string): WebhookEventRow | undefined {
+  const { event, event_body: body } = row;
+  if (event?.state !== 'pending') return undefined;
+  if (body === null) throw new Error(`webhook event ${event.id} is pending without its body`);
+  return { ...event, job_id: jobId, body };
 }
 
 export async function findWebhookJobInputs(
@@ -71,7 +78,8 @@ export async function findWebhookJobInputs(
   const row = r.rows[0];
   if (!row) throw new Error('findWebhookJobInputs: the statement returns one row');
   return {
-    event: row.event ? { ...row.event, job_id: jobId, body: bodyOf(row.event, row.event_body) } : undefined,
+    event: pendingEvent(row, jobId),
+    finished: row.event !== null && row.event.state !== 'pending',
     attempts: Number(row.attempts),
     doc:
       row.doc_id === null
