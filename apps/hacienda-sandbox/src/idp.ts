@@ -1,6 +1,7 @@
 // The IdP (REFERENCE §3): Keycloak's token and logout endpoints for the realms rut-stag (client api-stag)
 // and rut (client api-prod). Tokens are RS256 JWTs like Keycloak's; sessions live in the database so that
-// logout ends them and a refresh after logout fails as it does on Keycloak.
+// logout ends them and a refresh after logout fails as it does on Keycloak; a session lapses with its last
+// token (Keycloak's idle timeout), and lapsed sessions are deleted as new ones start.
 import {
   createPrivateKey,
   createPublicKey,
@@ -61,6 +62,9 @@ export async function upsertUser(db: Db, realm: string, username: string, passwo
 
 /** Sessions whose state this process knows; an evicted one is read from the database again. */
 const KNOWN_SESSIONS = 10_000;
+/** Lapsed sessions deleted by each password grant. */
+const LAPSED_BATCH = 100;
+const SESSION_SLACK_S = 60;
 
 export class TokenService {
   private readonly privateKey;
@@ -68,9 +72,10 @@ export class TokenService {
   /**
    * Whether each session is live, as the database said or as this process made it. Every Hacienda call checks
    * its token's session, two per document; the sessions only ever end through this process's logout (the
-   * sandbox runs as one process over its own database), so what it knows stays true without reading again.
-   * An ended session is remembered as such, so a check that read the row before a logout finished cannot
-   * mark it live afterwards.
+   * sandbox runs as one process over its own database) or lapse with their tokens, so what it knows stays
+   * true without reading again: a lapsed session's tokens have all expired, and `decode` refuses them before
+   * anything asks. An ended session is remembered as such, so a check that read the row before a logout
+   * finished cannot mark it live afterwards.
    */
   private readonly sessions = new LRUCache<string, boolean>({ max: KNOWN_SESSIONS });
   constructor(private readonly options: IdpOptions) {
@@ -118,7 +123,7 @@ export class TokenService {
     };
   }
 
-  /** Whether a session has been started and not logged out. */
+  /** Whether a session has been started and not logged out (a deleted, lapsed one is not). */
   async isLive(sid: string): Promise<boolean> {
     const known = this.sessions.get(sid);
     if (known !== undefined) return known;
@@ -132,20 +137,51 @@ export class TokenService {
     return live;
   }
 
-  /** Starts a session (the password grant). */
+  /**
+   * When a session whose tokens are issued now lapses: when the last of them expires (a minute later, for
+   * the request that issues them, whose clock reads on).
+   */
+  private expiryFromNow(): Date {
+    const { accessTtl, refreshTtl, now } = this.options;
+    return new Date(now().getTime() + (Math.max(accessTtl, refreshTtl) + SESSION_SLACK_S) * 1000);
+  }
+
+  /**
+   * Starts a session (the password grant), and deletes up to LAPSED_BATCH lapsed ones (logged out, or past
+   * their last token's expiry) in the same statement: each login clears more than it adds, so the table
+   * holds the sessions in use rather than every login ever made.
+   */
   async startSession(sid: string, realm: string, username: string, clientId: string): Promise<void> {
     await this.options.db.query(
-      'INSERT INTO idp_sessions (id, realm, username, client_id) VALUES ($1, $2, $3, $4)',
-      [sid, realm, username, clientId],
+      `WITH lapsed AS (
+         DELETE FROM idp_sessions
+          WHERE id IN (SELECT id FROM idp_sessions WHERE expires_at < $5 ORDER BY expires_at LIMIT ${LAPSED_BATCH})
+       )
+       INSERT INTO idp_sessions (id, realm, username, client_id, expires_at) VALUES ($1, $2, $3, $4, $6)`,
+      [sid, realm, username, clientId, this.options.now(), this.expiryFromNow()],
     );
     this.sessions.set(sid, true);
   }
 
-  /** Ends a session (logout): its tokens and its refresh token stop working. */
+  /**
+   * Renews a live session for the tokens a refresh grant issues; false when it was logged out or lapsed (a
+   * lapsed session is not revived, as Keycloak's idle timeout does not).
+   */
+  async renewSession(sid: string): Promise<boolean> {
+    if (this.sessions.get(sid) === false) return false;
+    const r = await this.options.db.query(
+      `UPDATE idp_sessions SET expires_at = $3
+        WHERE id = $1 AND ended_at IS NULL AND expires_at > $2 RETURNING id`,
+      [sid, this.options.now(), this.expiryFromNow()],
+    );
+    return r.rows.length > 0;
+  }
+
+  /** Ends a session (logout): its tokens and its refresh token stop working, and the row lapses at once. */
   async endSession(sid: string): Promise<void> {
     await this.options.db.query(
-      'UPDATE idp_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL',
-      [sid],
+      'UPDATE idp_sessions SET ended_at = $2, expires_at = $2 WHERE id = $1 AND ended_at IS NULL',
+      [sid, this.options.now()],
     );
     // Set even if a check remembered the session meanwhile (a check that read the row before the write).
     this.sessions.set(sid, false);
@@ -247,7 +283,7 @@ export function createIdpRouter(options: IdpOptions, tokens: TokenService): Rout
           'invalid_grant',
           "Invalid refresh token. Token client and authorized client don't match",
         );
-      if (typeof p.sid !== 'string' || !(await tokens.isLive(p.sid)))
+      if (typeof p.sid !== 'string' || !(await tokens.renewSession(p.sid)))
         return oauthError(res, 400, 'invalid_grant', 'Session not active');
       return void res
         .set('Cache-Control', 'no-store')

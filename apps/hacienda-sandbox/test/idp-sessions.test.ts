@@ -16,15 +16,8 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 /** A TokenService as a (re)started sandbox process has it: nothing remembered yet. */
-const service = (over: Db = db) =>
-  new TokenService({
-    db: over,
-    keyPem,
-    accessTtl: 300,
-    refreshTtl: 1800,
-    openMode: false,
-    now: () => new Date(),
-  });
+const service = (over: Db = db, now = () => new Date()) =>
+  new TokenService({ db: over, keyPem, accessTtl: 300, refreshTtl: 1800, openMode: false, now });
 
 const access = (tokens: TokenService, sid: string) =>
   tokens.issue('rut-stag', 'api-stag', 'user@stag', sid, 'http://sandbox').access_token;
@@ -81,5 +74,69 @@ describe('IdP sessions', () => {
       [sid],
     );
     expect(row.rows[0]?.ended).toBe(true);
+  });
+});
+
+describe('IdP sessions lapse', () => {
+  const SECOND = 1000;
+  /** The longest token (refresh, 1,800 s) and the minute's slack for the request that issues it. */
+  const LIFETIME = (1800 + 60) * SECOND;
+  let at: number;
+  const clock = () => new Date(at);
+  const start = (tokens: TokenService) => {
+    const sid = randomUUID();
+    return tokens.startSession(sid, 'rut-stag', 'user@stag', 'api-stag').then(() => sid);
+  };
+  const stored = async (sids: string[]) => {
+    const r = await db.query<{ id: string }>('SELECT id FROM idp_sessions WHERE id = ANY($1)', [sids]);
+    return r.rows.map((row) => row.id).sort();
+  };
+  beforeEach(async () => {
+    // Far ahead of the sessions other tests started with the wall clock, which the logins here clear.
+    at = Date.now() + 100 * 86_400 * SECOND;
+    await db.query('DELETE FROM idp_sessions');
+  });
+
+  it('when a login comes after sessions lapsed or were logged out, then it deletes them and a live one stays', async () => {
+    const tokens = service(db, clock);
+    const lapsed = await start(tokens);
+    at += LIFETIME + SECOND;
+    const [live, loggedOut] = [await start(tokens), await start(tokens)];
+    await tokens.endSession(loggedOut);
+    at += SECOND;
+    const next = await start(tokens);
+    expect(await stored([lapsed, live, loggedOut, next])).toEqual([live, next].sort());
+    expect(await service(db, clock).isLive(lapsed)).toBe(false);
+    expect(await service(db, clock).isLive(loggedOut)).toBe(false);
+    expect(await service(db, clock).isLive(live)).toBe(true);
+  });
+
+  it('when a session is refreshed within its lifetime, then it outlives its first tokens; once lapsed, or logged out, it is not renewed', async () => {
+    const tokens = service(db, clock);
+    const sid = await start(tokens);
+    at += LIFETIME - 60 * SECOND;
+    expect(await tokens.renewSession(sid)).toBe(true);
+    at += 120 * SECOND; // past the first tokens' lifetime, within the renewed one
+    await start(tokens);
+    expect(await stored([sid])).toEqual([sid]);
+    expect(await service(db, clock).renewSession(sid)).toBe(true);
+    at += LIFETIME + SECOND;
+    expect(await service(db, clock).renewSession(sid)).toBe(false);
+
+    const ended = await start(tokens);
+    await tokens.endSession(ended);
+    expect(await service(db, clock).renewSession(ended)).toBe(false);
+  });
+
+  it('when more sessions lapsed than a login deletes, then each login deletes a batch of the oldest', async () => {
+    await db.query(
+      `INSERT INTO idp_sessions (id, realm, username, client_id, expires_at)
+       SELECT 'lapsed-' || i, 'rut-stag', 'user@stag', 'api-stag', $1::timestamptz - i * interval '1 second'
+         FROM generate_series(1, 101) AS i`,
+      [clock()],
+    );
+    await start(service(db, clock));
+    const left = await db.query<{ id: string }>("SELECT id FROM idp_sessions WHERE id LIKE 'lapsed-%'");
+    expect(left.rows.map((r) => r.id)).toEqual(['lapsed-1']);
   });
 });
