@@ -1,7 +1,12 @@
 // SmtpConnections against a real SMTP server in this process (smtp-server, the library mail servers in Node
 // are built on): which e-mails share a connection, when connections close, and that a server's refusal or a
 // connection it dropped still end as the attempt's outcome.
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '@cr/testkit';
 import forge from 'node-forge';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { type ComposedMail, SmtpConnections } from './smtp-connections';
@@ -12,7 +17,7 @@ interface Running {
   /** Connections the server has accepted, and the ones that have ended. */
   opened: number;
   closed: number;
-  received: Array<{ session: string; user: string | undefined }>;
+  received: Array<{ session: string; user: string | undefined; secure: boolean }>;
   server: SMTPServer;
 }
 
@@ -38,7 +43,11 @@ async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Ru
     onData(stream, session, cb) {
       stream.resume();
       stream.on('end', () => {
-        state.received.push({ session: session.id, user: session.user as string | undefined });
+        state.received.push({
+          session: session.id,
+          user: session.user as string | undefined,
+          secure: session.secure,
+        });
         cb();
       });
     },
@@ -196,7 +205,7 @@ describe('SmtpConnections', () => {
             err.responseCode = 451;
             return cb(err);
           }
-          smtp.received.push({ session: session.id, user: undefined });
+          smtp.received.push({ session: session.id, user: undefined, secure: session.secure });
           cb();
         });
       },
@@ -250,8 +259,9 @@ describe('SmtpConnections', () => {
         authOptional: false,
       });
 
-    // The whole conversation over TLS with AUTH is what bench/mail.ts sends (STARTTLS + AUTH PLAIN): jest's own
-    // process.env cannot turn Node's certificate check off for a test, and no setting trusts another CA.
+    // In jest's process no CA signed the certificate: the handshake runs and refuses it. The whole conversation
+    // with a trusted certificate runs in a child process started with NODE_EXTRA_CA_CERTS (below), which Node
+    // reads only when it starts.
     it('when the server uses TLS from the first byte or after STARTTLS, then the handshake runs on our connection and its certificate is checked', async () => {
       connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
       for (const secure of [true, false]) {
@@ -262,6 +272,56 @@ describe('SmtpConnections', () => {
         expect(smtp.received).toHaveLength(0);
       }
     });
+
+    /** Sends `count` e-mails from a process that trusts `certificate` (NODE_EXTRA_CA_CERTS). */
+    async function sendTrusting(
+      server: SmtpServer,
+      count: number,
+    ): Promise<{ code: number | null; out: string }> {
+      const dir = mkdtempSync(join(tmpdir(), 'smtp-tls-'));
+      try {
+        writeFileSync(join(dir, 'ca.pem'), certificate.cert);
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(REPO_ROOT, 'apps/tenant-api/test/support/send-mail-child.ts')],
+          {
+            env: {
+              ...process.env,
+              NODE_OPTIONS: '',
+              NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+              SEND_MAIL_ORDER: JSON.stringify({ server, count }),
+            },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        return { code, out: out.trim() };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+
+    it('when the server’s certificate is trusted, then e-mails go over TLS (from the first byte, or after STARTTLS) with AUTH, on one connection', async () => {
+      for (const secure of [true, false]) {
+        const smtp = await tlsServer(secure);
+        const sent = await sendTrusting({ ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure }, 2);
+        expect(sent).toEqual({ code: 0, out: 'sent 2' });
+        expect(smtp.received).toHaveLength(2);
+        expect(smtp.received.every((r) => r.secure && r.user === 'u')).toBe(true);
+        expect(new Set(smtp.received.map((r) => r.session)).size).toBe(1);
+      }
+    }, 60_000);
+
+    it('when the name given is not the certificate’s, then nothing is sent: the certificate is checked against the name, not the address connected to', async () => {
+      const smtp = await tlsServer(false);
+      const server = { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), host: 'mail.example.cr' };
+      const sent = await sendTrusting(server, 1);
+      expect(sent.code).toBe(1);
+      expect(sent.out).toMatch(/^failed: .*(altnames|mail\.example\.cr)/i);
+      expect(smtp.received).toHaveLength(0);
+    }, 60_000);
   });
 
   it('when closed (shutdown), then the open connections end and a later send is refused', async () => {
