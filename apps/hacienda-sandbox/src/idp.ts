@@ -123,7 +123,10 @@ export class TokenService {
     };
   }
 
-  /** Whether a session has been started and not logged out (a deleted, lapsed one is not). */
+  /**
+   * Whether a session has been started and not logged out. A lapsed one still counts until a login deletes
+   * it: every token it issued has expired, so `decode` refused the token before this is asked.
+   */
   async isLive(sid: string): Promise<boolean> {
     const known = this.sessions.get(sid);
     if (known !== undefined) return known;

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@cr/testkit';
+import type { SendMailOrder } from '../../test/support/send-mail-child';
 import forge from 'node-forge';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { type ComposedMail, SmtpConnections } from './smtp-connections';
@@ -289,7 +290,13 @@ describe('SmtpConnections', () => {
               ...process.env,
               NODE_OPTIONS: '',
               NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-              SEND_MAIL_ORDER: JSON.stringify({ server, count }),
+              SEND_MAIL_ORDER: JSON.stringify({
+                server,
+                mails: Array.from({ length: count }, (_, i) => {
+                  const { envelope, raw } = mail(i + 1);
+                  return { envelope, raw: raw.toString() };
+                }),
+              } satisfies SendMailOrder),
             },
             stdio: ['ignore', 'pipe', 'inherit'],
           },
