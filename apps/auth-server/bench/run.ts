@@ -6,41 +6,20 @@
 // CPU 1, so "one core" means one core; the login flood gives the server both cores (HASH_CONCURRENCY =
 // cores − 1, as deployed), then confines it to one core; /health is probed by a process of its own during
 // both floods. A preloaded monitor (bench/loop-monitor.ts) reports the server's event-loop
-// delay per phase. Every phase is bounded in time. Writes `## auth-server` in docs/performance.md.
+// delay per phase. Every phase is bounded in time. Writes `## auth-server` in docs/performance.md; what the
+// figures showed is written under that section's notes marker, which a run keeps.
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { SecretBox, createLogger, migrate, openPglite, openPostgres, readMigrations } from '@cr/service-kit';
-import { REPO_ROOT, cpuModel } from '@cr/testkit';
+import { cpuModel, writePerformanceSection } from '@cr/testkit';
 import { createAuthServices } from '../src/services';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-
-const ANALYSIS = `What the measurements showed (CPU profiles with \`--cpu-prof\` and the event-loop monitor, during the flood):
-logins are bound by argon2id (≈19 MiB and tens of ms per verification, by design), which runs on threads of
-its own, cores − 1 at a time and at a lower priority, so it never blocks the event loop. With the embedded engine, PGlite executes
-every statement synchronously on the main thread, and its mutex handed the session to the next waiter in a
-microtask: the 64 flooding connections' statements ran back to back in one turn of the loop, blocking it for
-100–460 ms at a time (loop delay max 230–460 ms; /health p99 0.5–2 s, the 2 s cases being the readiness
-probe's timeout while it queued behind login statements). service-kit's PGlite engine now starts each statement in
-its own macrotask and the readiness probe bypasses that queue; the loop is then blocked for at most one
-statement (max ≈ 30–60 ms under this machine's load). PGlite still spends main-thread CPU on every login's
-statements, which a PostgreSQL server spends in its own process: for latency under load, run with
-DATABASE_URL (ADR 0002). The JWKS body is a cached buffer answered before the per-request plumbing; its
-profile is Node's HTTP server itself (parsing, socket writes), so its rate follows how much of one core the
-server actually gets on this shared machine.
-
-/health during the flood was first measured by autocannon inside the bench process, beside the 64 flooding
-connections: 42–136 ms at p99 while the server's loop was never held over ~20 ms. Probed from a process of
-its own, as a monitor would, the same server answered at p99 7.5–9.4 ms (11-27, by hand): the rest was the
-load generator's own loop. On one core (a one-CPU container: the argon2 thread and the event loop share it),
-the argon2 threads' lower priority (HASH_NICE, default 10; a nice value is per thread on Linux) gave /health
-p50 1.8–1.9 ms, p99 8.5–9.9 ms, max 10–19 ms, against 3.4 ms, 10.4–13.3 ms and 27–29 ms at nice 0, with as
-many logins per second (60–67 against 55–62).`;
 
 function rate(fn: () => void, ms: number): number {
   const end = performance.now() + ms;
@@ -352,27 +331,11 @@ ${pgUrl ? '' : '\nPostgreSQL was not measured in this run (BENCH_DATABASE_URL un
 | --- | --- | --- | --- |
 | — | token signing/s (TokenService.issue: claims + compact JWS with node:crypto) | ${signing.token.toFixed(0)} | |
 | — | raw RSA-2048 \`crypto.sign\`/s, same run | ${signing.raw.toFixed(0)} | |
-| — | signing / raw | ${(signingRatio * 100).toFixed(0)}% | ≥ 80%: ${met(signingRatio >= 0.8)} |
+| — | signing / raw | ${Math.floor(signingRatio * 100)}% | ≥ 80%: ${met(signingRatio >= 0.8)} |
 ${results.map(rows).join('\n')}
-
-${ANALYSIS}
 `;
-  writeSection(section);
-}
-
-function writeSection(section: string): void {
-  const file = join(REPO_ROOT, 'docs', 'performance.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Performance\n';
-  const re = /## auth-server\n[\s\S]*?(?=\n## |$)/;
-  const next = re.test(current)
-    ? current.replace(re, `${section.trimEnd()}\n`)
-    : `${current.trimEnd()}\n\n${section}`;
-  writeFileSync(file, `${next.trimEnd()}\n`);
-  // The repository's formatter aligns markdown tables; keep the file as `pnpm lint` wants it.
-  spawnSync(join(REPO_ROOT, 'node_modules', '.bin', 'biome'), ['format', '--write', file], {
-    stdio: 'ignore',
-  });
-  process.stdout.write(`wrote ${file}\n`);
+  writePerformanceSection('## auth-server', section);
+  process.stdout.write(section);
 }
 
 main().catch((err: unknown) => {

@@ -383,8 +383,6 @@ async function main(): Promise<void> {
         `${r.webhook.p50.toFixed(0)} / ${r.webhook.p99.toFixed(0)} ms (goal p99 < 2 s: ${met(r.webhook.p99 < 2000)})`,
     ),
     '',
-    'Where the time goes (CPU profile of the PGlite full-load run, 2026-11-21): about 60% of the process CPU is inside PGlite (its WASM PostgreSQL and protocol handling), the engine about 10%, express, body parsing, the token check and autocannon the rest. On PGlite each parameterised statement costs on the order of a millisecond of CPU (a simple-protocol one a few tenths), about one RSA signature; a submission runs two transactions (issuer + number check; document with its event + job, see ADR 0008), and the worker later runs the submit, status and webhook jobs, which cost further statements per document outside the figures above. The ≥ 40% goal is out of reach on PGlite while each statement costs about a signature; on PostgreSQL the process spends about 4 ms of CPU per POST, of which the engine is under 1 ms.',
-    '',
     'Each document costs one RSA-2048 private-key signature on the request path (the XAdES SignatureValue; the references are SHA-256 digests) plus one token verification (a public-key operation, about 1/30 of a signature), so the raw signing rate is the ceiling before HTTP, validation, XML and the database.',
     '',
     '',

@@ -1,9 +1,9 @@
 // `pnpm bench`: CABYS search at the function over a mixed query set on the full catalogue (HACIENDA_DATA_DIR):
 // queries/s, p50/p99 latency, index build time and memory. Writes the `## cabys` section of docs/performance.md.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import { haciendaDataDir } from '@cr/testkit';
+import { join } from 'node:path';
+import { haciendaDataDir, writePerformanceSection } from '@cr/testkit';
 import { type CabysIndex, createCabysIndex, parseCabysJson } from '../src';
 
 const QUERIES = [
@@ -168,26 +168,13 @@ function main(): void {
         ]
       : []),
     'Mixed set: single words with and without accents, singular/plural, 1–7 letter prefixes, one-typo words,',
-    'multi-word queries, exact and unknown 13-digit codes, code prefixes. Through HTTP is measured by the',
-    'tenant-api once the route is wired.',
+    'multi-word queries, exact and unknown 13-digit codes, code prefixes. Through HTTP: "tenant-api (CABYS',
+    'over HTTP)".',
     '',
   ].join('\n');
   process.stdout.write(`${section}\n`);
 
-  const perf = resolve(__dirname, '../../../docs/performance.md');
-  let doc: string;
-  try {
-    doc = readFileSync(perf, 'utf8');
-  } catch {
-    doc = '# Performance\n\nEach package with a benchmark writes its own section.\n\n';
-  }
-  const start = doc.indexOf('## cabys\n');
-  if (start === -1) doc = `${doc.trimEnd()}\n\n${section}`;
-  else {
-    const next = doc.indexOf('\n## ', start + 1);
-    doc = doc.slice(0, start) + section + (next === -1 ? '' : doc.slice(next + 1));
-  }
-  writeFileSync(perf, doc);
+  writePerformanceSection('## cabys', section);
 }
 
 main();

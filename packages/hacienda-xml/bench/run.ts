@@ -3,9 +3,7 @@
 // same run on one core; writes `## hacienda-xml` of docs/performance.md (only that section).
 import { cpus, loadavg } from 'node:os';
 import { execSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { sign } from 'node:crypto';
-import path from 'node:path';
 import type { Element } from '@xmldom/xmldom';
 import { buildMensajeHacienda, buildSignedDocument, openP12, verifySignedXml } from '../src';
 import { parseXml } from '../src/parse-xml';
@@ -13,7 +11,7 @@ import { checkSignatureValue } from '../src/xades-verify';
 import { ISSUER, invoice, line } from '../src/testing/mothers';
 import { taxedLine } from '../src/testing/tax-mothers';
 import { makeTestP12 } from '../src/testing/test-certificate';
-import { cpuModel } from '@cr/testkit';
+import { cpuModel, writePerformanceSection } from '@cr/testkit';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 /** The cases take turns in slices of this length, so load from other processes hits them alike. */
@@ -157,16 +155,5 @@ const section = [
   '',
 ].join('\n');
 
-const file = path.resolve(__dirname, '../../../docs/performance.md');
-let content = existsSync(file)
-  ? readFileSync(file, 'utf8')
-  : "# Performance\n\nBenchmark results; each package's `bench` script rewrites only its own section.\n\n";
-const start = content.indexOf('## hacienda-xml');
-if (start >= 0) {
-  const next = content.indexOf('\n## ', start + 1);
-  content = content.slice(0, start) + section + (next >= 0 ? content.slice(next + 1) : '');
-} else {
-  content = `${content.trimEnd()}\n\n${section}`;
-}
-writeFileSync(file, content);
+writePerformanceSection('## hacienda-xml', section);
 process.stdout.write(`${section}\n`);

@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writePerformanceSection } from './performance-doc';
+import { NOTES_MARKER, writePerformanceSection } from './performance-doc';
 
 describe('writePerformanceSection', () => {
   const dir = mkdtempSync(join(tmpdir(), 'perf-doc-'));
@@ -22,5 +22,27 @@ describe('writePerformanceSection', () => {
     );
     writePerformanceSection('## cabys', '## cabys\n\nfirst\n', file);
     expect(readFileSync(file, 'utf8').endsWith('newer\n\n## cabys\n\nfirst\n')).toBe(true);
+  });
+
+  it('keeps the notes below its marker, in the section it rewrites only, and the next section after them', () => {
+    const notes = `${NOTES_MARKER}\n\nA/B on an earlier day: 1 → 2.\n`;
+    writeFileSync(
+      file,
+      `# Performance\n\n## xsd\n\nold figures\n\n${notes}\n## pdf\n\npdf figures\n\n${NOTES_MARKER}\n\npdf notes\n`,
+    );
+    writePerformanceSection('## xsd', '## xsd\n\nnew figures\n', file);
+    expect(readFileSync(file, 'utf8')).toBe(
+      `# Performance\n\n## xsd\n\nnew figures\n\n${notes}\n## pdf\n\npdf figures\n\n${NOTES_MARKER}\n\npdf notes\n`,
+    );
+    writePerformanceSection('## pdf', '## pdf\n\nnew pdf figures', file);
+    expect(readFileSync(file, 'utf8')).toBe(
+      `# Performance\n\n## xsd\n\nnew figures\n\n${notes}\n## pdf\n\nnew pdf figures\n\n${NOTES_MARKER}\n\npdf notes\n`,
+    );
+    // A section without a marker has no notes: another section's marker is not taken for its own.
+    writeFileSync(file, `## xsd\n\nold\n\n## pdf\n\nfigures\n\n${NOTES_MARKER}\n\npdf notes\n`);
+    writePerformanceSection('## xsd', '## xsd\n\nnew\n', file);
+    expect(readFileSync(file, 'utf8')).toBe(
+      `## xsd\n\nnew\n\n## pdf\n\nfigures\n\n${NOTES_MARKER}\n\npdf notes\n`,
+    );
   });
 });
