@@ -62,8 +62,10 @@ export function judgeGrowth(
     );
     return { ok: false, startBytes: 0, endBytes: 0, growthBytes: 0, peakBytes, reasons };
   }
-  // Two samples at each end when there are enough (four or more), one otherwise.
-  const k = judged.length >= 4 ? 2 : 1;
+  // Three samples at each end when there are six or more, two with four or five, one otherwise. The median of
+  // three ignores one sample taken mid-allocation (the auth-server's RSS jumps by the 19 MiB of an argon2 hash
+  // in flight and falls back), where the median of two is their mean and one such sample can fail the run.
+  const k = judged.length >= 6 ? 3 : judged.length >= 4 ? 2 : 1;
   const startBytes = median(judged.slice(0, k).map((s) => s.bytes));
   const endBytes = median(judged.slice(-k).map((s) => s.bytes));
   const growthBytes = endBytes - startBytes;
