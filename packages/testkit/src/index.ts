@@ -121,7 +121,7 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
       }),
   };
 }
-export { NOTES_MARKER, writePerformanceSection } from './performance-doc';
+export { writePerformanceSection } from './performance-doc';
 export { loadAverages } from './load-average';
 export { rawSigningRate } from './raw-signing';
 export { cpuModel } from './cpu-model';
