@@ -96,7 +96,10 @@ export async function insertPendingDocument(
       : 'SELECT 1',
   );
   // INSERT … SELECT (not VALUES), so that `held` decides; a parameter in a SELECT list would be text, so
-  // every other type is cast to its column's.
+  // every other type is cast to its column's. ON CONFLICT names no constraint: within a tenant the clave
+  // embeds the number (the issuer's id, an integer, and the consecutivo), so a taken clave is a taken number,
+  // and a concurrent twin met first at the clave's index (not an arbiter) would raise instead of skipping.
+  // The id and the callback token are random.
   const values = [
     `${w.param(d.id)}::uuid`,
     tenant,
@@ -129,7 +132,7 @@ export async function insertPendingDocument(
        request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type,
        correo_copias)
      SELECT ${values.join(', ')} FROM held
-     ON CONFLICT ON CONSTRAINT documents_number_unique DO NOTHING
+     ON CONFLICT DO NOTHING
      RETURNING tenant_id, id`,
   );
   w.add(

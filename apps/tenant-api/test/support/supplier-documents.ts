@@ -38,11 +38,11 @@ export function supplierInvoice(
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
-/** The receiving issuer (RECEIVER_ID), registered for tenant acme of `app`. */
-export async function registerReceiver(app: TestApp): Promise<void> {
+/** The receiving issuer (RECEIVER_ID), registered for `tenant` (default acme) of `app`. */
+export async function registerReceiver(app: TestApp, tenant = 'acme'): Promise<void> {
   const registered = await post(
     app,
-    'acme',
+    tenant,
     '/api/enviar/emisor',
     issuerBody({
       identificacion: Number(RECEIVER_ID),
