@@ -1,6 +1,7 @@
 // The whole trust chain with the real auth-server running as its own process: a client created through its
 // admin API logs in, and the tenant-api verifies that token through jwks-rsa against the live JWKS, honours
-// the live revocation list, and refuses the same token at another tenant's host.
+// the live revocation list, and refuses the same token at another tenant's host. The dashboard's sign-in
+// through it is throttled per browser address, not per this service's.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,8 @@ beforeAll(async () => {
       AUTH_ISSUER: ISSUER,
       AUTH_AUDIENCE: AUDIENCE,
       AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
+      // As deployed: one trusted hop, so the tenant-api can name the browser's address for the throttle.
+      TRUST_PROXY: 'true',
       LOG_LEVEL: 'warn',
     },
     timeoutMs: 90_000,
@@ -73,6 +76,46 @@ afterAll(async () => {
   await auth?.stop();
   await ctx?.close();
   rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the dashboard sign-in through the real auth-server, behind a gateway', () => {
+  let behindGateway: TestApp;
+  beforeAll(async () => {
+    behindGateway = await startTestApp({
+      trustProxy: 'true',
+      auth: {
+        jwksUrl: `${auth.url}/.well-known/jwks.json`,
+        revocationsUrl: `${auth.url}/revocations`,
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      },
+    });
+    await createClient('initech', 'initech-password-123');
+  }, 120_000);
+  afterAll(() => behindGateway?.close());
+
+  const signIn = (address: string, password: string) =>
+    request(behindGateway.app)
+      .post('/app/session')
+      .set('Host', behindGateway.host('initech'))
+      .set('X-Forwarded-For', address)
+      .send({ base: 'initech', password });
+
+  it('when one address fails until the auth-server holds it back, then a browser elsewhere still signs in to that base', async () => {
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof signIn>> | undefined;
+    while (statuses.length < 12 && last?.status !== 429) {
+      last = await signIn('203.0.113.66', 'not-the-password');
+      statuses.push(last.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
+    expect(Number(last?.headers['retry-after'])).toBeGreaterThan(0);
+    // Before the address was sent on, every browser shared this service's, and this was 429 too.
+    const elsewhere = await signIn('198.51.100.7', 'initech-password-123');
+    expect(elsewhere.status).toBe(200);
+    expect(String(elsewhere.headers['set-cookie'])).toMatch(/^__Host-cr_session=/);
+  });
 });
 
 describe('tenant-api with the real auth-server', () => {

@@ -213,6 +213,37 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     expect(jwks.status).toBe(200);
   });
 
+  test('when one address signs in to the dashboard faster than the login limit, then 429 JSON; reading and ending a session are not limited', async () => {
+    // The same budget as POST /login (rate 1r/m, burst 2): whatever an earlier test left of it, at most three
+    // sign-ins pass before the refusal.
+    const statuses: number[] = [];
+    while (statuses.length < 5 && statuses.at(-1) !== 429) {
+      const res = await gatewayRequest(gw.httpPort, {
+        host: 'acme.api.localtest',
+        method: 'POST',
+        path: '/app/session',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ base: 'acme', password: 'not-the-password' }),
+      });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.headers['retry-after']).toBe('60');
+        expect(res.json<{ error: string }>().error).toBe('too_many_requests');
+      }
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.length).toBeLessThanOrEqual(4);
+    for (const method of ['GET', 'DELETE', 'GET']) {
+      const res = await gatewayRequest(gw.httpPort, {
+        host: 'acme.api.localtest',
+        method,
+        path: '/app/session',
+      });
+      expect([method, res.status]).toEqual([method, 200]);
+      expect(res.json<Echo>()).toMatchObject({ upstream: 'tenant-api', url: '/app/session' });
+    }
+  });
+
   test('when requests pass, then the access log is JSON with the request id and never the Authorization header', async () => {
     await gatewayRequest(gw.httpPort, {
       host: 'acme.api.localtest',
@@ -238,7 +269,18 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
 
   test('when /admin is asked for on the public auth host, then 404 JSON and the auth-server never sees it', async () => {
     const before = gw.accessLog().length;
-    for (const path of ['/admin/clients', '/admin', '/admin/keys/rotate', '/admin%2Fclients']) {
+    // Express matches paths without regard to case, so the gateway must too.
+    const paths = [
+      '/admin/clients',
+      '/admin',
+      '/admin/keys/rotate',
+      '/admin%2Fclients',
+      '/ADMIN/clients',
+      '/Admin',
+      '/aDmIn/keys/rotate',
+      '/%41dmin/clients',
+    ];
+    for (const path of paths) {
       const res = await gatewayRequest(gw.httpPort, {
         host: 'auth.localtest',
         method: 'POST',
@@ -249,8 +291,8 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
       expect([path, res.status]).toEqual([path, 404]);
       expect(res.json<{ error: string }>().error).toBe('not_found');
     }
-    const lines = await logLines(gw, before + 4);
-    expect(lines.slice(before).map((l) => l.upstream_addr)).toEqual(['', '', '', '']);
+    const lines = await logLines(gw, before + paths.length);
+    expect(lines.slice(before).map((l) => l.upstream_addr)).toEqual(paths.map(() => ''));
   });
 
   test('when the internal admin listener is asked, then /admin/ reaches the auth-server and nothing else does', async () => {

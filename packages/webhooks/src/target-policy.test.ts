@@ -13,6 +13,7 @@ describe('webhook target policy', () => {
     ['https://127.0.0.1/hook', 'private'],
     ['https://[::1]/hook', 'private'],
     ['https://[::ffff:10.0.0.1]/hook', 'private'],
+    ['https://[::7f00:1]/hook', 'private'],
     ['https://localhost/hook', 'private'],
     ['not a url', 'absolute URL'],
     ['ftp://example.com/x', 'must use https'],
@@ -37,6 +38,10 @@ describe('webhook target policy', () => {
     expect(isPublicAddress('100.64.0.1')).toBe(false);
     expect(isPublicAddress('fd00::1')).toBe(false);
     expect(isPublicAddress('2001:4860:4860::8888')).toBe(true);
+    // IPv4-compatible (::/96, deprecated): refused whatever the IPv4 address inside.
+    expect(isPublicAddress('::7f00:1')).toBe(false);
+    expect(isPublicAddress('::a00:1')).toBe(false);
+    expect(isPublicAddress('::808:808')).toBe(false);
   });
 
   it('when a name resolves to loopback at connection time, then the guarded lookup refuses it', async () => {

@@ -28,6 +28,12 @@ export function isPublicAddress(address: string): boolean {
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
+  // ::/96, the IPv4-compatible addresses RFC 4291 deprecated: ipaddr.js calls ::7f00:1 (127.0.0.1 inside)
+  // unicast. No public service is reached through one, and a stack that still maps them would reach the
+  // IPv4 address inside, so none is public.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) {
+    return false;
+  }
   return parsed.range() === 'unicast';
 }
 

@@ -1,11 +1,17 @@
 // The two auth-server calls the dashboard's session makes on the browser's behalf: POST /login with the
 // tenant's base and password, and POST /logout with the token (which revokes it). The password passes
-// through and is never logged or kept.
+// through and is never logged or kept. The sign-in names the browser's address in X-Forwarded-For: the
+// auth-server throttles failures per (base, address), and without it every browser of a tenant would share
+// this service's address, so anyone failing a few times against a base would hold its dashboard sign-in for
+// everybody. The auth-server believes the header only from a peer its TRUST_PROXY trusts (deployed: one hop).
 import { AppError } from '@cr/service-kit';
 
 export interface AuthServerClient {
-  /** The token, or undefined when the auth-server refused the credentials (401). */
-  login(base: string, password: string): Promise<string | undefined>;
+  /**
+   * The token, or undefined when the auth-server refused the credentials (401). `clientAddress` is the
+   * browser's address as this service sees it (`req.ip`), sent on for the auth-server's throttle.
+   */
+  login(base: string, password: string, clientAddress?: string): Promise<string | undefined>;
   /** Revokes the token at the auth-server. */
   logout(token: string): Promise<void>;
 }
@@ -26,12 +32,15 @@ export function createAuthServerClient(options: {
     }
   }
   return {
-    async login(login, password) {
+    async login(login, password, clientAddress) {
       const res = await send(
         '/login',
         {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            ...(clientAddress ? { 'x-forwarded-for': clientAddress } : {}),
+          },
           body: JSON.stringify({ base: login, password }),
         },
         'sign-in',

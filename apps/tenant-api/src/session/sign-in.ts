@@ -25,11 +25,11 @@ export function sessionData(token: string, claims: { base: string; exp: number }
 
 export async function signIn(
   deps: SessionDeps,
-  input: { tenantId: string; body: unknown },
+  input: { tenantId: string; body: unknown; clientAddress?: string | undefined },
 ): Promise<{ token: string; maxAgeSeconds: number; data: SessionData }> {
   const { base, password } = parseBody(SessionRequest, input.body);
   if (base !== input.tenantId) throw invalidCredentials();
-  const token = await deps.authServer.login(base, password);
+  const token = await deps.authServer.login(base, password, input.clientAddress);
   if (!token) throw invalidCredentials();
   let claims: { base: string; exp: number };
   try {

@@ -148,7 +148,10 @@ export async function startTestApp(
     revocationReadiness?: boolean;
     /** Staleness limit of the revocation list (default: 4 intervals, at least a minute). */
     revocationsMaxStalenessMs?: number;
-    /** Verify tokens of a real auth-server instead of the forge's (the forge still runs for other uses). */
+    /**
+     * Verify tokens of a real auth-server instead of the forge's (the forge still runs for other uses); the
+     * dashboard's sign-in goes to it too.
+     */
     auth?: { jwksUrl: string; revocationsUrl: string; issuer: string; audience: string };
   } = {},
 ): Promise<TestApp> {
@@ -198,6 +201,8 @@ export async function startTestApp(
       // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
       HACIENDA_XSD_DIR: options.xsdDir ?? xsdDir(),
       TRUST_PROXY: options.trustProxy ?? 'false',
+      // The dashboard's sign-in goes to the same real auth-server whose tokens are verified.
+      ...(options.auth ? { AUTH_SERVER_URL: new URL(options.auth.jwksUrl).origin } : {}),
       // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
       WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,

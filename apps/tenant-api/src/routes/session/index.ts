@@ -9,7 +9,11 @@ import { type SessionDeps, sessionData, signIn } from '../../session/sign-in';
 
 function entrar(deps: SessionDeps): RequestHandler {
   return async (req, res) => {
-    const session = await signIn(deps, { tenantId: res.locals.tenantId, body: req.body });
+    const session = await signIn(deps, {
+      tenantId: res.locals.tenantId,
+      body: req.body,
+      clientAddress: req.ip,
+    });
     res.setHeader('Set-Cookie', sessionCookie(session.token, session.maxAgeSeconds));
     res.setHeader('Cache-Control', 'no-store');
     const body: SessionResponse = { status: 'success', data: session.data };
