@@ -31,6 +31,8 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   pdfRenders: DocumentRouteDeps['pdfRenders'];
   /** BRANDING_WRITE_RATE_LIMIT: POST /api/configurar/marca per tenant. */
   brandingWriteLimiter: DeliveryRouteDeps['brandingWriteLimiter'];
+  /** MAIL_RESEND_RATE_LIMIT: POST /api/reenviar/correo per tenant. */
+  mailResendLimiter: DeliveryRouteDeps['mailResendLimiter'];
   /** The webhook use cases: target policy, timeout and the per-tenant replay limit. */
   webhooks: WebhookDeps;
   /** The platform's SMTP server, the SSRF policy of tenants' hosts, timeouts and retries. */

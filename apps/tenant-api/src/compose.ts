@@ -44,7 +44,7 @@ import { loadHaciendaTrust } from './hacienda/hacienda-trust';
 import { submissionQueues } from './hacienda/submission-queues';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
-import { createLookupLimiter } from './lookups/tenant-lookup-limit';
+import { createLookupLimiter, tenantExonerationLookup } from './lookups/tenant-lookup-limit';
 import { TenantConcurrency } from './tenancy/tenant-concurrency';
 import { createTenantLimiter } from './tenancy/tenant-rate-limit';
 import { collectTenantApiMetrics } from './observability/tenant-metrics';
@@ -90,6 +90,7 @@ export interface TenantApiSettings {
   lookupLimiter?: LookupDeps['lookupLimiter'];
   issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
+  mailResendLimiter?: AppDeps['mailResendLimiter'];
   brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
   pdfRenders?: AppDeps['pdfRenders'];
   recepcionUploads?: RecepcionDeps['uploads'];
@@ -181,6 +182,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     ...(settings.taxpayerCheckTimeoutMs ? { taxpayerCheckTimeoutMs: settings.taxpayerCheckTimeoutMs } : {}),
   };
   let worker: WorkerGroup | undefined;
+  const lookupLimiter =
+    settings.lookupLimiter ??
+    createLookupLimiter({
+      limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
+      windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
+    });
   const haciendaTrust = settings.haciendaTrust ?? loadHaciendaTrust(config);
   const submission: SubmissionDeps & LookupDeps = {
     ...issuerDeps,
@@ -194,16 +201,15 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     ...(settings.checkExonerations === false
       ? {}
       : {
-          checkExonerations: (document: DocumentRequest) =>
-            checkExonerations({ document, now: now() }, hacienda.publicApi),
+          // The lookup routes' window, but only lookups that reach Hacienda (not cached) take a slot of it.
+          checkExonerations: ({ tenantId, document }: { tenantId: string; document: DocumentRequest }) =>
+            checkExonerations(
+              { document, now: now() },
+              tenantExonerationLookup({ db, lookupLimiter }, hacienda.publicApi, tenantId),
+            ),
         }),
     cabys: settings.cabys,
-    lookupLimiter:
-      settings.lookupLimiter ??
-      createLookupLimiter({
-        limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
-        windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
-      }),
+    lookupLimiter,
   };
   const dates = (list: string) => list.split(',').filter(Boolean);
   const recepcion: RecepcionDeps = {
@@ -314,6 +320,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       createTenantLimiter('branding changes', {
         limit: config.BRANDING_WRITE_RATE_LIMIT,
         windowSeconds: config.BRANDING_WRITE_RATE_WINDOW_SECONDS,
+      }),
+    mailResendLimiter:
+      settings.mailResendLimiter ??
+      createTenantLimiter('e-mail resends', {
+        limit: config.MAIL_RESEND_RATE_LIMIT,
+        windowSeconds: config.MAIL_RESEND_RATE_WINDOW_SECONDS,
       }),
     recepcion,
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,

@@ -124,6 +124,13 @@ export const TenantConfigSchema = Type.Object({
   /** …in this many seconds; beyond it, 429 with Retry-After. */
   WEBHOOK_REPLAY_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   /**
+   * POST /api/reenviar/correo calls per tenant… Each resend is a job of the delivery pool, and a tenant's SMTP
+   * server that never answers holds a slot for MAIL_TIMEOUT_MS on each of its attempts.
+   */
+  MAIL_RESEND_RATE_LIMIT: Type.Integer({ default: 30, minimum: 1, maximum: 10000 }),
+  /** …in this many seconds; beyond it, 429 with Retry-After. */
+  MAIL_RESEND_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
+  /**
    * Processes serving the API (node:cluster), each with its own jobs worker; default one per usable core in
    * production on PostgreSQL, else 1. More than one needs DATABASE_URL.
    */

@@ -492,3 +492,58 @@ describe('the per-tenant lookup limit', () => {
     }
   });
 });
+
+describe('the per-tenant lookup limit on submissions', () => {
+  it("when a submission's exoneration lookups that reach Hacienda exceed the tenant's window, then 429 with Retry-After, nothing stored, cached answers take no slot, and another tenant is unaffected", async () => {
+    const limited = await startTestApp({
+      publicApi: testPublicApi(hacienda.url),
+      lookupLimiter: createLookupLimiter({ limit: 2, windowSeconds: 60 }),
+    });
+    const numbers = ['AL-00030001-24', 'AL-00030002-24', 'AL-00030003-24'];
+    for (const numeroDocumento of numbers) {
+      await hacienda.addExoneration({
+        numeroDocumento,
+        identificacion: RECEPTOR,
+        porcentajeExoneracion: 13,
+        fechaEmision: '2024-01-15',
+        fechaVencimiento: FUTURE,
+        cabys: [JUGO],
+      });
+    }
+    const submit = (tenant: string, numero: number, autorizacion: string) => {
+      const body = exoneratedInvoice(numero, JUGO);
+      const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
+      exoneracion.numeroDocumento = autorizacion;
+      exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
+      return post(limited, tenant, '/api/enviar/items', body);
+    };
+    try {
+      for (const tenant of ['acme', 'other']) {
+        expect((await post(limited, tenant, '/api/enviar/emisor', issuerBody())).status).toBe(200);
+      }
+      // The first lookup of an authorization reaches Hacienda (one slot); its repeats are answered from the
+      // cache and take none, so a tenant's many invoices under one authorization are never refused.
+      const statuses = [];
+      for (const numero of [7101, 7102, 7103, 7104])
+        statuses.push((await submit('acme', numero, numbers[0]!)).status);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      expect((await submit('acme', 7105, numbers[1]!)).status).toBe(200);
+
+      const refused = await submit('acme', 7106, numbers[2]!);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        error: 'too_many_requests',
+        message: expect.stringMatching(/^too many Hacienda lookups for this tenant; retry in \d+ s$/),
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const stored = await limited.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM documents WHERE tenant_id = 'acme' AND numero_referencia = 7106",
+      );
+      expect(stored.rows[0]!.n).toBe(0);
+
+      expect((await submit('other', 7106, numbers[2]!)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
-// Issue 11, item 2: one tenant cannot starve the others' jobs. Replays and branding changes are limited per
-// tenant and a document has at most one replay waiting; webhook deliveries wait on receivers in their own
-// pool; claims take turns between tenants (the 10,000-job case is in packages/jobs/test/fairness.security.test.ts,
+// Issue 11, item 2: one tenant cannot starve the others' jobs. Replays, e-mail resends and branding changes are
+// limited per tenant and a document has at most one replay waiting; e-mails wait in their tenant's lane;
+// webhook deliveries wait on receivers in their own pool; claims take turns between tenants (the 10,000-job case is in packages/jobs/test/fairness.security.test.ts,
 // on both engines too).
 import { enqueue, getJob } from '@cr/jobs';
 import { post } from './support/client';
@@ -9,6 +9,9 @@ import { type TestApp, startTestApp } from './support/test-app';
 import { drain, raiseFinalStateEvent } from './support/webhook-helpers';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
+import { MAIL_QUEUE } from '../src/delivery/mail-deps';
+import { recordFinal } from '../src/hacienda/record-transitions';
+import { mensajeHaciendaXml } from './support/documents';
 import { DEADLINE_QUEUE } from '../src/recepcion/deadline-job';
 import { WEBHOOK_QUEUE } from '../src/webhooks/webhook-event';
 
@@ -19,6 +22,7 @@ beforeAll(async () => {
   ctx = await startTestApp({
     webhookReplayLimiter: createTenantLimiter('webhook replays', { limit: 3, windowSeconds: 60 }),
     brandingWriteLimiter: createTenantLimiter('branding changes', { limit: 2, windowSeconds: 60 }),
+    mailResendLimiter: createTenantLimiter('e-mail resends', { limit: 3, windowSeconds: 60 }),
     concurrency: { jobs: 1, webhooks: 1 },
     webhooks: { timeoutMs: 20_000 },
   });
@@ -102,6 +106,80 @@ describe('branding changes', () => {
     );
     expect(row.rows[0]!.footer).toBe('dos');
     expect((await post(ctx, 'globex', '/api/configurar/marca', { pieDePagina: 'otro' })).status).toBe(200);
+  });
+});
+
+const RECIPIENTS = { destinatarios: ['cuentas@example.com'] };
+
+async function pendingMails(tenant: string): Promise<number> {
+  const r = await ctx.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM jobs WHERE queue = $1 AND tenant = $2 AND state = 'pending'",
+    [MAIL_QUEUE, tenant],
+  );
+  return r.rows[0]?.n ?? -1;
+}
+
+/** One claim of the e-mail queue as a worker makes it (jobs_claim), leased for an hour: what it took, in order. */
+async function claimMails(limit: number): Promise<string[]> {
+  const now = new Date(Date.now() + 1_000);
+  const r = await ctx.db.query<{ tenant: string }>(
+    'SELECT tenant FROM jobs_claim($1, $2, $3::text[], $4, $5)',
+    ['starvation-test', new Date(now.getTime() + 3_600_000), [MAIL_QUEUE], now, limit],
+  );
+  return r.rows.map((row) => row.tenant);
+}
+
+describe('e-mail resends', () => {
+  it('when a tenant resends beyond its limit, then 429 with Retry-After, nothing queued, and another tenant is unaffected', async () => {
+    const docs = await Promise.all(
+      [1, 2, 3, 4].map(() => insertTestDocument(ctx.db, 'umbrella', { estado: 'aceptado' })),
+    );
+    const answers = [];
+    for (const doc of docs)
+      answers.push(await post(ctx, 'umbrella', '/api/reenviar/correo', { clave: doc.clave, ...RECIPIENTS }));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 429]);
+    const refused = answers[3]!;
+    expect(refused.body).toMatchObject({
+      error: 'too_many_requests',
+      message: expect.stringMatching(/^too many e-mail resends for this tenant; retry in \d+ s$/),
+    });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(await pendingMails('umbrella')).toBe(3);
+    const stored = await ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM mail_messages WHERE tenant_id = 'umbrella'",
+    );
+    expect(stored.rows[0]!.n).toBe(3);
+
+    const other = await insertTestDocument(ctx.db, 'wayne', { estado: 'aceptado' });
+    const res = await post(ctx, 'wayne', '/api/reenviar/correo', { clave: other.clave, ...RECIPIENTS });
+    expect(res.status).toBe(200);
+    expect(await pendingMails('wayne')).toBe(1);
+  });
+
+  it("when one tenant has e-mails queued before another's acceptance, then each e-mail job is in its tenant's lane and the next claim takes the other tenant's e-mail", async () => {
+    // Out of the way: whatever e-mails earlier tests queued.
+    await claimMails(1_000);
+    const resent = [];
+    for (let i = 0; i < 3; i += 1) {
+      const doc = await insertTestDocument(ctx.db, 'massive', { estado: 'aceptado' });
+      const res = await post(ctx, 'massive', '/api/reenviar/correo', { clave: doc.clave, ...RECIPIENTS });
+      expect(res.status).toBe(200);
+      resent.push(res.body.data.envioId as string);
+    }
+    const doc = await insertTestDocument(ctx.db, 'small', { estado: 'enviado' });
+    const values = { estado: 'aceptado' as const, respuestaXml: mensajeHaciendaXml(doc.clave), mensaje: 1 };
+    expect(
+      await recordFinal(ctx.submission, { tenantId: 'small', documentId: doc.id }, values, 'aceptado'),
+    ).toBe(true);
+
+    expect((await getJob(ctx.db, { key: `mail:${resent[0]}` }))?.tenant).toBe('massive');
+    expect((await getJob(ctx.db, { key: `mail:${doc.id}:aceptado` }))?.tenant).toBe('small');
+    // Two free delivery slots: one takes the busy tenant's oldest e-mail, the other the quiet tenant's, not the
+    // busy tenant's second (its SMTP server may hold each for MAIL_TIMEOUT_MS).
+    expect((await claimMails(2)).sort()).toEqual(['massive', 'small']);
+    await claimMails(1_000);
+    // The acceptance's webhook event (no webhook configured for this tenant).
+    await drain(ctx);
   });
 });
 

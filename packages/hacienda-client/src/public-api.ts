@@ -171,6 +171,14 @@ export function mapExoneration(raw: unknown): Exoneration {
   return out;
 }
 
+export interface LookupOptions {
+  /**
+   * Runs only when the answer is not cached, before any request (and before the shared token bucket): the
+   * caller's own limit on calls that reach Hacienda, e.g. a tenant's window. If it throws, nothing is sent.
+   */
+  beforeRequest?: () => Promise<void>;
+}
+
 export class HaciendaPublicApi {
   private readonly http: AxiosInstance;
   private readonly clock: Clock;
@@ -205,8 +213,8 @@ export class HaciendaPublicApi {
   }
 
   /** `GET /fe/ex?autorizacion=` (e.g. AL-00460853-20). */
-  exoneration(autorizacion: string): Promise<PublicResult<Exoneration>> {
-    return this.lookup('/fe/ex', { autorizacion: autorizacion.trim() }, mapExoneration);
+  exoneration(autorizacion: string, options: LookupOptions = {}): Promise<PublicResult<Exoneration>> {
+    return this.lookup('/fe/ex', { autorizacion: autorizacion.trim() }, mapExoneration, options);
   }
 
   /** `GET /fe/cabys?q=&top=`: search by text. */
@@ -234,6 +242,7 @@ export class HaciendaPublicApi {
     path: string,
     params: Record<string, string>,
     map: (raw: unknown) => T,
+    options: LookupOptions = {},
   ): Promise<PublicResult<T>> {
     const key = `${path}?${new URLSearchParams(params).toString()}`;
     const now = this.clock();
@@ -241,6 +250,7 @@ export class HaciendaPublicApi {
     if (hit && hit.expires > now) return hit.value as PublicResult<T>;
     if (hit) this.cache.delete(key);
 
+    await options.beforeRequest?.();
     const result = await this.fetch(path, params, map);
     if (result.kind !== 'invalid') {
       const ttl = result.kind === 'found' ? this.ttl : Math.ceil(this.ttl / 10);

@@ -93,6 +93,33 @@ describe('HaciendaPublicApi', () => {
     expect(fake.publicRequests).toHaveLength(2);
   });
 
+  it('when a lookup has a beforeRequest hook, then a miss runs it once before the request and a hit never', async () => {
+    const client = api(createFakeTime(), { cacheTtlMs: 60_000 });
+    const seen: number[] = [];
+    const beforeRequest = async () => {
+      seen.push(fake.publicRequests.length);
+    };
+    expect((await client.exoneration('AL-00460853-20', { beforeRequest })).kind).toBe('found');
+    expect(seen).toEqual([0]);
+    expect(fake.publicRequests).toHaveLength(1);
+    expect((await client.exoneration('AL-00460853-20', { beforeRequest })).kind).toBe('found');
+    expect(seen).toEqual([0]);
+    expect(fake.publicRequests).toHaveLength(1);
+  });
+
+  it('when the beforeRequest hook throws, then its error comes back and no request is made', async () => {
+    const refused = new Error('tenant window used up');
+    const beforeRequest = async () => {
+      throw refused;
+    };
+    const client = api();
+    await expect(client.exoneration('AL-00460853-20', { beforeRequest })).rejects.toBe(refused);
+    expect(fake.publicRequests).toHaveLength(0);
+    // Nothing was cached either: the next call asks Hacienda.
+    expect((await client.exoneration('AL-00460853-20')).kind).toBe('found');
+    expect(fake.publicRequests).toHaveLength(1);
+  });
+
   it('when Hacienda fails with 5xx and a timeout, then it retries with backoff and succeeds', async () => {
     const time = createFakeTime();
     fake.publicScript.push((_req, res) => res.status(503).end());

@@ -1,21 +1,30 @@
 // Use case of POST /api/reenviar/correo: a new e-mail of an accepted document, to the given destinatarios or
 // by default to the receptor and the request's copias; recorded and queued in one transaction, delivered by
-// the same job as the first one.
+// the same job as the first one. A tenant may resend a limited number of times per window (429 with
+// Retry-After), and its e-mails wait in its own lane: an SMTP server that never answers holds a delivery slot
+// for MAIL_TIMEOUT_MS on each attempt, so unlimited resends would hold every other tenant's e-mails.
 import { CorreoResendRequest } from '@cr/contracts';
 import { enqueue } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { type TenantLimiter, takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import { comprobanteView } from './comprobante-views';
 import { defaultRecipients } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from './mail-deps';
 import { findDocumentForMail, insertMailMessage } from './mail-repository';
 
+export interface ResendMailDeps extends MailDeps {
+  /** POST /api/reenviar/correo calls per tenant (MAIL_RESEND_RATE_LIMIT per …_WINDOW_SECONDS). */
+  mailResendLimiter: TenantLimiter;
+}
+
 export async function resendMail(
-  deps: MailDeps,
+  deps: ResendMailDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<{ envioId: string; clave: string }> {
   const { clave, destinatarios } = parseBody(CorreoResendRequest, input.body);
   const { tenantId } = input;
+  await takeTenantSlot(deps.db, deps.mailResendLimiter, tenantId, 'e-mail resends');
   const envioId = newMessageId();
   await withTenant(deps.db, tenantId, async (tx) => {
     const doc = await findDocumentForMail(tx, tenantId, { clave });
@@ -43,7 +52,7 @@ export async function resendMail(
       deps.now(),
     );
     const payload: MailJobPayload = { tenantId, documentId: doc.id, messageId: envioId, reason: 'reenvio' };
-    await enqueue(tx, { queue: MAIL_QUEUE, key: `mail:${envioId}`, payload });
+    await enqueue(tx, { queue: MAIL_QUEUE, tenant: tenantId, key: `mail:${envioId}`, payload });
   });
   deps.logger.info('e-mail resend requested', { tenantId, clave, envioId });
   return { envioId, clave };

@@ -32,8 +32,11 @@ export interface SubmissionDeps extends IssuerDeps {
   schedules?: Partial<SubmissionSchedules>;
   /** Wakes the in-process jobs worker after a commit (the worker also polls). */
   wakeWorker?: () => void;
-  /** Extra checks before signing (the exonerations lookup); issues become a 400. */
-  checkExonerations?: (document: DocumentRequest) => Promise<ValidationIssue[]>;
+  /**
+   * Extra checks before signing (the exonerations lookup); issues become a 400. The tenant's: its lookups
+   * that reach Hacienda count against its window (429 beyond it).
+   */
+  checkExonerations?: (input: { tenantId: string; document: DocumentRequest }) => Promise<ValidationIssue[]>;
   /** v4.4 ProveedorSistemas written in every document: the cédula of the software provider. */
   proveedorSistemas?: string;
   /**

@@ -78,11 +78,12 @@ function numberOf(document: DocumentRequest, material: SigningMaterial): Documen
 /** The exonerations lookup (when configured), then the engine: validation, arithmetic, XML, XAdES. */
 async function checkAndSign(
   deps: SubmissionDeps,
+  tenantId: string,
   document: DocumentRequest,
   material: SigningMaterial,
 ): Promise<Signed> {
   if (deps.checkExonerations) {
-    const issues = await deps.checkExonerations(document);
+    const issues = await deps.checkExonerations({ tenantId, document });
     if (issues.length > 0) {
       throw new AppError('bad_request', issues.map((i) => `${i.path}: ${i.reason}`).join('; '), {
         details: issues,
@@ -190,7 +191,7 @@ async function submitWithHeldMaterial(
   const number = numberOf(document, material);
   let signed: Signed;
   try {
-    signed = await checkAndSign(deps, document, material);
+    signed = await checkAndSign(deps, tenantId, document, material);
   } catch (err) {
     // A repeat answers what the first request got, even if a check would now refuse the body (an
     // exoneration since expired, a lookup that fails): the number is looked up before any refusal. And a
@@ -246,6 +247,6 @@ async function submitReadingIssuer(
     return { material, number, existing: await findByNumber(tx, tenantId, number) };
   });
   if (existing) return repeatOrConflict(existing, requestHash);
-  const signed = await checkAndSign(deps, document, material);
+  const signed = await checkAndSign(deps, tenantId, document, material);
   return store(deps, { tenantId, document, requestHash, material, number, signed });
 }

@@ -85,7 +85,7 @@ export async function recordFinal(
   if (values.estado === 'aceptado') {
     const mail: MailJobPayload = { tenantId, documentId, messageId: newMessageId(), reason: 'aceptado' };
     then.push({
-      job: { queue: MAIL_QUEUE, key: `mail:${documentId}:aceptado`, payload: mail },
+      job: { queue: MAIL_QUEUE, tenant: tenantId, key: `mail:${documentId}:aceptado`, payload: mail },
       unlessTipoDoc: RECEIVER_MESSAGES,
     });
   }

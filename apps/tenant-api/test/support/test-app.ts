@@ -37,6 +37,7 @@ import type { BrandingDeps } from '../../src/delivery/configure-branding';
 import type { PdfDownloadDeps } from '../../src/delivery/render-document-pdf';
 import { TenantConcurrency } from '../../src/tenancy/tenant-concurrency';
 import type { MailJobDeps } from '../../src/delivery/mail-deps';
+import type { ResendMailDeps } from '../../src/delivery/resend-mail';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './token-forge';
 
 export interface TestApp {
@@ -116,6 +117,7 @@ export async function startTestApp(
     lookupLimiter?: LookupDeps['lookupLimiter'];
     issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
     webhookReplayLimiter?: WebhookDeps['replayLimiter'];
+    mailResendLimiter?: ResendMailDeps['mailResendLimiter'];
     brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
     pdfRenders?: PdfDownloadDeps['pdfRenders'];
     recepcionUploads?: RecepcionDeps['uploads'];
@@ -239,6 +241,8 @@ export async function startTestApp(
     webhookReplayLimiter:
       options.webhookReplayLimiter ??
       createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
+    mailResendLimiter:
+      options.mailResendLimiter ?? createTenantLimiter('e-mail resends', { limit: 1_000, windowSeconds: 60 }),
     pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
     recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
     brandingWriteLimiter:

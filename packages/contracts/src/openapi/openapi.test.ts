@@ -185,7 +185,7 @@ describe('the tenant-api document: documents, callback and lookups', () => {
     expect(Object.keys(op.responses as JsonObject)).toEqual(['200', '404']);
   });
 
-  it('when the submission is read, then it takes the optional Idempotency-Key and answers 403 (scope), 409, 422 and 502', () => {
+  it('when the submission is read, then it takes the optional Idempotency-Key and answers 403 (scope), 409, 422, 429 (its exoneration lookups) and 502', () => {
     const op = paths()['/api/enviar/items']!.post!;
     expect(op.parameters).toEqual([
       expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
@@ -198,9 +198,20 @@ describe('the tenant-api document: documents, callback and lookups', () => {
       '404',
       '409',
       '422',
+      '429',
       '502',
     ]);
+    expect(op.responses).toHaveProperty(['429', 'headers', 'Retry-After']);
   });
+
+  it.each(['/api/reenviar/correo', '/api/reenviar/webhook'])(
+    'when the resend %s is read, then it answers 429 too_many_requests with Retry-After',
+    (path) => {
+      const r = responses(path, 'post');
+      expect(r['429']!.headers).toHaveProperty('Retry-After');
+      expect(JSON.stringify(r['429'])).toContain('too_many_requests');
+    },
+  );
 
   it.each(['/api/hacienda/exoneracion', '/api/hacienda/contribuyente', '/api/hacienda/cabys'])(
     'when the lookup %s is read, then it answers 429 and 502 with Retry-After',

@@ -642,6 +642,10 @@ export function tenantApiRoutes(): RouteDoc[] {
           message: 'Idempotency-Key: this key was already used with a different request body',
         },
         {
+          ...LOOKUP_LIMITED,
+          when: "confirming an exoneration of type 04 or 11 needs a lookup that reaches Hacienda's public API (not cached) and the tenant used up its window of lookups (HACIENDA_LOOKUP_RATE_LIMIT, with `Retry-After`); nothing is stored",
+        },
+        {
           ...hacienda502('/fe/ex'),
           when: "an exoneration of type 04 or 11 could not be confirmed because Hacienda's public API failed on every retry, or is paused after its 429 (then with `Retry-After`); nothing is stored",
         },
@@ -759,6 +763,12 @@ export function tenantApiRoutes(): RouteDoc[] {
         body: json(CorreoResendResponse, ex.correoResendResponseExample),
       },
       errors: [
+        {
+          code: 'too_many_requests',
+          when: 'the tenant used up its window of e-mail resends (MAIL_RESEND_RATE_LIMIT, with `Retry-After`)',
+          message: 'too many e-mail resends for this tenant; retry in 42 s',
+          headers: RETRY_AFTER,
+        },
         {
           code: 'not_found',
           when: 'no document of the tenant has this clave',

@@ -7,12 +7,13 @@ import { type BrandingDeps, configureBranding } from '../../delivery/configure-b
 import { configureMail } from '../../delivery/configure-mail';
 import { getMail } from '../../delivery/get-mail';
 import type { MailDeps } from '../../delivery/mail-deps';
-import { resendMail } from '../../delivery/resend-mail';
+import { type ResendMailDeps, resendMail } from '../../delivery/resend-mail';
 
 export interface DeliveryRouteDeps extends MailDeps {
   db: Db;
   now: () => Date;
   brandingWriteLimiter: BrandingDeps['brandingWriteLimiter'];
+  mailResendLimiter: ResendMailDeps['mailResendLimiter'];
 }
 
 function configurarMarca(deps: DeliveryRouteDeps): RequestHandler {
