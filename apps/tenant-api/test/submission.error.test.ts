@@ -344,6 +344,53 @@ describe('POST /api/enviar/items: refusals', () => {
   });
 });
 
+// The clave holds FechaEmision as ddmmyy, the year read as 20yy: a date outside 2000..2099 in Costa Rica time
+// cannot carry a clave that matches it, so it is refused before any number is taken.
+describe('POST /api/enviar/items: a fechaEmision the clave cannot hold', () => {
+  it.each([
+    ['0050-06-15T10:00:00-06:00', 410],
+    ['1999-12-31T23:00:00-06:00', 411],
+    ['2100-01-01T00:00:00-06:00', 412],
+    ['9999-12-31T23:59:59-06:00', 413],
+  ] as const)(
+    'when fechaEmision is %s, then 400 naming fechaEmision and nothing stored',
+    async (fecha, n) => {
+      const before = await countDocuments();
+      const res = await post(
+        ctx,
+        'acme',
+        '/api/enviar/items',
+        documentBody('invoice', n, { fechaEmision: fecha }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'bad_request',
+        message: expect.stringMatching(
+          /^fechaEmision: must be from 2000-01-01 to 2099-12-31 in Costa Rica time/,
+        ),
+      });
+      expect(await countDocuments()).toBe(before);
+    },
+  );
+
+  it.each([
+    ['2000-01-01T00:00:00-06:00', 414, '010100'],
+    ['2099-12-31T23:59:59-06:00', 415, '311299'],
+  ] as const)(
+    'when fechaEmision is the edge %s, then it is accepted with the clave date %s',
+    async (fecha, n, ddmmyy) => {
+      const res = await post(
+        ctx,
+        'acme',
+        '/api/enviar/items',
+        documentBody('invoice', n, { fechaEmision: fecha }),
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.clave.slice(3, 9)).toBe(ddmmyy);
+    },
+  );
+});
+
 // Issue 12's remaining line and summary fields (h12lines): each one wrong through the real route.
 describe('POST /api/enviar/items: the surtido, IVA devuelto, export and REP line fields', () => {
   const body = (k: DocumentKind, n: number) => documentBody(k, n) as unknown as Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { BusinessCalendar, costaRicaDate, costaRicaHolidays, easterSunday } from './business-days';
+import { formatCostaRicaDateTime } from './cr-time';
 import { HaciendaXmlError } from './errors';
 
 describe('Costa Rica business-day calendar', () => {
@@ -61,6 +62,20 @@ describe('Costa Rica business-day calendar', () => {
       new BusinessCalendar({ add: ['2026-12-07'] }).receiverDeadline(new Date('2026-11-23T10:00:00-06:00')),
     ).toBe('2026-12-14');
     expect(() => new BusinessCalendar({ add: ['2026-02-30'] })).toThrow(HaciendaXmlError);
+  });
+
+  it('when the emission year has fewer than four digits, then dates are written YYYY-MM-DD and vence is computed', () => {
+    expect(calendar.receiverDeadline(new Date('0050-06-15T10:00:00-06:00'))).toBe('0050-07-12');
+    expect(costaRicaDate(new Date('0999-12-31T12:00:00Z'))).toBe('0999-12-31');
+    expect(easterSunday(500)).toMatch(/^0500-0[34]-\d{2}$/);
+    expect(formatCostaRicaDateTime(new Date('0050-06-15T16:00:00Z'))).toBe('0050-06-15T10:00:00-06:00');
+  });
+
+  it('when vence would fall after 9999 or a date rolls over, then invalid_date (never a five-digit year)', () => {
+    expect(() => calendar.receiverDeadline(new Date('9999-12-15T10:00:00-06:00'))).toThrow(
+      expect.objectContaining({ code: 'invalid_date', message: expect.stringContaining('10000') }),
+    );
+    expect(() => new BusinessCalendar({ add: ['2026-13-01'] })).toThrow(HaciendaXmlError);
   });
 
   it('when counting business days between two dates, then weekends and holidays are skipped', () => {

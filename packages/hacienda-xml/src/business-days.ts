@@ -31,10 +31,14 @@ export interface HolidayAdjustments {
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const pad = (n: number) => String(n).padStart(2, '0');
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/** `YYYY-MM-DD`; a year outside 0..9999 has no such form and is refused rather than written otherwise. */
 function iso(year: number, month: number, day: number): string {
-  return `${year}-${pad(month)}-${pad(day)}`;
+  if (!Number.isInteger(year) || year < 0 || year > 9999) {
+    throw new HaciendaXmlError('invalid_date', `year ${year} is outside 0000..9999`);
+  }
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
 }
 
 /** Easter Sunday of a Gregorian year (anonymous Gregorian algorithm, Meeus/Jones/Butcher). */
@@ -58,8 +62,12 @@ export function easterSunday(year: number): string {
 
 function toUtc(date: string): Date {
   const m = DATE.exec(date);
-  const parsed = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-  if (!parsed || parsed.getUTCDate() !== Number(m?.[3])) {
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [Number.NaN, 0, 0];
+  // setUTCFullYear, not Date.UTC, which reads the years 0..99 as 1900..1999; a month or day that rolls
+  // over (2026-02-31, 2026-13-01) no longer reads back the same.
+  const parsed = new Date(0);
+  parsed.setUTCFullYear(year, month - 1, day);
+  if (parsed.getUTCFullYear() !== year || parsed.getUTCMonth() !== month - 1 || parsed.getUTCDate() !== day) {
     throw new HaciendaXmlError('invalid_date', `${date} is not a calendar date (YYYY-MM-DD)`);
   }
   return parsed;

@@ -25,10 +25,10 @@ export function toCostaRicaParts(instant: Date): {
   };
 }
 
-/** `2026-06-30T12:29:12-06:00`: seconds precision, Costa Rica offset. */
+/** `2026-06-30T12:29:12-06:00`: seconds precision, Costa Rica offset, the year in four digits. */
 export function formatCostaRicaDateTime(instant: Date): string {
   const p = toCostaRicaParts(instant);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${CR_OFFSET}`;
+  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${CR_OFFSET}`;
 }
 
 /** `ddmmyy` of the instant in Costa Rica, as the clave embeds it. */

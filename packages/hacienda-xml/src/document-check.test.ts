@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { buildSignedDocument } from './build-document';
 import { checkDocument } from './document-check';
 import { DocumentError } from './errors';
+import { Clave, Consecutivo, Identificacion } from './identifiers';
 import { openP12 } from './signing-key';
 import { ISSUER, invoice, line } from './testing/mothers';
 import { makeTestP12 } from './testing/test-certificate';
@@ -316,5 +317,89 @@ describe('document rules', () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+// The clave holds FechaEmision as ddmmyy in Costa Rica time, read back as 20yy: only 2000..2099 fits.
+describe('fechaEmision and the clave', () => {
+  const CLAVE_YEARS =
+    'must be from 2000-01-01 to 2099-12-31 in Costa Rica time (the clave holds a two-digit year)';
+
+  it.each([
+    '0050-06-15T10:00:00-06:00',
+    '1999-12-31T23:00:00-06:00',
+    '2100-01-01T00:00:00-06:00',
+    '9999-12-31T23:59:59-06:00',
+    '2000-01-01T05:59:59Z',
+    '2099-12-31T23:59:59-07:00',
+  ])('when fechaEmision is %s, then it is the one issue: the clave cannot hold its year', (fecha) => {
+    expect(issuesOf(invoice({ fechaEmision: fecha }))).toEqual([
+      { path: 'fechaEmision', reason: CLAVE_YEARS },
+    ]);
+  });
+
+  it('when a credit note is dated outside the years, then its reference is not also judged against it', () => {
+    const doc = invoice({
+      tipoDoc: '3',
+      fechaEmision: '0050-06-15T10:00:00-06:00',
+      informacionReferencia: NC_REF,
+    });
+    expect(issuesOf(doc)).toEqual([{ path: 'fechaEmision', reason: CLAVE_YEARS }]);
+  });
+
+  it.each([
+    ['2000-01-01T00:00:00-06:00', '010100', '2000-01-01T00:00:00-06:00'],
+    ['2099-12-31T23:59:59-06:00', '311299', '2099-12-31T23:59:59-06:00'],
+    ['2000-01-01T06:00:00Z', '010100', '2000-01-01T00:00:00-06:00'],
+    ['2100-01-01T05:59:59Z', '311299', '2099-12-31T23:59:59-06:00'],
+  ])('when fechaEmision is %s, then the clave carries %s and the XML %s', (fecha, ddmmyy, written) => {
+    const signed = buildSignedDocument({ document: invoice({ fechaEmision: fecha }), issuer: ISSUER, key });
+    expect(signed.clave.slice(3, 9)).toBe(ddmmyy);
+    expect(parseComprobante(signed.xml).fechaEmision).toBe(written);
+  });
+
+  it('when any date-time of the years 0000..9999 is given, then the clave matches it or fechaEmision is refused', () => {
+    fc.assert(
+      fc.property(
+        // Any year, and more often the two edges and the years in between.
+        fc.oneof(
+          ...[
+            ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z'],
+            ['1999-12-31T00:00:00Z', '2000-01-02T00:00:00Z'],
+            ['2000-01-01T00:00:00Z', '2100-01-01T00:00:00Z'],
+            ['2099-12-31T00:00:00Z', '2100-01-02T00:00:00Z'],
+          ].map(([min, max]) => fc.date({ min: new Date(min!), max: new Date(max!), noInvalidDate: true })),
+        ),
+        (instant) => {
+          const fecha = instant.toISOString();
+          try {
+            const signed = buildSignedDocument({
+              document: invoice({ fechaEmision: fecha }),
+              issuer: ISSUER,
+              key,
+            });
+            const written = parseComprobante(signed.xml).fechaEmision;
+            const [yyyy, mm, dd] = written.slice(0, 10).split('-');
+            expect(signed.clave.slice(3, 9)).toBe(`${dd}${mm}${yyyy!.slice(2)}`);
+            expect(yyyy!.slice(0, 2)).toBe('20');
+          } catch (err) {
+            expect(err).toBeInstanceOf(DocumentError);
+            expect((err as DocumentError).message).toMatch(/^fechaEmision: /);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('when Clave.generate is given a date outside the years, then it refuses rather than write another date', () => {
+    const consecutivo = new Consecutivo({ sucursal: 1, terminal: 1, tipo: '01', numero: 1 });
+    const emisor = new Identificacion('02', '3101123456');
+    expect(() =>
+      Clave.generate({ fechaEmision: new Date('2100-01-01T06:00:00Z'), emisor, consecutivo }),
+    ).toThrow(/^clave: fechaEmision must be from 2000-01-01 to 2099-12-31/);
+    expect(
+      Clave.generate({ fechaEmision: new Date('2100-01-01T05:59:59Z'), emisor, consecutivo }).parts.fecha,
+    ).toBe('311299');
   });
 });

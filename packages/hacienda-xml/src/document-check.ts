@@ -10,7 +10,7 @@ import {
 import { type DesgloseEntry, type SummaryAmounts, computeSummary, desgloseKey } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
 import type { DocumentIssue } from './errors';
-import { describeIdentificacionProblem } from './identifiers';
+import { describeClaveDateProblem, describeIdentificacionProblem } from './identifiers';
 import type { Issuer } from './issuer';
 import { checkKindRules, referencesOf } from './kind-check';
 import { type KindRules, type TipoDocumento, articled, kindRulesOf } from './kind-rules';
@@ -58,8 +58,17 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
 
   const rules = kindRulesOf(doc.tipoDoc);
   const tipo = rules.tipo;
-  const fechaEmision = parseIsoDateTime(doc.fechaEmision);
+  let fechaEmision = parseIsoDateTime(doc.fechaEmision);
   if (!fechaEmision) add('fechaEmision', 'is not a valid date-time');
+  else {
+    const problem = describeClaveDateProblem(fechaEmision);
+    // An issue here, with the others, rather than Clave.generate's throw (its last guard); the date is then
+    // unusable, so the reference rules do not also compare against it.
+    if (problem) {
+      add('fechaEmision', problem);
+      fechaEmision = undefined;
+    }
+  }
 
   if (options.issuer && options.issuer.numeroIdentificacion !== doc.emisor) {
     add('emisor', 'does not match the issuer the document is signed for');

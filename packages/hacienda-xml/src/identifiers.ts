@@ -1,7 +1,7 @@
 // Value objects for Hacienda identifiers (REFERENCE §2, §7.1). Each constructor refuses malformed input
 // with a HaciendaXmlError, so an instance is always well-formed.
 import { randomInt } from 'node:crypto';
-import { formatClaveDate } from './cr-time';
+import { formatClaveDate, toCostaRicaParts } from './cr-time';
 import { HaciendaXmlError } from './errors';
 
 export type TipoIdentificacion = '01' | '02' | '03' | '04' | '05' | '06';
@@ -121,6 +121,17 @@ export interface ClaveParts {
   codigoSeguridad: string;
 }
 
+/**
+ * Why the clave cannot carry `fechaEmision`, or undefined when it can: it holds the date as ddmmyy in Costa
+ * Rica time and is read back as 20yy, so any other century would name another date than FechaEmision, which
+ * Hacienda rejects (REFERENCE §2.2, "Date must match").
+ */
+export function describeClaveDateProblem(fechaEmision: Date): string | undefined {
+  const { year } = toCostaRicaParts(fechaEmision);
+  if (year >= 2000 && year <= 2099) return undefined;
+  return 'must be from 2000-01-01 to 2099-12-31 in Costa Rica time (the clave holds a two-digit year)';
+}
+
 /** The 50-digit clave (REFERENCE §2.2). There is no check digit anywhere. */
 export class Clave {
   readonly value: string;
@@ -175,6 +186,8 @@ export class Clave {
     situacion?: Situacion;
     codigoSeguridad?: string;
   }): Clave {
+    const dateProblem = describeClaveDateProblem(options.fechaEmision);
+    if (dateProblem) throw new HaciendaXmlError('invalid_clave', `clave: fechaEmision ${dateProblem}`);
     const situacion = options.situacion ?? 1;
     const code = options.codigoSeguridad ?? String(randomInt(0, 100_000_000)).padStart(8, '0');
     if (!/^\d{8}$/.test(code))

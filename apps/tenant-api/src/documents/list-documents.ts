@@ -13,6 +13,7 @@ import {
   dateParam,
   encodeCursor,
   enumParam,
+  isRealInstant,
   oneParam,
   pageSizeParam,
   refuseUnknownParams,
@@ -33,7 +34,9 @@ interface Cursor {
 function isCursor(c: unknown): c is Cursor {
   if (!c || typeof c !== 'object') return false;
   const { f, i } = c as Record<string, unknown>;
-  return typeof f === 'string' && INSTANT.test(f) && typeof i === 'string' && UUID.test(i);
+  return (
+    typeof f === 'string' && INSTANT.test(f) && isRealInstant(f) && typeof i === 'string' && UUID.test(i)
+  );
 }
 
 interface Row {

@@ -1,9 +1,14 @@
 // The query string of the tenant's listings (GET /api/documentos, /api/recepcion/documentos): each filter
 // given at most once, dates as YYYY-MM-DD, a page size 1..200 and an opaque cursor this API wrote. Every
 // refusal is a 400 naming the parameter.
+import { parseIsoDateTime } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+// A filter's years: a clave writes its year in two digits, read as 20yy, so no document predates 2000; the
+// last is 9998 so that the day after `hasta` still has a four-digit year.
+const FIRST_YEAR = 2000;
+const LAST_YEAR = 9998;
 export const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;
 
@@ -32,10 +37,31 @@ export function enumParam<T extends string>(
   return v as T | undefined;
 }
 
+/**
+ * `YYYY-MM-DD` naming a day that exists (Date.parse rolls 2026-02-31 into March, PostgreSQL refuses it) in
+ * a year PostgreSQL has (it has no year 0).
+ */
+export function isCalendarDate(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    DATE.test(value) &&
+    Number(value.slice(0, 4)) >= 1 &&
+    parseIsoDateTime(`${value}T00:00:00Z`) !== undefined
+  );
+}
+
+/** An ISO 8601 date-time naming a real moment (no 2026-13-45T99:99:99Z) of a year PostgreSQL has. */
+export function isRealInstant(value: string): boolean {
+  return Number(value.slice(0, 4)) >= 1 && parseIsoDateTime(value) !== undefined;
+}
+
 export function dateParam(query: Record<string, unknown>, name: string): string | undefined {
   const v = oneParam(query, name);
-  if (v !== undefined && (!DATE.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)))) {
-    throw new AppError('bad_request', `${name}: must be a date YYYY-MM-DD`);
+  if (v === undefined) return undefined;
+  if (!isCalendarDate(v)) throw new AppError('bad_request', `${name}: must be a date YYYY-MM-DD`);
+  const year = Number(v.slice(0, 4));
+  if (year < FIRST_YEAR || year > LAST_YEAR) {
+    throw new AppError('bad_request', `${name}: must be from ${FIRST_YEAR}-01-01 to ${LAST_YEAR}-12-31`);
   }
   return v;
 }
@@ -70,7 +96,6 @@ export function cursorParam<T>(
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export { DATE as DATE_PATTERN };
 
 /** A WHERE clause built condition by condition, each with its own numbered parameters. */
 export class Conditions {

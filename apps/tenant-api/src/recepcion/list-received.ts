@@ -6,12 +6,12 @@ import { ESTADOS_RECEPCION } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
 import {
   Conditions,
-  DATE_PATTERN,
   UUID,
   cursorParam,
   dateParam,
   encodeCursor,
   enumParam,
+  isCalendarDate,
   pageSizeParam,
 } from '../listing/list-query';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
@@ -28,13 +28,7 @@ interface Cursor {
 function isCursor(c: unknown): c is Cursor {
   if (!c || typeof c !== 'object') return false;
   const { rank, vence, id } = c as Record<string, unknown>;
-  return (
-    (rank === 0 || rank === 1) &&
-    typeof vence === 'string' &&
-    DATE_PATTERN.test(vence) &&
-    typeof id === 'string' &&
-    UUID.test(id)
-  );
+  return (rank === 0 || rank === 1) && isCalendarDate(vence) && typeof id === 'string' && UUID.test(id);
 }
 
 function cursorOf(row: ReceivedRow): string {

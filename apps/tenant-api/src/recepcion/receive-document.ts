@@ -13,6 +13,12 @@ import type { RecepcionDeps } from './recepcion-deps';
 import { findReceivedByClave, insertReceived } from './received-repository';
 import { toReceivedData } from './received-view';
 
+// A FechaEmision outside these bounds cannot be a real Hacienda document: it is refused like the other
+// impossible fields (400, nothing stored), never a deadline computed for the year 9999 (a 500). Only v4.4 is
+// received, which dates from 2024, so 2018 is a generous floor; a supplier's clock may run ahead, not by days.
+const EARLIEST_EMISSION = new Date('2018-01-01T00:00:00-06:00');
+const FUTURE_LEEWAY_MS = 86_400_000;
+
 export interface ReceiveResult {
   created: boolean;
   data: RecepcionDocumentData;
@@ -56,6 +62,12 @@ export async function receiveDocument(
   const { parsed } = inspection;
   const emitted = parseIsoDateTime(parsed.fechaEmision);
   if (!emitted) throw new AppError('bad_request', 'xml: FechaEmision is not a date-time');
+  if (emitted < EARLIEST_EMISSION || emitted.getTime() > deps.now().getTime() + FUTURE_LEEWAY_MS) {
+    throw new AppError(
+      'bad_request',
+      `xml: FechaEmision ${parsed.fechaEmision} is not a plausible emission date (from 2018-01-01 to a day from now)`,
+    );
+  }
   const sha = createHash('sha256').update(xml, 'utf8').digest('hex');
   const id = randomUUID();
   const row = await withTenant(deps.db, tenantId, async (tx) => {

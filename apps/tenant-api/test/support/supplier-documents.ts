@@ -1,6 +1,17 @@
 // A supplier's signed comprobantes addressed to the tenant's issuer 3101779527 (Pixdea), built and signed
 // by the real engine with a Hacienda-shaped key of the supplier 3101123456, dated now in Costa Rica time.
-import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
+import {
+  Clave,
+  Consecutivo,
+  Identificacion,
+  type SigningKey,
+  buildComprobanteXml,
+  buildSignedDocument,
+  checkDocument,
+  formatCostaRicaDateTime,
+  openP12,
+  signCanonicalDocument,
+} from '@cr/hacienda-xml';
 import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
 import type { DocumentRequest } from '@cr/contracts';
 import { makeP12 } from './certificates';
@@ -34,6 +45,34 @@ export function supplierInvoice(
     key,
     now,
   });
+}
+
+/**
+ * A signed FE of the supplier whose FechaEmision reads `fechaEmision` as written, a date our own engine
+ * refuses to issue (its clave cannot hold it; the clave here keeps today's date): what a foreign system
+ * might send. Signed after the change, so only the date is wrong.
+ */
+export function supplierInvoiceDated(n: number, fechaEmision: string, key = supplierSigningKey()) {
+  const now = new Date(Date.now() - 5_000);
+  const checked = checkDocument(
+    invoice({ numeroReferencia: n, fechaEmision: formatCostaRicaDateTime(now) }),
+    { issuer: ISSUER, now },
+  );
+  if (!checked.ok) throw new Error(`supplier invoice: ${JSON.stringify(checked.issues)}`);
+  const doc = checked.value;
+  const consecutivo = new Consecutivo({ sucursal: 1, terminal: 1, tipo: doc.tipo, numero: n });
+  const clave = Clave.generate({
+    fechaEmision: doc.fechaEmision,
+    emisor: new Identificacion(ISSUER.tipoIdentificacion, ISSUER.numeroIdentificacion),
+    consecutivo,
+    situacion: 1,
+  });
+  const parts = buildComprobanteXml(doc, ISSUER, clave, consecutivo);
+  const body = parts.body.replace(
+    /<FechaEmision>[^<]*<\/FechaEmision>/,
+    `<FechaEmision>${fechaEmision}</FechaEmision>`,
+  );
+  return { clave: clave.value, fechaEmision, xml: signCanonicalDocument({ ...parts, body }, key, { now }) };
 }
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
