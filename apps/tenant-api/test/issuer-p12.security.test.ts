@@ -2,11 +2,18 @@
 // JS on the event loop, before checking the PIN. A 76-byte file asking for 2^31 rounds froze the tenant-api
 // (jobs included) for about an hour. Now the counts are read from the ASN.1 first and refused above 100,000;
 // files open in worker threads under a hard time limit; issuer writes are limited per tenant.
-import { MAX_P12_ITERATIONS, p12IterationProblem } from '@cr/hacienda-xml';
+import {
+  MAX_P12_ITERATIONS,
+  MAX_P12_KEY_BAGS,
+  MAX_P12_TOTAL_ITERATIONS,
+  MAX_RSA_BITS,
+  p12IterationProblem,
+} from '@cr/hacienda-xml';
 import {
   hiddenKeyBagBombP12,
   iterationBombP12,
   keyBagBombP12,
+  manyCountsP12,
 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import request from 'supertest';
 import { secretContext } from '../src/emisor/issuer-secrets';
@@ -108,6 +115,82 @@ describe('PKCS#12 iteration-count denial of service (issue 11.1)', () => {
     expect(res.status).toBe(409);
     expect(res.body.message).toMatch(
       /^emisor: the stored certificate of issuer 3101123456 PKCS#12 MAC iteration count 2147483648 exceeds .*replace it with \/api\/actualizar\/emisor$/,
+    );
+  });
+});
+
+describe('PKCS#12 total work: many counts each under the cap', () => {
+  const cap = BigInt(MAX_P12_ITERATIONS);
+
+  it('when a file holds 150 key bags at 100,000 rounds each, then 400 names the field, before any thread works', async () => {
+    const bomb = withCertificate(manyCountsP12({ keyBags: 150, iterations: cap }));
+    for (const path of ['/api/enviar/emisor', '/api/actualizar/emisor']) {
+      // The tight app's 50 ms limit would answer "could not be opened" had the file reached a thread.
+      const res = await post(tight, 'acme', path, bomb);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(
+        `certificadoHacienda: PKCS#12 holds 150 encrypted key bags; at most ${MAX_P12_KEY_BAGS} are allowed (Hacienda's files hold 1)`,
+      );
+      expect(res.body.details).toEqual([{ path: 'certificadoHacienda', reason: expect.any(String) }]);
+    }
+  });
+
+  it('when the counts add up beyond the budget, or key bags hide in an encrypted safe, then 400 names the field', async () => {
+    const costly = manyCountsP12({ keyBags: 2, encryptedSafes: 4, iterations: cap, macIterations: cap });
+    const total = await post(ctx, 'acme', '/api/enviar/emisor', withCertificate(costly));
+    expect(total.status).toBe(400);
+    expect(total.body.message).toMatch(
+      new RegExp(
+        `^certificadoHacienda: PKCS#12 iteration counts add up to 700000, beyond the ${MAX_P12_TOTAL_ITERATIONS} allowed`,
+      ),
+    );
+    const hidden = await post(
+      ctx,
+      'acme',
+      '/api/enviar/emisor',
+      withCertificate(hiddenKeyBagBombP12(2048n, PIN, 20)),
+    );
+    expect(hidden.status).toBe(400);
+    expect(hidden.body.message).toMatch(/^certificadoHacienda: PKCS#12 holds 20 encrypted key bags;/);
+  });
+});
+
+// Signing is synchronous on the main thread and RSA's private operation grows with the cube of the modulus:
+// a self-made RSA-16384 certificate blocked every tenant for ~200 ms per document. Hacienda's keys are 2048.
+describe('RSA key size of the issuer certificate', () => {
+  // One bit-size step past the bound is enough to refuse, and is generated in about a second (8192 is slow).
+  const LARGE = MAX_RSA_BITS + 64;
+
+  it.each([
+    [1024, 'smaller'],
+    [LARGE, 'larger'],
+  ])(
+    'when the key has %i bits (%s than accepted), then registration and update are 400 naming the field',
+    async (bits) => {
+      const body = issuerBody({}, { modulusLength: bits });
+      for (const path of ['/api/enviar/emisor', '/api/actualizar/emisor']) {
+        const res = await post(ctx, 'acme', path, body);
+        expect(res.status).toBe(400);
+        expect(res.body.message).toBe(
+          `certificadoHacienda: RSA key of ${bits} bits is outside the 2048 to ${MAX_RSA_BITS} accepted (Hacienda's keys have 2048)`,
+        );
+        expect(res.body.details).toEqual([{ path: 'certificadoHacienda', reason: expect.any(String) }]);
+      }
+    },
+  );
+
+  it('when a stored certificate (kept from before the check) has an oversized key, then signing refuses it with 409', async () => {
+    expect((await post(ctx, 'initech', '/api/enviar/emisor', issuerBody())).status).toBe(200);
+    const large = Buffer.from(issuerBody({}, { modulusLength: LARGE }).certificadoHacienda, 'base64');
+    const sealed = ctx.secrets.seal(large, secretContext('initech', '3101123456', 'certificate'));
+    await ctx.db.query(
+      "UPDATE issuers SET certificate_sealed = $1 WHERE tenant_id = 'initech' AND identificacion = '3101123456'",
+      [sealed],
+    );
+    const res = await post(ctx, 'initech', '/api/enviar/items', documentBody('invoice', 1));
+    expect(res.status).toBe(409);
+    expect(res.body.message).toMatch(
+      new RegExp(`^emisor: the stored certificate of issuer 3101123456 RSA key of ${LARGE} bits is outside`),
     );
   });
 });

@@ -132,3 +132,36 @@ describe('documents: tenant isolation', () => {
     expect((await get('acme', '/api/descargar/123/xml')).status).toBe(400);
   });
 });
+
+describe('POST /api/enviar/items: deeply nested bodies', () => {
+  // ~40 KB, under the JSON limit: JSON.parse takes it, but a recursive walk of it overflows the stack.
+  const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+  const postRaw = () =>
+    request(ctx.app)
+      .post('/api/enviar/items')
+      .set('Host', ctx.host('acme'))
+      .set('Authorization', `Bearer ${ctx.forge.token('acme')}`)
+      .set('Content-Type', 'application/json');
+
+  it('when a body nested 20,000 levels deep comes with an Idempotency-Key, then 400 naming the body', async () => {
+    const res = await postRaw().set('Idempotency-Key', 'deep-1').send(deep);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/^body: /) });
+  });
+
+  it('when a body nested 20,000 levels deep comes without a key, then 400', async () => {
+    const res = await postRaw().send(deep);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it('when a deep object hides under a document field, then 400 and no 500', async () => {
+    const raw = JSON.stringify({ ...documentBody('invoice', 3), otros: 'X' }).replace(
+      '"otros":"X"',
+      `"otros":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`,
+    );
+    const res = await postRaw().set('Idempotency-Key', 'deep-2').send(raw);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^body: /);
+  });
+});

@@ -2,13 +2,20 @@
 // Every count (MAC, key bags, encrypted safes, key bags hidden inside them) is read first and refused above
 // MAX_P12_ITERATIONS; Hacienda-shaped files (2048) still open.
 import { HaciendaXmlError } from './errors';
-import { MAX_P12_ITERATIONS, p12IterationProblem, p12Iterations } from './p12-iterations';
+import {
+  MAX_P12_ITERATIONS,
+  MAX_P12_KEY_BAGS,
+  MAX_P12_TOTAL_ITERATIONS,
+  p12IterationProblem,
+  p12Iterations,
+} from './p12-iterations';
 import { openP12 } from './signing-key';
 import {
   hiddenKeyBagBombP12,
   iterationBombP12,
   keyBagBombP12,
   makeTestP12,
+  manyCountsP12,
 } from './testing/test-certificate';
 
 function refusal(run: () => unknown): HaciendaXmlError {
@@ -64,5 +71,48 @@ describe('PKCS#12 iteration counts', () => {
   it('when the bytes are not a PKCS#12, then invalid_p12 as before', () => {
     expect(p12Iterations(Buffer.from('not a p12'))).toBeUndefined();
     expect(refusal(() => openP12(Buffer.from('not a p12'), '1')).code).toBe('invalid_p12');
+  });
+});
+
+// Each count under the cap, but many of them: node-forge derives keys for every shrouded key bag and every
+// encrypted safe, so ~150 bags at 100,000 rounds kept a thread busy for its whole P12_OPEN_TIMEOUT_MS.
+describe('PKCS#12 total work', () => {
+  const cap = BigInt(MAX_P12_ITERATIONS);
+
+  it('when a file holds 150 key bags at the per-count cap, then it is refused for its number of bags, at once', () => {
+    const bomb = manyCountsP12({ keyBags: 150, iterations: cap });
+    const t0 = process.hrtime.bigint();
+    const err = refusal(() => openP12(bomb, '1234'));
+    expect(Number(process.hrtime.bigint() - t0) / 1e6).toBeLessThan(100);
+    expect(err.code).toBe('p12_iterations');
+    expect(err.message).toBe(
+      `PKCS#12 holds 150 encrypted key bags; at most ${MAX_P12_KEY_BAGS} are allowed (Hacienda's files hold 1)`,
+    );
+    expect(p12IterationProblem(bomb)).toBe(err.message);
+  });
+
+  it('when the key bags are hidden in an encrypted safe, then they are counted once it is decrypted', () => {
+    const bomb = hiddenKeyBagBombP12(2048n, '1234', MAX_P12_KEY_BAGS + 1);
+    expect(p12IterationProblem(bomb)).toBeUndefined();
+    expect(refusal(() => openP12(bomb, '1234')).message).toMatch(/^PKCS#12 holds 5 encrypted key bags;/);
+  });
+
+  it('when the counts add up beyond the budget (encrypted safes and key bags at the cap), then refused', () => {
+    const bomb = manyCountsP12({ keyBags: 2, encryptedSafes: 4, iterations: cap, macIterations: cap });
+    const err = refusal(() => openP12(bomb, '1234'));
+    expect(err.code).toBe('p12_iterations');
+    expect(err.message).toBe(
+      `PKCS#12 iteration counts add up to 700000, beyond the ${MAX_P12_TOTAL_ITERATIONS} allowed (Hacienda's files use about 6000)`,
+    );
+  });
+
+  it('when the bags and the total are within bounds, then the work check lets the file through', () => {
+    const within = manyCountsP12({
+      keyBags: MAX_P12_KEY_BAGS,
+      encryptedSafes: 1,
+      iterations: cap,
+      macIterations: cap,
+    });
+    expect(p12IterationProblem(within)).toBeUndefined();
   });
 });

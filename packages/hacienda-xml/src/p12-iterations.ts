@@ -1,16 +1,27 @@
 // The iteration counts a PKCS#12 file asks for, read from its ASN.1 before any key derivation runs. node-forge
 // takes the MAC's and each bag's count from the file with no upper bound and derives keys in pure JS: a
 // 76-byte file asking for 2^31 iterations froze the service for an hour. Hacienda's files use 2,048 or fewer.
+// Each count capped is not enough: node-forge decrypts every shrouded key bag, so ~150 bags at 100,000 each
+// kept a thread busy for its whole time limit. The number of key bags and the sum of all counts are capped too.
 // Pure: structure only (no password, no crypto); counts inside an encrypted safe are checked by openP12 after
 // decrypting it (encryptedSafeIterations).
 import forge from 'node-forge';
 
 /** Highest iteration count accepted anywhere in a .p12 (Hacienda's files use 2,048 or fewer). */
 export const MAX_P12_ITERATIONS = 100_000;
+/** Most shrouded key bags accepted in a .p12 (Hacienda's hold one key, beside a chain of 3 or 4 certificates). */
+export const MAX_P12_KEY_BAGS = 4;
+/**
+ * Most iterations accepted summed over the MAC, the encrypted safes and the key bags: six counts at the cap,
+ * about a second of node-forge's key derivation, well within P12_OPEN_TIMEOUT_MS (Hacienda's files: ~6,000).
+ */
+export const MAX_P12_TOTAL_ITERATIONS = 600_000;
 
 export interface P12Iterations {
   /** Where in the file: `MAC`, `encrypted safe 1`, `key bag 2`, … */
   where: string;
+  /** What the count protects: the key bags are counted against MAX_P12_KEY_BAGS. */
+  kind: 'mac' | 'encrypted safe' | 'key bag';
   /** As written (may be far beyond 2^53: a BigInt keeps it exact). */
   iterations: bigint;
 }
@@ -100,7 +111,7 @@ export function safeContentsIterations(safeContents: Node | undefined, depth = 0
     if (oid === OID.pkcs8ShroudedKeyBag) {
       keyBag += 1;
       const iterations = algorithmIterations(children(value)[0]);
-      if (iterations !== undefined) out.push({ where: `key bag ${keyBag}`, iterations });
+      if (iterations !== undefined) out.push({ where: `key bag ${keyBag}`, kind: 'key bag', iterations });
     } else if (oid === OID.safeContentsBag) {
       out.push(...safeContentsIterations(value, depth + 1));
     }
@@ -120,7 +131,7 @@ export function p12Iterations(der: Buffer | Uint8Array): P12Iterations[] | undef
   if (macData) {
     // MacData ::= SEQUENCE { mac DigestInfo, macSalt OCTET STRING, iterations INTEGER DEFAULT 1 }
     const iterations = integerOf(children(macData)[2]);
-    out.push({ where: 'MAC', iterations: iterations ?? 1n });
+    out.push({ where: 'MAC', kind: 'mac', iterations: iterations ?? 1n });
   }
   const [authType, authContent] = children(authSafe);
   if (oidOf(authType) !== OID.data) return out;
@@ -137,19 +148,48 @@ export function p12Iterations(der: Buffer | Uint8Array): P12Iterations[] | undef
       encrypted += 1;
       const algorithm = children(children(inner)[1])[1];
       const iterations = algorithmIterations(algorithm);
-      if (iterations !== undefined) out.push({ where: `encrypted safe ${encrypted}`, iterations });
+      if (iterations !== undefined) {
+        out.push({ where: `encrypted safe ${encrypted}`, kind: 'encrypted safe', iterations });
+      }
     }
   }
   return out;
 }
 
-/** Why a .p12 is refused for its iteration counts (the first count out of range), or undefined. */
+/**
+ * Why a .p12 is refused for the counts visible without its PIN (one out of range, too many key bags, or a
+ * total over budget), or undefined.
+ */
 export function p12IterationProblem(
   der: Buffer | Uint8Array,
   max: number = MAX_P12_ITERATIONS,
 ): string | undefined {
   const found = p12Iterations(der);
-  return found ? firstOutOfRange(found, max) : undefined;
+  return found ? (firstOutOfRange(found, max) ?? totalWorkProblem(found)) : undefined;
+}
+
+/**
+ * Why a .p12 is refused for all its counts, those inside its encrypted safes included (decrypted with `pin`
+ * only once the visible counts, the safes' own among them, passed), or undefined. What openP12 checks.
+ */
+export function p12OpeningProblem(der: Buffer | Uint8Array, pin: string): string | undefined {
+  const visible = p12IterationProblem(der);
+  if (visible) return visible;
+  const hidden = encryptedSafeIterations(der, pin);
+  return firstOutOfRange(hidden) ?? totalWorkProblem([...(p12Iterations(der) ?? []), ...hidden]);
+}
+
+/** Too many key bags, or counts adding up beyond MAX_P12_TOTAL_ITERATIONS, or undefined. */
+export function totalWorkProblem(found: P12Iterations[]): string | undefined {
+  const keyBags = found.filter((f) => f.kind === 'key bag').length;
+  if (keyBags > MAX_P12_KEY_BAGS) {
+    return `PKCS#12 holds ${keyBags} encrypted key bags; at most ${MAX_P12_KEY_BAGS} are allowed (Hacienda's files hold 1)`;
+  }
+  const total = found.reduce((sum, f) => sum + f.iterations, 0n);
+  if (total > BigInt(MAX_P12_TOTAL_ITERATIONS)) {
+    return `PKCS#12 iteration counts add up to ${total}, beyond the ${MAX_P12_TOTAL_ITERATIONS} allowed (Hacienda's files use about 6000)`;
+  }
+  return undefined;
 }
 
 export function firstOutOfRange(

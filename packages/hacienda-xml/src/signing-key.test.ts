@@ -1,6 +1,16 @@
 import { HaciendaXmlError } from './errors';
-import { openP12 } from './signing-key';
+import { MAX_RSA_BITS, MIN_RSA_BITS, openP12 } from './signing-key';
 import { makeTestP12 } from './testing/test-certificate';
+
+function refusal(fn: () => unknown): HaciendaXmlError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof HaciendaXmlError) return err;
+    throw err;
+  }
+  throw new Error('not refused');
+}
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -35,5 +45,18 @@ describe('openP12', () => {
   it('when the archive holds no private key, then the error says so', () => {
     const { p12, pin } = makeTestP12({ withoutKey: true });
     expect(codeOf(() => openP12(p12, pin))).toBe('no_private_key');
+  });
+
+  // Signing runs on the main thread: a self-made RSA-16384 key blocked every tenant ~200 ms per document.
+  it('when the RSA key is smaller than 2048 or larger than 4096 bits, then the error says so with its size', () => {
+    const small = makeTestP12({ modulusLength: 1024 });
+    const smallErr = refusal(() => openP12(small.p12, small.pin));
+    expect(smallErr.code).toBe('key_size');
+    expect(smallErr.message).toBe(
+      `RSA key of 1024 bits is outside the ${MIN_RSA_BITS} to ${MAX_RSA_BITS} accepted (Hacienda's keys have 2048)`,
+    );
+    // Just past the bound (generating an 8192-bit or larger key would take seconds).
+    const large = makeTestP12({ modulusLength: MAX_RSA_BITS + 64 });
+    expect(refusal(() => openP12(large.p12, large.pin)).message).toMatch(/^RSA key of 4160 bits is outside/);
   });
 });

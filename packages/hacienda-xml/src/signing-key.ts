@@ -4,12 +4,15 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { HaciendaXmlError } from './errors';
-import {
-  MAX_P12_ITERATIONS,
-  encryptedSafeIterations,
-  firstOutOfRange,
-  p12IterationProblem,
-} from './p12-iterations';
+import { p12OpeningProblem } from './p12-iterations';
+
+/**
+ * RSA modulus sizes accepted for a signing key. Hacienda's certificates (BCCR / ATV "llave criptográfica")
+ * are RSA 2048; signing runs on the main thread and its cost grows with the cube of the size, so a self-made
+ * RSA-16384 key would block every tenant for ~200 ms per document.
+ */
+export const MIN_RSA_BITS = 2048;
+export const MAX_RSA_BITS = 4096;
 
 export interface SigningKey {
   privateKey: KeyObject;
@@ -75,13 +78,14 @@ export function describeCertificate(der: Buffer): Omit<SigningKey, 'privateKey'>
 
 /**
  * Opens a PKCS#12 with its PIN. Errors (HaciendaXmlError.code): `invalid_p12` (not a PKCS#12),
- * `p12_iterations` (an iteration count beyond MAX_P12_ITERATIONS, refused before any key derivation),
- * `wrong_pin`, `no_private_key`, `no_certificate`, `not_rsa`, `key_mismatch` (no certificate matches the key).
+ * `p12_iterations` (an iteration count beyond MAX_P12_ITERATIONS, more than MAX_P12_KEY_BAGS key bags or
+ * counts beyond MAX_P12_TOTAL_ITERATIONS, refused before any key derivation), `wrong_pin`, `no_private_key`,
+ * `no_certificate`, `not_rsa`, `key_size` (modulus outside MIN_RSA_BITS…MAX_RSA_BITS), `key_mismatch` (no
+ * certificate matches the key).
  */
 export function openP12(p12: Buffer | Uint8Array, pin: string): SigningKey {
   // node-forge derives keys with whatever counts the file asks for, in pure JS: check them all first.
-  const tooMany =
-    p12IterationProblem(p12) ?? firstOutOfRange(encryptedSafeIterations(p12, pin), MAX_P12_ITERATIONS);
+  const tooMany = p12OpeningProblem(p12, pin);
   if (tooMany) throw new HaciendaXmlError('p12_iterations', tooMany);
   let asn1: forge.asn1.Asn1;
   try {
@@ -116,6 +120,13 @@ export function openP12(p12: Buffer | Uint8Array, pin: string): SigningKey {
   const privateKey = createPrivateKey(forge.pki.privateKeyToPem(forgeKey));
   if (privateKey.asymmetricKeyType !== 'rsa')
     throw new HaciendaXmlError('not_rsa', 'the private key is not an RSA key');
+  const bits = privateKey.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) {
+    throw new HaciendaXmlError(
+      'key_size',
+      `RSA key of ${bits} bits is outside the ${MIN_RSA_BITS} to ${MAX_RSA_BITS} accepted (Hacienda's keys have 2048)`,
+    );
+  }
   const modulusHex = forgeKey.n.toString(16);
   const match = certBags.find((b) => {
     const pub = b.cert?.publicKey as forge.pki.rsa.PublicKey | undefined;

@@ -8,6 +8,7 @@ export type CertificateErrorCode =
   | 'wrong_pin'
   | 'no_private_key'
   | 'not_rsa'
+  | 'key_size'
   | 'no_certificate'
   | 'too_many_iterations'
   | 'open_timeout';
@@ -51,6 +52,10 @@ export function openCertificate(p12: Buffer, pin: string): OpenedCertificate {
   } catch (err) {
     if (err instanceof HaciendaXmlError && err.code === 'p12_iterations') {
       throw new CertificateError('too_many_iterations', err.message);
+    }
+    // The size is part of the reason: the client learns what was found and what is accepted.
+    if (err instanceof HaciendaXmlError && err.code === 'key_size') {
+      throw new CertificateError('key_size', err.message);
     }
     if (err instanceof HaciendaXmlError) {
       const [code, reason] = REASONS[err.code] ?? ['invalid_p12', 'is not a readable PKCS#12 (.p12) file'];

@@ -1,7 +1,8 @@
 // Everything an issuer's registration must satisfy beyond the contract's shape: identification per type,
 // activity code form, phone digits, address in Hacienda's territorial table, base64 that decodes, and a
-// .p12 that opens with the PIN (iteration counts capped, off the event loop), holds an RSA key, is valid today and belongs to the issuer. Every failure
-// is collected into one 400 naming each field and its reason.
+// .p12 that opens with the PIN (iteration counts and total work capped, off the event loop), holds an RSA key
+// of 2048 to 4096 bits, is valid today and belongs to the issuer. Every failure is collected into one 400
+// naming each field and its reason.
 import { EmisorRegistration } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
 import type { ErrorDetail } from '@cr/contracts';

@@ -5,17 +5,19 @@ import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
 import { type TipoIdentificacion, certificateSerialNumberFor } from '../../src/emisor/identification';
 
-let cachedKeys: forge.pki.rsa.KeyPair[] | undefined;
+/** Generated key pairs by size, then by index. */
+const cachedKeys = new Map<number, forge.pki.rsa.KeyPair[]>();
 
-function rsaKeyPair(index: number): forge.pki.rsa.KeyPair {
-  cachedKeys ??= [];
-  while (cachedKeys.length <= index) {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+function rsaKeyPair(index: number, modulusLength = 2048): forge.pki.rsa.KeyPair {
+  const cached = cachedKeys.get(modulusLength) ?? [];
+  cachedKeys.set(modulusLength, cached);
+  while (cached.length <= index) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength });
     const priv = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
     const rsaPriv = priv as forge.pki.rsa.PrivateKey;
-    cachedKeys.push({ privateKey: rsaPriv, publicKey: forge.pki.setRsaPublicKey(rsaPriv.n, rsaPriv.e) });
+    cached.push({ privateKey: rsaPriv, publicKey: forge.pki.setRsaPublicKey(rsaPriv.n, rsaPriv.e) });
   }
-  return cachedKeys[index]!;
+  return cached[index]!;
 }
 
 export interface P12Options {
@@ -32,12 +34,14 @@ export interface P12Options {
   withoutKey?: boolean;
   /** Which cached key pair to use (0 is the usual one). */
   keyIndex?: number;
+  /** The issuer key's size (default 2048, as Hacienda's); the CA's stays 2048. */
+  modulusLength?: number;
 }
 
 const DAY = 86_400_000;
 
 export function makeP12(options: P12Options): Buffer {
-  const keys = rsaKeyPair(options.keyIndex ?? 0);
+  const keys = rsaKeyPair(options.keyIndex ?? 0, options.modulusLength);
   const ca = rsaKeyPair(9);
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;

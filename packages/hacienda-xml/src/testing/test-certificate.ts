@@ -10,25 +10,32 @@ export interface TestP12Options {
   notAfter?: Date;
   /** Leave the private key out of the archive. */
   withoutKey?: boolean;
+  /** RSA key size (default 2048, as Hacienda's); one key per size is generated and kept. */
+  modulusLength?: number;
 }
 
-let cachedKeys: { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey } | undefined;
+const cachedKeys = new Map<
+  number,
+  { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey }
+>();
 
-function testKeys() {
-  if (!cachedKeys) {
+function testKeys(modulusLength = 2048) {
+  let keys = cachedKeys.get(modulusLength);
+  if (!keys) {
     // node:crypto generates the key (forge's pure-JS generation takes seconds); forge wraps it.
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength });
     const forgeKey = forge.pki.privateKeyFromPem(
       privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
     );
-    cachedKeys = { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
+    keys = { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
+    cachedKeys.set(modulusLength, keys);
   }
-  return cachedKeys;
+  return keys;
 }
 
 export function makeTestP12(options: TestP12Options = {}): { p12: Buffer; pin: string } {
   const pin = options.pin ?? '1234';
-  const keys = testKeys();
+  const keys = testKeys(options.modulusLength);
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = '019c0f75b67a';
@@ -179,30 +186,66 @@ function shroudedKeyBag(iterations: bigint): forge.asn1.Asn1 {
   return seq(oidNode(SHROUDED_KEY_BAG), explicit0(seq(algorithm, octets('x'.repeat(16)))));
 }
 
+/** MacData (SHA-1) asking for `iterations`; its digest is never checked before the counts are refused. */
+function macData(iterations = 2048n): forge.asn1.Asn1 {
+  return seq(
+    seq(seq(oidNode('1.3.14.3.2.26')), octets('m'.repeat(20))),
+    octets('s'.repeat(8)),
+    integerNode(iterations),
+  );
+}
+
 /** A genuine-looking .p12 (MAC at 2048) whose plain safe holds a key bag asking for `iterations`. */
 export function keyBagBombP12(iterations: bigint): Buffer {
   const safes = seq(seq(oidNode(DATA), explicit0(octets(der(seq(shroudedKeyBag(iterations)))))));
   const authSafe = seq(oidNode(DATA), explicit0(octets(der(safes))));
-  const macData = seq(
-    seq(seq(oidNode('1.3.14.3.2.26')), octets('m'.repeat(20))),
-    octets('s'.repeat(8)),
-    integerNode(2048n),
-  );
-  return Buffer.from(der(seq(integerNode(3n), authSafe, macData)), 'binary');
+  return Buffer.from(der(seq(integerNode(3n), authSafe, macData())), 'binary');
 }
 
 /**
- * The hidden variant: the key bag asking for `iterations` sits inside a safe encrypted (3DES, one round) with
- * `pin`, where only decrypting the safe shows it.
+ * Every count at or under the cap, but many of them: `keyBags` shrouded key bags in a plain safe and
+ * `encryptedSafes` encrypted safes, each asking for `iterations` (node-forge would derive keys for every one).
  */
-export function hiddenKeyBagBombP12(iterations: bigint, pin: string): Buffer {
+export function manyCountsP12(options: {
+  keyBags?: number;
+  encryptedSafes?: number;
+  iterations: bigint;
+  macIterations?: bigint;
+}): Buffer {
+  const bags = Array.from({ length: options.keyBags ?? 0 }, () => shroudedKeyBag(options.iterations));
+  const encrypted = Array.from({ length: options.encryptedSafes ?? 0 }, () =>
+    seq(
+      oidNode('1.2.840.113549.1.7.6'),
+      explicit0(
+        seq(
+          integerNode(0n),
+          seq(
+            oidNode(DATA),
+            seq(oidNode(PBE_3DES), seq(octets('saltsalt'), integerNode(options.iterations))),
+            asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, false, 'x'.repeat(16)),
+          ),
+        ),
+      ),
+    ),
+  );
+  const safes = seq(seq(oidNode(DATA), explicit0(octets(der(seq(...bags))))), ...encrypted);
+  const authSafe = seq(oidNode(DATA), explicit0(octets(der(safes))));
+  return Buffer.from(der(seq(integerNode(3n), authSafe, macData(options.macIterations))), 'binary');
+}
+
+/**
+ * The hidden variant: `count` key bags asking for `iterations` sit inside a safe encrypted (3DES, one round)
+ * with `pin`, where only decrypting the safe shows them.
+ */
+export function hiddenKeyBagBombP12(iterations: bigint, pin: string, count = 1): Buffer {
   const salt = 'pepper!!';
   const saltBuffer = () => forge.util.createBuffer(salt);
   const key = forge.pkcs12.generateKey(pin, saltBuffer(), 1, 1, 24);
   const iv = forge.pkcs12.generateKey(pin, saltBuffer(), 2, 1, 8);
   const cipher = forge.cipher.createCipher('3DES-CBC', key);
   cipher.start({ iv });
-  cipher.update(forge.util.createBuffer(der(seq(shroudedKeyBag(iterations)))));
+  const bags = Array.from({ length: count }, () => shroudedKeyBag(iterations));
+  cipher.update(forge.util.createBuffer(der(seq(...bags))));
   cipher.finish();
   const encryptedContentInfo = seq(
     oidNode(DATA),
@@ -212,10 +255,5 @@ export function hiddenKeyBagBombP12(iterations: bigint, pin: string): Buffer {
   const encryptedData = seq(integerNode(0n), encryptedContentInfo);
   const safes = seq(seq(oidNode('1.2.840.113549.1.7.6'), explicit0(encryptedData)));
   const authSafe = seq(oidNode(DATA), explicit0(octets(der(safes))));
-  const macData = seq(
-    seq(seq(oidNode('1.3.14.3.2.26')), octets('m'.repeat(20))),
-    octets('s'.repeat(8)),
-    integerNode(2048n),
-  );
-  return Buffer.from(der(seq(integerNode(3n), authSafe, macData)), 'binary');
+  return Buffer.from(der(seq(integerNode(3n), authSafe, macData())), 'binary');
 }
