@@ -43,6 +43,35 @@ describe('scopes', () => {
     expect(issuer.status).toBe(403);
   });
 
+  it.each([
+    ['/api/configurar/webhook/', 'a trailing slash'],
+    ['/api/Configurar/Webhook', 'another letter case'],
+    ['/api/CONFIGURAR/webhook/', 'both'],
+  ])('when a documents:read key writes %s (%s), then 403 and no webhook is configured', async (path) => {
+    const res = await post(
+      ctx,
+      'acme',
+      path,
+      { url: 'https://hooks.example.com/stolen' },
+      keyToken('documents:read'),
+    );
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      error: 'forbidden',
+      message: expect.stringContaining('no API key scope'),
+    });
+    expect(res.body.data).toBeUndefined();
+    const stored = await ctx.db.query("SELECT 1 FROM webhook_endpoints WHERE tenant_id = 'acme'");
+    expect(stored.rowCount).toBe(0);
+  });
+
+  it('when a key calls a path no route serves, then 403 (a scoped token reaches only the table)', async () => {
+    const res = await post(ctx, 'acme', '/api/no-such-route', {}, keyToken('documents:read documents:write'));
+    expect(res.status).toBe(403);
+    // A password token is still told there is no such route.
+    expect((await post(ctx, 'acme', '/api/no-such-route', {})).status).toBe(404);
+  });
+
   it('when the key has the scope, then the route runs (its own answer, not 403)', async () => {
     const list = await request(ctx.app)
       .get('/api/documentos')
