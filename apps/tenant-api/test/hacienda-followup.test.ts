@@ -226,6 +226,11 @@ describe('Hacienda follow-up (fake Hacienda)', () => {
     const lie = { clave, 'ind-estado': 'aceptado', 'respuesta-xml': 'bm90IHRydXN0ZWQ=' };
     const cb = await request(ctx.app).post(url.pathname).set('Host', 'callbacks.localhost:4001').send(lie);
     expect(cb.status).toBe(200);
+    // The token is the document's only key for this route: the access line names the path without it.
+    const token = url.pathname.split('/').at(-1)!;
+    expect(token.length).toBeGreaterThanOrEqual(40);
+    expect(ctx.log.text).toContain('/hacienda/callback/[REDACTED]');
+    expect(ctx.log.text).not.toContain(token);
     const job = await getJob(ctx.db, { key: `status:${id}` });
     expect(job!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
     await drive(async () => (await state(id)).estado !== 'enviado');

@@ -200,6 +200,17 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     }
     // rate 1r/m with burst 2: three pass at once, the rest are refused at the gateway.
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    // Express routes these to /login as well: the limit covers them.
+    for (const path of ['/LOGIN', '/login/', '/Login/']) {
+      const res = await gatewayRequest(gw.httpPort, {
+        host: 'auth.localtest',
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ base: 'acme', password: 'not-the-password' }),
+      });
+      expect([path, res.status]).toEqual([path, 429]);
+    }
     expect(throttled?.headers['retry-after']).toBe('60');
     expect(throttled?.json<{ error: string; message: string }>()).toEqual({
       error: 'too_many_requests',
@@ -217,11 +228,13 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     // The same budget as POST /login (rate 1r/m, burst 2): whatever an earlier test left of it, at most three
     // sign-ins pass before the refusal.
     const statuses: number[] = [];
+    // Spelled as express also routes it: the limit must not depend on the spelling.
+    const spellings = ['/app/session', '/APP/Session', '/app/session/', '/App/session/'];
     while (statuses.length < 5 && statuses.at(-1) !== 429) {
       const res = await gatewayRequest(gw.httpPort, {
         host: 'acme.api.localtest',
         method: 'POST',
-        path: '/app/session',
+        path: spellings[statuses.length % spellings.length]!,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ base: 'acme', password: 'not-the-password' }),
       });
@@ -233,6 +246,17 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     }
     expect(statuses.at(-1)).toBe(429);
     expect(statuses.length).toBeLessThanOrEqual(4);
+    // The budget is spent: every spelling is refused, none slips past to the tenant-api.
+    for (const path of spellings) {
+      const res = await gatewayRequest(gw.httpPort, {
+        host: 'acme.api.localtest',
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ base: 'acme', password: 'not-the-password' }),
+      });
+      expect([path, res.status]).toEqual([path, 429]);
+    }
     for (const method of ['GET', 'DELETE', 'GET']) {
       const res = await gatewayRequest(gw.httpPort, {
         host: 'acme.api.localtest',
@@ -262,9 +286,22 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
       path: '/api/consultar/documento',
       status: 200,
     });
+    // Hacienda's callback carries the document's only key in its path.
+    const callbackToken = 'q3Zr8_x-Lm2nB7vK9pQwE4tY1uI0oA5sD6fG8hJ2kL3';
+    const before = gw.accessLog().length;
+    await gatewayRequest(gw.httpPort, {
+      host: 'acme.api.localtest',
+      method: 'POST',
+      path: `/Hacienda/callback/${callbackToken}`,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const lines = await logLines(gw, before + 1);
+    expect(lines.at(-1)).toMatchObject({ path: '/hacienda/callback/[REDACTED]' });
     const raw = JSON.stringify(gw.accessLog());
     expect(raw).not.toContain('super-secret-token');
     expect(raw).not.toContain('query-secret');
+    expect(raw).not.toContain(callbackToken);
   });
 
   test('when /admin is asked for on the public auth host, then 404 JSON and the auth-server never sees it', async () => {

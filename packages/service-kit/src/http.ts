@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { AppError, toHttpResponse } from './errors';
 import { type HealthCheck, mountHealth } from './health';
 import type { Logger } from './logger';
+import { redactPath } from './redact';
 import { runWithRequestContext } from './telemetry/context';
 import { metrics } from './telemetry/metrics';
 import { SpanKind, SpanStatusCode, contextFromTraceparent, tracer } from './telemetry/tracing';
@@ -66,7 +67,10 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     const parent = contextFromTraceparent(req.get('traceparent'));
     tracer().startActiveSpan(
       `${req.method} request`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method, 'url.path': redactPath(req.path) },
+      },
       parent,
       (span) => {
         res.on('finish', () => {

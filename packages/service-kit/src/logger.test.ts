@@ -1,5 +1,5 @@
 import { MemoryTransport, createLogger } from './logger';
-import { redact } from './redact';
+import { redact, redactPath } from './redact';
 
 describe('logger redaction', () => {
   it('when secrets are logged under secret keys or inside strings, then none reaches the output', () => {
@@ -18,6 +18,21 @@ describe('logger redaction', () => {
     expect(mem.text).not.toMatch(/hunter2|1234|c2VjcmV0|MIIK|eyJhbGci/);
     expect(mem.text).toContain('[REDACTED]');
     expect(mem.lines).toHaveLength(2);
+  });
+
+  it('when a path carries a token-like segment, then it is masked; claves and UUIDs stay readable', () => {
+    const token = 'q3Zr8_x-Lm2nB7vK9pQwE4tY1uI0oA5sD6fG8hJ2kL3';
+    const mem = new MemoryTransport();
+    const log = createLogger({ service: 't', level: 'debug', transports: [mem] });
+    log.http('request', { method: 'POST', path: `/hacienda/callback/${token}` });
+    expect(mem.text).not.toContain(token);
+    expect(mem.text).toContain('/hacienda/callback/[REDACTED]');
+    expect(redactPath(`/hacienda/callback/${token}`)).toBe('/hacienda/callback/[REDACTED]');
+    expect(redactPath(`/x/${token}/y?z=1`)).toBe('/x/[REDACTED]/y?z=1');
+    const clave = '50626052600310295087500100001010000000033159073080';
+    expect(redactPath(`/api/descargar/${clave}/pdf`)).toBe(`/api/descargar/${clave}/pdf`);
+    const uuid = '0b9f3c2e-8d4a-4e71-9c55-2f0d6a1b7e33';
+    expect(redactPath(`/api/envios/${uuid}`)).toBe(`/api/envios/${uuid}`);
   });
 
   it('when a value is not secret, then it is kept', () => {

@@ -4,7 +4,13 @@
 const SECRET_KEY =
   /pass(word)?|pwd|secret|token|authorization|cookie|^pin$|pincertificado|clavehacienda|certificado|p12|pkcs|private|apikey|api_key|credential|refresh/i;
 
+// A path segment that is a random token: 40 or more base64url characters, not all digits (a clave is 50
+// digits and stays readable; a UUID is 36). Hacienda's callback URL carries the document's only key this way
+// (`/hacienda/callback/<43 characters>`), and request paths reach access logs and trace spans.
+const TOKEN_SEGMENT = /\/(?=[A-Za-z0-9_-]*[A-Za-z_-])[A-Za-z0-9_-]{40,}(?=[/?#]|$)/g;
+
 const PATTERNS: Array<[RegExp, string]> = [
+  [TOKEN_SEGMENT, '/[REDACTED]'],
   [/Bearer\s+[A-Za-z0-9\-._~+/]+=*/gi, 'Bearer [REDACTED]'],
   [/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[REDACTED_JWT]'],
   [/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g, '[REDACTED_PEM]'],
@@ -22,6 +28,11 @@ export function redactString(value: string): string {
   let out = value;
   for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
   return out;
+}
+
+/** A request path fit for logs and spans: token-like segments masked (see TOKEN_SEGMENT). */
+export function redactPath(path: string): string {
+  return path.replace(TOKEN_SEGMENT, '/[REDACTED]');
 }
 
 export function isSecretKey(key: string): boolean {
