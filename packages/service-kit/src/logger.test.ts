@@ -35,6 +35,30 @@ describe('logger redaction', () => {
     expect(redactPath(`/api/envios/${uuid}`)).toBe(`/api/envios/${uuid}`);
   });
 
+  it('when secrets are written as JSON text, form fields, Basic auth, our API keys or URL credentials, then they are masked', () => {
+    const cases: Array<[string, string]> = [
+      ['{"password":"hunter2","base":"acme"}', 'hunter2'],
+      ['grant_type=password&username=u&password=hunter3&client_secret=s3cr3t', 's3cr3t'],
+      ['grant_type=password&username=u&password=hunter3', 'hunter3'],
+      ['Authorization: Basic dXNlcjpodW50ZXI0', 'dXNlcjpodW50ZXI0'],
+      ['login with crk_Hk3v9QwLx2Tb7mPa_9f8e7d6c5b4a3f2e1d0c', '9f8e7d6c5b4a3f2e1d0c'],
+      ['connecting to smtp://mailer:hunter5@smtp.example.com:587', 'hunter5'],
+      ['https://user:hunter6@otel.example.com/v1/traces', 'hunter6'],
+      ["x-api-key: 'abc123secret'", 'abc123secret'],
+    ];
+    for (const [text, secret] of cases)
+      expect([text, redact(text)]).not.toEqual([text, expect.stringContaining(secret)]);
+    expect(redact({ 'x-api-key': 'k', 'api-key': 'k2' })).toEqual({
+      'x-api-key': '[REDACTED]',
+      'api-key': '[REDACTED]',
+    });
+    // What is around them stays readable.
+    expect(redact('{"password":"hunter2","base":"acme"}')).toContain('"base":"acme"');
+    expect(redact('connecting to smtp://mailer:hunter5@smtp.example.com:587')).toBe(
+      'connecting to smtp://[REDACTED]@smtp.example.com:587',
+    );
+  });
+
   it('when a value is not secret, then it is kept', () => {
     expect(redact({ base: 'acme', clave: '506' })).toEqual({ base: 'acme', clave: '506' });
   });

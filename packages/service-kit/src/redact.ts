@@ -2,7 +2,7 @@
 // PEM blocks and long base64 blobs are masked wherever they appear inside strings.
 
 const SECRET_KEY =
-  /pass(word)?|pwd|secret|token|authorization|cookie|^pin$|pincertificado|clavehacienda|certificado|p12|pkcs|private|apikey|api_key|credential|refresh/i;
+  /pass(word)?|pwd|secret|token|authorization|cookie|^pin$|pincertificado|clavehacienda|certificado|p12|pkcs|private|api[-_]?key|credential|refresh/i;
 
 // A path segment that is a random token: 40 or more base64url characters, not all digits (a clave is 50
 // digits and stays readable; a UUID is 36). Hacienda's callback URL carries the document's only key this way
@@ -14,10 +14,15 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/Bearer\s+[A-Za-z0-9\-._~+/]+=*/gi, 'Bearer [REDACTED]'],
   [/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[REDACTED_JWT]'],
   [/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g, '[REDACTED_PEM]'],
+  [/(authorization["']?\s*[:=]\s*["']?Basic\s+)[A-Za-z0-9+/]+=*/gi, '$1[REDACTED]'],
+  // A key written in JSON text ("password":"x") or a form (client_secret=x) as well as key: value.
   [
-    /\b(password|passwd|pwd|pin|secret|token|clave_?hacienda|api[_-]?key)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/gi,
+    /(?<![A-Za-z0-9])(password|passwd|pwd|pin|secret|token|clave_?hacienda|api[_-]?key)(["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&"'}]+)/gi,
     '$1$2[REDACTED]',
   ],
+  // Our API keys (crk_<id>_<secret>) and credentials in a URL (smtp://user:password@host).
+  [/\bcrk_[A-Za-z0-9_-]+/g, 'crk_[REDACTED]'],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, '$1[REDACTED]@'],
   [/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[REDACTED]'],
   [/[A-Za-z0-9+/]{200,}={0,2}/g, '[REDACTED_BLOB]'],
 ];
