@@ -173,10 +173,12 @@ export function p12IterationProblem(
  * only once the visible counts, the safes' own among them, passed), or undefined. What openP12 checks.
  */
 export function p12OpeningProblem(der: Buffer | Uint8Array, pin: string): string | undefined {
-  const visible = p12IterationProblem(der);
-  if (visible) return visible;
+  // The file's structure is read once; a file it cannot read has no visible counts (node-forge refuses it).
+  const visible = p12Iterations(der) ?? [];
+  const problem = firstOutOfRange(visible) ?? totalWorkProblem(visible);
+  if (problem) return problem;
   const hidden = encryptedSafeIterations(der, pin);
-  return firstOutOfRange(hidden) ?? totalWorkProblem([...(p12Iterations(der) ?? []), ...hidden]);
+  return firstOutOfRange(hidden) ?? totalWorkProblem([...visible, ...hidden]);
 }
 
 /** Too many key bags, or counts adding up beyond MAX_P12_TOTAL_ITERATIONS, or undefined. */

@@ -6,7 +6,7 @@ import helmet from 'helmet';
 import { AppError, toHttpResponse } from './errors';
 import { type HealthCheck, mountHealth } from './health';
 import type { Logger } from './logger';
-import { redactPath } from './redact';
+import { redactString } from './redact';
 import { runWithRequestContext } from './telemetry/context';
 import { metrics } from './telemetry/metrics';
 import { SpanKind, SpanStatusCode, contextFromTraceparent, tracer } from './telemetry/tracing';
@@ -69,7 +69,7 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
       `${req.method} request`,
       {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method, 'url.path': redactPath(req.path) },
+        attributes: { 'http.request.method': req.method, 'url.path': redactString(req.path) },
       },
       parent,
       (span) => {

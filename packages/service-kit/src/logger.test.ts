@@ -1,5 +1,5 @@
 import { MemoryTransport, createLogger } from './logger';
-import { redact, redactPath } from './redact';
+import { redact, redactString } from './redact';
 
 describe('logger redaction', () => {
   it('when secrets are logged under secret keys or inside strings, then none reaches the output', () => {
@@ -27,12 +27,12 @@ describe('logger redaction', () => {
     log.http('request', { method: 'POST', path: `/hacienda/callback/${token}` });
     expect(mem.text).not.toContain(token);
     expect(mem.text).toContain('/hacienda/callback/[REDACTED]');
-    expect(redactPath(`/hacienda/callback/${token}`)).toBe('/hacienda/callback/[REDACTED]');
-    expect(redactPath(`/x/${token}/y?z=1`)).toBe('/x/[REDACTED]/y?z=1');
+    expect(redactString(`/hacienda/callback/${token}`)).toBe('/hacienda/callback/[REDACTED]');
+    expect(redactString(`/x/${token}/y?z=1`)).toBe('/x/[REDACTED]/y?z=1');
     const clave = '50626052600310295087500100001010000000033159073080';
-    expect(redactPath(`/api/descargar/${clave}/pdf`)).toBe(`/api/descargar/${clave}/pdf`);
+    expect(redactString(`/api/descargar/${clave}/pdf`)).toBe(`/api/descargar/${clave}/pdf`);
     const uuid = '0b9f3c2e-8d4a-4e71-9c55-2f0d6a1b7e33';
-    expect(redactPath(`/api/envios/${uuid}`)).toBe(`/api/envios/${uuid}`);
+    expect(redactString(`/api/envios/${uuid}`)).toBe(`/api/envios/${uuid}`);
   });
 
   it('when secrets are written as JSON text, form fields, Basic auth, our API keys or URL credentials, then they are masked', () => {

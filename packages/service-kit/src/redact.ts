@@ -35,11 +35,6 @@ export function redactString(value: string): string {
   return out;
 }
 
-/** A request path fit for logs and spans: token-like segments masked (see TOKEN_SEGMENT). */
-export function redactPath(path: string): string {
-  return path.replace(TOKEN_SEGMENT, '/[REDACTED]');
-}
-
 export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
