@@ -40,7 +40,7 @@ async function raiseAcceptedMail(
     messageId: newMessageId(),
     reason: 'aceptado',
   };
-  await enqueue(ctx.db, { queue: MAIL_QUEUE, key: `mail:${doc.id}:aceptado`, payload });
+  await enqueue(ctx.db, { tenant: tenantId, queue: MAIL_QUEUE, key: `mail:${doc.id}:aceptado`, payload });
   await drain(ctx);
   return { clave: doc.clave, messageId: payload.messageId, documentId: doc.id };
 }

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 async function finishedJob(queue: string, key: string, finishedAt: Date): Promise<string> {
-  const { id } = await enqueue(ctx.db, { queue, key, payload: {} });
+  const { id } = await enqueue(ctx.db, { tenant: '', queue, key, payload: {} });
   await ctx.db.query("UPDATE jobs SET state = 'done', finished_at = $2 WHERE id = $1", [id, finishedAt]);
   return id;
 }
@@ -85,6 +85,7 @@ it('when the hour’s run comes, then old finished jobs and expired idempotency 
     new Date(now.getTime() - 6 * DAY),
   );
   const { id: waiting } = await enqueue(ctx.db, {
+    tenant: '',
     queue: 'hacienda.status',
     key: 'housekeeping:waiting',
     payload: {},

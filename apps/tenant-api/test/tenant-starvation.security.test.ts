@@ -194,7 +194,12 @@ describe('pools', () => {
       // The one webhook slot is held by a receiver that never answers (until the 20 s timeout)…
       while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       // …while the submission pool's one slot still takes its work at once.
-      const scan = await enqueue(ctx.db, { queue: DEADLINE_QUEUE, key: 'deadline-pool-test', payload: {} });
+      const scan = await enqueue(ctx.db, {
+        tenant: '',
+        queue: DEADLINE_QUEUE,
+        key: 'deadline-pool-test',
+        payload: {},
+      });
       for (let i = 0; i < 500 && (await getJob(ctx.db, scan))?.state !== 'done'; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

@@ -53,7 +53,7 @@ export async function schedulePeriodicRuns(db: Db, jobs: readonly PeriodicJob[],
       [job.queue],
     );
     if (chained.rows.length > 0) continue;
-    await enqueue(db, { queue: job.queue, key: periodicKey(job, now), payload: {}, runAt: now });
+    await enqueue(db, { queue: job.queue, tenant: '', key: periodicKey(job, now), payload: {}, runAt: now });
   }
 }
 
@@ -72,7 +72,13 @@ export function periodicQueues(
           return jobResult.retryAt(now, 'interrupted by the worker stopping');
         }
         const next = job.period.nextStart(now);
-        await enqueue(db, { queue: job.queue, key: periodicKey(job, next), payload: {}, runAt: next });
+        await enqueue(db, {
+          queue: job.queue,
+          tenant: '',
+          key: periodicKey(job, next),
+          payload: {},
+          runAt: next,
+        });
         return jobResult.done();
       },
     };

@@ -88,8 +88,12 @@ export interface EnqueueOptions<P> {
   payload: P;
   /** When the job becomes due; default now. */
   runAt?: Date;
-  /** The tenant whose work this is; default '' (the service's own). Claims take turns between tenants. */
-  tenant?: string;
+  /**
+   * The tenant whose work this is, '' for the service's own. Claims take turns between tenants. Required:
+   * a tenant's job enqueued without it joined the service's lane, first in first out with every other
+   * tenant's (the e-mail jobs did, until 2026-12-03).
+   */
+  tenant: string;
   /** Dedupe key: a second enqueue with the same key (in any state) creates nothing. */
   key?: string;
   /**
@@ -134,7 +138,7 @@ function jobValues(options: EnqueueOptions<unknown>): unknown[] {
     options.maxAttempts ?? null,
     currentRequestId() ?? null,
     currentTraceparent() ?? null,
-    options.tenant ?? '',
+    options.tenant,
     options.pendingKey ?? null,
   ];
 }

@@ -37,7 +37,7 @@ describe('finishIn', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     expect(await worker.runOnce()).toBe(1);
     const job = await getJob(db, { id });
     expect(job).toMatchObject({ state: 'done', attempts: 1, lockedBy: null });
@@ -66,7 +66,7 @@ describe('finishIn', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await worker.runOnce();
     const job = await getJob(db, { id });
     expect(job).toMatchObject({
@@ -101,7 +101,7 @@ describe('finishIn', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await worker.runOnce();
     expect(await getJob(db, { id })).toMatchObject({ state: 'pending', attempts: 1 });
     expect(logs.text).not.toContain('job failed');
@@ -135,8 +135,8 @@ describe('finishIn', () => {
         },
       },
     });
-    const retried = await enqueue(db, { queue: 'retry', payload: {} });
-    const failed = await enqueue(db, { queue: 'fail', payload: {} });
+    const retried = await enqueue(db, { tenant: '', queue: 'retry', payload: {} });
+    const failed = await enqueue(db, { tenant: '', queue: 'fail', payload: {} });
     expect(await worker.runOnce()).toBe(2);
     expect(await getJob(db, retried)).toMatchObject({
       state: 'pending',
@@ -180,7 +180,7 @@ describe('finishIn', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await worker.runOnce();
     expect(statements).toHaveLength(1);
     expect(await effects()).toEqual([{ job: `${id}-a` }, { job: `${id}-a-again` }, { job: `${id}-b` }]);
@@ -222,7 +222,7 @@ describe('finishIn', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await worker.runOnce();
     expect(selected).toEqual({ recorded: true, inserted: `${id}-a`, counted: '2' });
     expect(await effects()).toEqual([{ job: `${id}-a` }, { job: `${id}-b1` }, { job: `${id}-b2` }]);
@@ -257,7 +257,7 @@ describe('finishIn', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     const runA = stale.runOnce();
     await started.promise;
     const clockB = createClock(clockA.now().getTime() + 30_001);

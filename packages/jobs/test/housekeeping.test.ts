@@ -28,7 +28,7 @@ beforeEach(() => {
 
 /** A job of queue `q` that finished (done, or failed) at `finishedAt`. */
 async function finished(finishedAt: Date, state: 'done' | 'failed' = 'done'): Promise<string> {
-  const { id } = await enqueue(db, { queue: 'q', payload: {} });
+  const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
   await db.query('UPDATE jobs SET state = $2, finished_at = $3 WHERE id = $1', [id, state, finishedAt]);
   return id;
 }
@@ -44,8 +44,10 @@ describe('pruneJobs with a limit', () => {
     await finished(new Date(now - 10 * HOUR), 'failed');
     const byAge = [];
     for (const hours of [5, 4, 3, 2, 1]) byAge.push(await finished(new Date(now - hours * HOUR)));
-    const waiting = (await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(now - 30 * DAY) })).id;
-    const running = (await enqueue(db, { queue: 'q', payload: {} })).id;
+    const waiting = (
+      await enqueue(db, { tenant: '', queue: 'q', payload: {}, runAt: new Date(now - 30 * DAY) })
+    ).id;
+    const running = (await enqueue(db, { tenant: '', queue: 'q', payload: {} })).id;
     await db.query("UPDATE jobs SET state = 'running', locked_by = 'w', locked_until = $2 WHERE id = $1", [
       running,
       new Date(now + HOUR),
@@ -78,7 +80,8 @@ describe('the housekeeping run', () => {
     const now = clock.now().getTime();
     for (let i = 0; i < 7; i++) await finished(new Date(now - 8 * DAY - i * HOUR), i % 2 ? 'failed' : 'done');
     const recent = await finished(new Date(now - DAY));
-    const waiting = (await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(now + DAY) })).id;
+    const waiting = (await enqueue(db, { tenant: '', queue: 'q', payload: {}, runAt: new Date(now + DAY) }))
+      .id;
     await db.exec('DELETE FROM lapsing');
     for (let i = 0; i < 5; i++)
       await db.query('INSERT INTO lapsing (expires_at) VALUES ($1)', [new Date(now - HOUR)]);

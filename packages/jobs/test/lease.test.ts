@@ -29,7 +29,7 @@ describe('leases', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'submit', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'submit', payload: {} });
     const runA = crashed.runOnce();
     await startedA.promise;
 
@@ -75,7 +75,7 @@ describe('leases', () => {
       workerId: 'other',
       queues: { q: { handler: async () => undefined } },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     const run = owner.runOnce();
     await started.promise;
     await new Promise((r) => setTimeout(r, 400));
@@ -118,7 +118,7 @@ describe('expired leases', () => {
 
   it('when a worker with a long lease looked before a shorter lease ends, then it takes that job as soon as it ends', async () => {
     const clock = createClock();
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await claimAndHang(30_000, clock);
     const logs = new MemoryTransport();
     const patient = new Worker({
@@ -142,7 +142,7 @@ describe('expired leases', () => {
 
   it("when another queue's lease expires, then a worker returns only its own queues' jobs", async () => {
     const clock = createClock();
-    const { id } = await enqueue(db, { queue: 'other', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'other', payload: {} });
     await claimAndHang(30_000, clock, 'other');
     const worker = new Worker({ db, now: clock.now, queues: { q: { handler: async () => undefined } } });
     clock.advance(60_000);
@@ -153,11 +153,11 @@ describe('expired leases', () => {
   it('when an expired job is returned, then it is due from its lease end, before jobs due after that', async () => {
     const clock = createClock();
     const start = clock.now().getTime();
-    const { id: old } = await enqueue(db, { queue: 'q', payload: { n: 'old' } });
+    const { id: old } = await enqueue(db, { tenant: '', queue: 'q', payload: { n: 'old' } });
     await claimAndHang(30_000, clock);
     clock.advance(60_000);
     // Due 45 s in: after the old job's lease ended (30 s), before the claim that finds it expired (60 s).
-    await enqueue(db, { queue: 'q', payload: { n: 'newer' }, runAt: new Date(start + 45_000) });
+    await enqueue(db, { tenant: '', queue: 'q', payload: { n: 'newer' }, runAt: new Date(start + 45_000) });
     const order: string[] = [];
     const worker = new Worker({
       db,
@@ -176,7 +176,7 @@ describe('parallel workers', () => {
   it('when two workers poll the same queue at once, then every job runs exactly once', async () => {
     const total = 120;
     await db.transaction(async (tx) => {
-      for (let i = 0; i < total; i++) await enqueue(tx, { queue: 'p', payload: { i } });
+      for (let i = 0; i < total; i++) await enqueue(tx, { tenant: '', queue: 'p', payload: { i } });
     });
     const seen = new Map<number, number>();
     const handler = async (job: { payload: { i: number } }) => {

@@ -21,7 +21,7 @@ describe('enqueue', () => {
   it('when the caller rolls its transaction back, then no job remains', async () => {
     await expect(
       db.transaction(async (tx) => {
-        await enqueue(tx, { queue: 'submit', payload: { doc: 1 }, key: 'submit:1' });
+        await enqueue(tx, { tenant: '', queue: 'submit', payload: { doc: 1 }, key: 'submit:1' });
         throw new Error('document insert failed');
       }),
     ).rejects.toThrow('document insert failed');
@@ -31,7 +31,7 @@ describe('enqueue', () => {
 
   it('when the transaction commits, then the job is there with its payload', async () => {
     const { id, created } = await db.transaction((tx) =>
-      enqueue(tx, { queue: 'submit', payload: { doc: 'a', n: 2 } }),
+      enqueue(tx, { tenant: '', queue: 'submit', payload: { doc: 'a', n: 2 } }),
     );
     expect(created).toBe(true);
     const job = await getJob<{ doc: string; n: number }>(db, { id });
@@ -44,8 +44,13 @@ describe('enqueue', () => {
   });
 
   it('when the same key is enqueued twice, then one job exists and the second call returns its id', async () => {
-    const first = await enqueue(db, { queue: 'status', payload: {}, key: 'status:X' });
-    const second = await enqueue(db, { queue: 'status', payload: { other: true }, key: 'status:X' });
+    const first = await enqueue(db, { tenant: '', queue: 'status', payload: {}, key: 'status:X' });
+    const second = await enqueue(db, {
+      tenant: '',
+      queue: 'status',
+      payload: { other: true },
+      key: 'status:X',
+    });
     expect(second).toEqual({ id: first.id, created: false });
     const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
     expect(count.rows[0]?.n).toBe(1);
@@ -94,7 +99,12 @@ describe('enqueueCtes', () => {
 
   it('when one statement enqueues two jobs under their own names, then both are added and each says so', async () => {
     const a = enqueueCtes({ queue: 'webhook', tenant: 'acme', key: 'two:a', payload: {} }, 'source', 1, 'a_');
-    const b = enqueueCtes({ queue: 'mail', key: 'two:b', payload: {} }, 'source', 1 + a.params.length, 'b_');
+    const b = enqueueCtes(
+      { tenant: '', queue: 'mail', key: 'two:b', payload: {} },
+      'source',
+      1 + a.params.length,
+      'b_',
+    );
     const r = await db.query<{ a: number; b: number }>(
       `WITH source AS (SELECT 1), ${a.sql}, ${b.sql}
        SELECT (SELECT count(*) FROM a_job)::int AS a, (SELECT count(*) FROM b_job)::int AS b`,
@@ -103,11 +113,13 @@ describe('enqueueCtes', () => {
     expect(r.rows[0]).toEqual({ a: 1, b: 1 });
     expect(await getJob(db, { key: 'two:a' })).toMatchObject({ queue: 'webhook', tenant: 'acme' });
     expect(await getJob(db, { key: 'two:b' })).toMatchObject({ queue: 'mail', tenant: '' });
-    expect(() => enqueueCtes({ queue: 'q', payload: {} }, 'source', 1, 'x; DROP')).toThrow(TypeError);
+    expect(() => enqueueCtes({ tenant: '', queue: 'q', payload: {} }, 'source', 1, 'x; DROP')).toThrow(
+      TypeError,
+    );
   });
 
   it('when the key exists already, then the statement adds no second job and does not fail', async () => {
-    await enqueue(db, { queue: 'submit', payload: { first: true }, key: 'submit:dup' });
+    await enqueue(db, { tenant: '', queue: 'submit', payload: { first: true }, key: 'submit:dup' });
     await insertWith(1, 'submit:dup');
     const jobs = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
     expect(jobs.rows[0]?.n).toBe(1);
@@ -118,9 +130,9 @@ describe('enqueueCtes', () => {
 describe('rescheduleCtes', () => {
   it('brings forward the pending jobs whose keys its subquery selects, never later, and returns their queues', async () => {
     const far = new Date(Date.now() + 3_600_000);
-    await enqueue(db, { queue: 'status', payload: {}, key: 'cte:a', runAt: far });
-    await enqueue(db, { queue: 'status', payload: {}, key: 'cte:b', runAt: far });
-    await enqueue(db, { queue: 'status', payload: {}, key: 'cte:c', runAt: new Date(0) });
+    await enqueue(db, { tenant: '', queue: 'status', payload: {}, key: 'cte:a', runAt: far });
+    await enqueue(db, { tenant: '', queue: 'status', payload: {}, key: 'cte:b', runAt: far });
+    await enqueue(db, { tenant: '', queue: 'status', payload: {}, key: 'cte:c', runAt: new Date(0) });
     const soon = new Date(Date.now() + 60_000);
     const forward = rescheduleCtes(
       `SELECT $1::text || n FROM (VALUES ('a'), ('c'), ('gone')) AS v(n)`,
@@ -148,7 +160,7 @@ describe('Worker', () => {
       now: clock.now,
       queues: { submit: { handler: async (job) => void seen.push(job.payload) } },
     });
-    const { id } = await enqueue(db, { queue: 'submit', payload: { doc: 7 } });
+    const { id } = await enqueue(db, { tenant: '', queue: 'submit', payload: { doc: 7 } });
     expect(await worker.runOnce()).toBe(1);
     expect(await worker.runOnce()).toBe(0);
     expect(seen).toEqual([{ doc: 7 }]);
@@ -158,7 +170,12 @@ describe('Worker', () => {
   it('when a job is not yet due, then it waits for its time', async () => {
     const clock = createClock();
     const worker = new Worker({ db, now: clock.now, queues: { q: { handler: async () => undefined } } });
-    await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(clock.now().getTime() + 60_000) });
+    await enqueue(db, {
+      tenant: '',
+      queue: 'q',
+      payload: {},
+      runAt: new Date(clock.now().getTime() + 60_000),
+    });
     expect(await worker.runOnce()).toBe(0);
     clock.advance(60_001);
     expect(await worker.runOnce()).toBe(1);
@@ -181,7 +198,7 @@ describe('Worker', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     const t0 = clock.now().getTime();
     await worker.runOnce();
     let job = await getJob(db, { id });
@@ -216,7 +233,7 @@ describe('Worker', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await worker.runOnce();
     clock.advance(5_000);
     await worker.runOnce();
@@ -240,8 +257,8 @@ describe('Worker', () => {
         bad: { handler: async () => jobResult.fail('X-Error-Cause: clave inválida') },
       },
     });
-    const later = await enqueue(db, { queue: 'later', payload: {} });
-    const bad = await enqueue(db, { queue: 'bad', payload: {} });
+    const later = await enqueue(db, { tenant: '', queue: 'later', payload: {} });
+    const bad = await enqueue(db, { tenant: '', queue: 'bad', payload: {} });
     expect(await worker.runOnce()).toBe(2);
     const l = await getJob(db, later);
     expect(l).toMatchObject({ state: 'pending', attempts: 1, lastError: 'not final yet' });
@@ -256,7 +273,7 @@ describe('Worker', () => {
     const clock = createClock();
     const worker = new Worker({ db, now: clock.now, queues: { status: { handler: async () => undefined } } });
     const far = new Date(clock.now().getTime() + 3_600_000);
-    await enqueue(db, { queue: 'status', payload: {}, key: 'status:C1', runAt: far });
+    await enqueue(db, { tenant: '', queue: 'status', payload: {}, key: 'status:C1', runAt: far });
     expect(await worker.runOnce()).toBe(0);
     expect(await reschedule(db, { key: 'status:C1' }, new Date(far.getTime() + 10_000))).toBe(true);
     expect((await getJob(db, { key: 'status:C1' }))?.runAt.getTime()).toBe(far.getTime());
@@ -283,7 +300,7 @@ describe('Worker', () => {
         },
       },
     });
-    const { id } = await enqueue(db, { queue: 'status', payload: {}, key: 'status:C2' });
+    const { id } = await enqueue(db, { tenant: '', queue: 'status', payload: {}, key: 'status:C2' });
     const run = worker.runOnce();
     await started.promise;
     const soon = new Date(clock.now().getTime() + 1_000);
@@ -302,7 +319,7 @@ describe('Worker', () => {
     });
     worker.start();
     await new Promise((r) => setTimeout(r, 20));
-    await db.transaction((tx) => enqueue(tx, { queue: 'wake', payload: { hello: 'world' } }));
+    await db.transaction((tx) => enqueue(tx, { tenant: '', queue: 'wake', payload: { hello: 'world' } }));
     await expect(done.promise).resolves.toEqual({ hello: 'world' });
     await worker.stop();
   });
@@ -329,7 +346,7 @@ describe('Worker', () => {
       },
     });
     for (let n = 1; n <= 8; n++) {
-      await enqueue(db, { queue: 'q', payload: { n }, runAt: new Date(Date.now() - 1000 + n) });
+      await enqueue(db, { tenant: '', queue: 'q', payload: { n }, runAt: new Date(Date.now() - 1000 + n) });
     }
     const until = async (count: number) => {
       for (let i = 0; i < 200 && startedOrder.length < count; i++)
@@ -375,7 +392,7 @@ describe('Worker', () => {
         },
       },
     });
-    for (let n = 1; n <= 5; n++) await enqueue(db, { queue: 'q', payload: { n } });
+    for (let n = 1; n <= 5; n++) await enqueue(db, { tenant: '', queue: 'q', payload: { n } });
     worker.start();
     for (let i = 0; i < 200 && started < 4; i++) await new Promise((r) => setTimeout(r, 10));
     expect(started).toBe(4);
@@ -404,8 +421,8 @@ describe('Worker', () => {
         },
       },
     });
-    const first = await enqueue(db, { queue: 'q', payload: {} });
-    await enqueue(db, { queue: 'q', payload: {}, runAt: new Date(Date.now() + 50) });
+    const first = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    await enqueue(db, { tenant: '', queue: 'q', payload: {}, runAt: new Date(Date.now() + 50) });
     worker.start();
     await started.promise;
     let stopped = false;
@@ -423,9 +440,10 @@ describe('Worker', () => {
   it('when finished jobs are pruned, then only old finished ones go', async () => {
     const clock = createClock();
     const worker = new Worker({ db, now: clock.now, queues: { q: { handler: async () => undefined } } });
-    const old = await enqueue(db, { queue: 'q', payload: {} });
+    const old = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
     await worker.runOnce();
     const waiting = await enqueue(db, {
+      tenant: '',
       queue: 'q',
       payload: {},
       runAt: new Date(clock.now().getTime() + 60_000),
