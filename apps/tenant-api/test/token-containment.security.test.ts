@@ -239,3 +239,66 @@ describe('revocation list paging and readiness', () => {
     expect(up.body.checks).toEqual({ database: 'ok', tokenKeys: 'ok', revocations: 'ok' });
   });
 });
+
+describe('verification before the revocation list was ever loaded (fail closed)', () => {
+  it('when the auth-server has not answered yet, then a valid token is 503 with Retry-After, and passes once it answers', async () => {
+    const cold = await startTestApp({ checkExonerations: false });
+    try {
+      await cold.keys.refresh();
+      cold.forge.revocationsStatus = 503;
+      const ask = () =>
+        request(cold.app)
+          .post('/api/consultar/emisor')
+          .set('Host', cold.host('acme'))
+          .set('Authorization', `Bearer ${cold.forge.token('acme')}`)
+          .send({ identificacion: 3101123456 });
+      const refused = await ask();
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body).toMatchObject({
+        error: 'service_unavailable',
+        message: 'token revocations are not loaded from the auth-server yet; retry shortly',
+      });
+      // A forged token is still a 401, without asking the auth-server.
+      const asked = cold.forge.revocationRequests.length;
+      const forged = await request(cold.app)
+        .post('/api/consultar/emisor')
+        .set('Host', cold.host('acme'))
+        .set('Authorization', `Bearer ${cold.forge.withBadSignature('acme')}`)
+        .send({ identificacion: 3101123456 });
+      expect(forged.status).toBe(401);
+      // Within the second, a request is refused at once instead of asking again.
+      expect((await ask()).status).toBe(503);
+      expect(cold.forge.revocationRequests).toHaveLength(asked);
+
+      cold.forge.revocationsStatus = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await ask()).status).toBe(404); // authenticated: the issuer simply is not registered
+      expect(cold.forge.revocationRequests).toHaveLength(asked + 1);
+    } finally {
+      await cold.close();
+    }
+  }, 120_000);
+
+  it('when a revoked token is the first one a replica sees, then the list is loaded for it and it is refused', async () => {
+    const forge = await new TokenForge().start();
+    try {
+      const token = forge.token('acme');
+      forge.revoke(token);
+      const list = new RevocationList({ url: `${forge.url}/revocations`, logger, intervalMs: 60_000 });
+      const keys = new JwksKeySource({ jwksUri: forge.jwksUrl, logger });
+      const verifier = new TokenVerifier({
+        keys,
+        revocations: list,
+        issuer: TEST_ISSUER,
+        audience: TEST_AUDIENCE,
+        clockToleranceSeconds: 30,
+      });
+      // Before this change the list's empty maps answered "not revoked" and the token passed.
+      await expect(verifier.verify(token, 'acme')).rejects.toThrow('token has been revoked');
+      expect(forge.revocationRequests).toEqual(['/revocations?since=0']);
+    } finally {
+      await forge.stop();
+    }
+  });
+});

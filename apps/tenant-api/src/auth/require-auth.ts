@@ -6,7 +6,7 @@ import { CSRF_HEADER, type TokenClaims } from '@cr/contracts';
 import { AppError, metrics } from '@cr/service-kit';
 import type { Request, RequestHandler, Response } from 'express';
 import { csrfMatches, readSessionToken } from '../session/session-cookie';
-import { TokenError, type TokenVerifier } from './token-verifier';
+import { RevocationsUnknownError, TokenError, type TokenVerifier } from './token-verifier';
 
 declare global {
   namespace Express {
@@ -63,6 +63,10 @@ async function verifyToken(
     if (err instanceof TokenError) {
       metrics.auth.tokenVerifications.inc({ outcome: tokenOutcome(err.message) });
       return unauthorized(err.message);
+    }
+    if (err instanceof RevocationsUnknownError) {
+      metrics.auth.tokenVerifications.inc({ outcome: 'revocations_unknown' });
+      return err;
     }
     throw err;
   }

@@ -2,7 +2,8 @@
 // background: revoked token ids (logout, admin) and revoked subjects (a client disabled, deleted or whose
 // password changed: every token of it with iat < notBefore). Paged by the server's own cursor (`asOf`), never
 // by this machine's clock, so a clock skew between the two cannot skip a revocation. The list reports when
-// it was last loaded; readiness refuses traffic until the first load and whenever the last one is stale.
+// it was last loaded; readiness refuses traffic until the first load and whenever the last one is stale, and
+// until the first load the verifier refuses every token (fail closed: 503), whatever readiness gates.
 import type { Logger } from '@cr/service-kit';
 
 export interface RevokedToken {
@@ -28,6 +29,11 @@ export interface RevocableClaims {
 
 export interface RevocationSource {
   isRevoked(claims: RevocableClaims): boolean;
+  /**
+   * Whether the revocations are known: false until a list has been loaded once. Verification fails closed
+   * on false (a process that started while the auth-server was down must not take revoked tokens).
+   */
+  loaded(): Promise<boolean>;
 }
 
 export interface ParsedRevocations {
@@ -37,6 +43,7 @@ export interface ParsedRevocations {
 }
 
 const TOKEN_LIFETIME_SECONDS = 28800;
+const ON_DEMAND_INTERVAL_MS = 1_000;
 
 /** The auth-server's list body; anything without a numeric `asOf` cursor is refused. */
 export function parseRevocations(body: unknown): ParsedRevocations {
@@ -80,6 +87,8 @@ export class RevocationList implements RevocationSource {
   private lastSuccessAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<boolean> | undefined;
+  /** When a request last started a poll because the list was never loaded (see loaded()). */
+  private lastOnDemandAt: number | undefined;
   private readonly now: () => number;
   private readonly maxStalenessMs: number;
 
@@ -101,6 +110,23 @@ export class RevocationList implements RevocationSource {
   /** Whether the list has been loaded at least once. */
   get synced(): boolean {
     return this.cursor !== undefined;
+  }
+
+  /**
+   * True once the list has been loaded. Before that, a request asks the auth-server itself (joining a poll
+   * already under way), but at most once per second: while the auth-server is down, requests are refused
+   * at once instead of each waiting for a poll's timeout and adding to the load.
+   */
+  async loaded(): Promise<boolean> {
+    if (this.synced) return true;
+    if (!this.running) {
+      const now = this.now();
+      if (this.lastOnDemandAt !== undefined && now - this.lastOnDemandAt < ON_DEMAND_INTERVAL_MS)
+        return false;
+      this.lastOnDemandAt = now;
+    }
+    await this.sync();
+    return this.synced;
   }
 
   /** Readiness: undefined when loaded and fresh, else the reason. */
@@ -161,4 +187,4 @@ export class RevocationList implements RevocationSource {
 }
 
 /** For deployments with a local PEM and no auth-server to ask. */
-export const noRevocations: RevocationSource = { isRevoked: () => false };
+export const noRevocations: RevocationSource = { isRevoked: () => false, loaded: async () => true };

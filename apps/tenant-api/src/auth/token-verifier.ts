@@ -1,7 +1,8 @@
 // Verifies the Bearer token of a tenant request: RS256 only, key by kid, iss, aud, exp (small clock
 // tolerance), at most 8 h old by its iat and never issued in the future (so a leaked signing key cannot mint
 // long-lived tokens), base = sub = the tenant of the host, neither its jti nor its subject revoked. Every
-// failure is the same kind of error with a short reason that never echoes the token.
+// failure is the same kind of error with a short reason that never echoes the token; a token that checks out
+// while the revocations were never loaded is RevocationsUnknownError (503, not 401: the client did nothing wrong).
 import type { KeyObject } from 'node:crypto';
 import {
   TOKEN_LIFETIME_SECONDS,
@@ -9,6 +10,7 @@ import {
   TokenClaims as TokenClaimsSchema,
   validate,
 } from '@cr/contracts';
+import { AppError } from '@cr/service-kit';
 import jwt from 'jsonwebtoken';
 import type { KeySource } from './key-source';
 import type { RevocationSource } from './revocation-list';
@@ -17,6 +19,16 @@ export class TokenError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'TokenError';
+  }
+}
+
+/** The token checked out, but the revocations were never loaded: whether it was revoked is unknown. */
+export class RevocationsUnknownError extends AppError {
+  constructor() {
+    super('service_unavailable', 'token revocations are not loaded from the auth-server yet; retry shortly', {
+      headers: { 'Retry-After': '1' },
+    });
+    this.name = 'RevocationsUnknownError';
   }
 }
 
@@ -101,6 +113,8 @@ export class TokenVerifier {
     if (claims.sub !== claims.base || claims.base !== tenantId) {
       throw new TokenError('token was not issued for this tenant');
     }
+    // Asked last: a forged or expired token is refused without a call to the auth-server.
+    if (!(await this.options.revocations.loaded())) throw new RevocationsUnknownError();
     if (this.options.revocations.isRevoked(claims)) throw new TokenError('token has been revoked');
     return claims;
   }

@@ -23,6 +23,19 @@ export function badBody(message: string): ErrorDoc {
   };
 }
 
+/** The 503 of a tenant-api replica that verified a token but has never loaded the revocation list. */
+export const REVOCATIONS_NOT_LOADED: ErrorDoc = {
+  code: 'service_unavailable',
+  when: 'the token checked out but this replica has not yet loaded the revocation list from the auth-server (with `Retry-After`)',
+  message: 'token revocations are not loaded from the auth-server yet; retry shortly',
+  headers: {
+    'Retry-After': {
+      description: 'seconds to wait before asking again',
+      schema: { type: 'integer', minimum: 1 },
+    },
+  },
+};
+
 export const NO_STORE = {
   'Cache-Control': {
     description: 'no-store: the answer holds a credential or changes at any time',

@@ -126,7 +126,7 @@ describe.each(documents)('the %s OpenAPI document', (_name, build, routes) => {
 });
 
 describe('the tenant-api document', () => {
-  it('when read, then every /api operation needs the Bearer token and answers 401 and 404 (unknown host)', () => {
+  it('when read, then every /api operation needs the Bearer token and answers 401, 404 (unknown host) and 503 (revocations not loaded, with Retry-After)', () => {
     const doc = buildTenantApiOpenApi();
     const paths = doc.paths as Record<string, Record<string, JsonObject>>;
     const api = Object.entries(paths).filter(([p]) => p.startsWith('/api/'));
@@ -134,7 +134,10 @@ describe('the tenant-api document', () => {
     for (const [, item] of api) {
       for (const op of Object.values(item)) {
         expect(op.security).toEqual([{ bearerAuth: [] }]);
-        expect(Object.keys(op.responses as JsonObject)).toEqual(expect.arrayContaining(['401', '404']));
+        expect(Object.keys(op.responses as JsonObject)).toEqual(
+          expect.arrayContaining(['401', '404', '503']),
+        );
+        expect(op.responses).toHaveProperty(['503', 'headers', 'Retry-After']);
       }
     }
   });
@@ -200,6 +203,7 @@ describe('the tenant-api document: documents, callback and lookups', () => {
       '422',
       '429',
       '502',
+      '503',
     ]);
     expect(op.responses).toHaveProperty(['429', 'headers', 'Retry-After']);
   });

@@ -4,7 +4,7 @@
 import type { ErrorDoc, RouteDoc } from './build-document';
 import { SuccessMessage } from '../common.schema';
 import { SESSION_COOKIE, SessionRequest, SessionResponse } from '../session.schema';
-import { NO_STORE, badBody, json } from './common-routes';
+import { NO_STORE, REVOCATIONS_NOT_LOADED, badBody, json } from './common-routes';
 
 export const SESSION_COOKIE_SCHEME = 'sessionCookie';
 
@@ -81,6 +81,7 @@ export function sessionRoutes(): RouteDoc[] {
           when: 'the auth-server could not be reached',
           message: 'the auth-server did not answer the sign-in',
         },
+        REVOCATIONS_NOT_LOADED,
         UNKNOWN_HOST,
       ],
     },
@@ -92,7 +93,7 @@ export function sessionRoutes(): RouteDoc[] {
       summary: 'The current dashboard session and its CSRF value',
       security: [SESSION_COOKIE_SCHEME],
       responses: [{ status: 200, description: 'signed in', body: json(SessionResponse, SESSION_EXAMPLE) }],
-      errors: [NO_SESSION, UNKNOWN_HOST],
+      errors: [NO_SESSION, REVOCATIONS_NOT_LOADED, UNKNOWN_HOST],
     },
     {
       method: 'delete',
@@ -129,6 +130,7 @@ export function sessionRoutes(): RouteDoc[] {
           when: 'the auth-server could not revoke the token (the cookie is cleared all the same)',
           message: 'the auth-server did not revoke the token; the cookie was cleared',
         },
+        REVOCATIONS_NOT_LOADED,
         UNKNOWN_HOST,
       ],
     },

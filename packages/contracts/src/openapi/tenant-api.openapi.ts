@@ -49,14 +49,32 @@ import {
   buildDocument,
 } from './build-document';
 import type { BodyDoc } from './build-document';
-import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
+import {
+  API_VERSION,
+  NO_STORE,
+  REVOCATIONS_NOT_LOADED,
+  badBody,
+  healthRoutes,
+  healthSecurityScheme,
+  json,
+} from './common-routes';
 import { TENANT_API_ROUTE_SCOPES } from '../api-keys.schema';
 import * as ex from './examples';
 import { sessionCookieSecurityScheme, sessionRoutes } from './session-routes';
 
 const BEARER = 'bearerAuth';
 
-/** Answered by every tenant route: a host that names no tenant, a missing or foreign token. */
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'seconds to wait before asking again',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+/**
+ * Answered by every tenant route: a host that names no tenant, a missing or foreign token, and a token that
+ * cannot be checked against revocations yet.
+ */
 export const TENANT_ROUTE_ERRORS: ErrorDoc[] = [
   {
     code: 'unauthorized',
@@ -68,14 +86,8 @@ export const TENANT_ROUTE_ERRORS: ErrorDoc[] = [
     when: 'the host is not `<tenant>.<TENANT_BASE_DOMAIN>`',
     message: 'unknown host',
   },
+  REVOCATIONS_NOT_LOADED,
 ];
-
-const RETRY_AFTER = {
-  'Retry-After': {
-    description: 'seconds to wait before asking again',
-    schema: { type: 'integer', minimum: 1 },
-  },
-};
 
 /** The lookups reaching Hacienda's public API count against the tenant's window (LOOKUP_LIMIT). */
 const LOOKUP_LIMITED: ErrorDoc = {
