@@ -304,7 +304,7 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     expect(raw).not.toContain(callbackToken);
   });
 
-  test('when /admin is asked for on the public auth host, then 404 JSON and the auth-server never sees it', async () => {
+  test('when /admin or /revocations is asked for on the public auth host, then 404 JSON and the auth-server never sees it', async () => {
     const before = gw.accessLog().length;
     // Express matches paths without regard to case, so the gateway must too.
     const paths = [
@@ -316,6 +316,10 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
       '/Admin',
       '/aDmIn/keys/rotate',
       '/%41dmin/clients',
+      // The revocation list names bases whose password changed or that were disabled: internal only.
+      '/revocations',
+      '/revocations?since=0',
+      '/Revocations/',
     ];
     for (const path of paths) {
       const res = await gatewayRequest(gw.httpPort, {
