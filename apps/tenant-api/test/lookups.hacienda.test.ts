@@ -461,21 +461,36 @@ describe('POST /api/enviar/items refused with an issuer another process has chan
 });
 
 describe('the per-tenant lookup limit', () => {
-  it('when one tenant exhausts its lookups, then 429 with Retry-After for it and other tenants are unaffected', async () => {
+  it('when one tenant exhausts its lookups, then 429 with Retry-After for it, cached answers take no slot, and other tenants are unaffected', async () => {
     const publicApi = testPublicApi(hacienda.url);
     const limited = await startTestApp({
       publicApi,
-      lookupLimiter: createLookupLimiter({ limit: 2, windowSeconds: 60 }),
+      cabys: createCabysSearch({ fallback: haciendaCabysFallback(publicApi) }),
+      lookupLimiter: createLookupLimiter({ limit: 3, windowSeconds: 60 }),
     });
     try {
-      for (let i = 0; i < 2; i++) {
+      // The first reaches Hacienda (one slot); the repeats are answered from the cache and take none.
+      for (let i = 0; i < 4; i++) {
         const ok = await post(limited, 'acme', '/api/hacienda/contribuyente', {
           identificacion: '3101123456',
         });
         expect(ok.status).toBe(200);
       }
-      const refused = await post(limited, 'acme', '/api/hacienda/exoneracion', {
+      const second = await post(limited, 'acme', '/api/hacienda/exoneracion', {
         exoneracion: 'AL-00020402-24',
+      });
+      expect(second.status).toBe(200);
+      // CABYS through the fallback to Hacienda: the same, one slot for a search however often it is repeated.
+      for (let i = 0; i < 2; i++) {
+        const found = await post(limited, 'acme', '/api/hacienda/cabys', {
+          name: 'jugo de tomate',
+          limite: 5,
+        });
+        expect(found.status).toBe(200);
+      }
+      expect((await post(limited, 'acme', '/api/hacienda/cabys', { name: 'cafe' })).status).toBe(429);
+      const refused = await post(limited, 'acme', '/api/hacienda/contribuyente', {
+        identificacion: '3101000000',
       });
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({
@@ -483,10 +498,15 @@ describe('the per-tenant lookup limit', () => {
         message: expect.stringContaining('retry in'),
       });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      const other = await post(limited, 'other', '/api/hacienda/exoneracion', {
+      // Still answered from the cache for the tenant that used up its window.
+      const cached = await post(limited, 'acme', '/api/hacienda/exoneracion', {
         exoneracion: 'AL-00020402-24',
       });
-      expect(other.status).toBe(200);
+      expect(cached.status).toBe(200);
+      const other = await post(limited, 'other', '/api/hacienda/contribuyente', {
+        identificacion: '3101000000',
+      });
+      expect(other.status).toBe(404);
     } finally {
       await limited.close();
     }

@@ -12,14 +12,23 @@ export type CabysSource = 'local' | 'hacienda';
  * characters and never empty; `limit` is already clamped to 1–200. Ranked best first. Failures reach the
  * caller as they are (an `AppError` such as `upstream_error` keeps its status).
  */
-export type CabysFallback = (query: string, options: { limit: number }) => Promise<CabysItem[]>;
+export type CabysFallback = (query: string, options: FallbackOptions) => Promise<CabysItem[]>;
+
+export interface FallbackOptions {
+  limit: number;
+  /** The caller's own limit on calls that reach the fallback's source; runs only when the answer is not cached. */
+  beforeRequest?: () => Promise<void>;
+}
 
 export interface CabysSearch {
   /** Where answers come from; undefined when neither a catalogue nor a fallback is configured. */
   readonly source: CabysSource | undefined;
   /** Ranked results, best first. Rejects with the fallback's error when it fails and `service_unavailable`
    *  when there is no source at all. */
-  search(query: string, options?: SearchOptions): Promise<CabysItem[]>;
+  search(
+    query: string,
+    options?: SearchOptions & Pick<FallbackOptions, 'beforeRequest'>,
+  ): Promise<CabysItem[]>;
 }
 
 export function createCabysSearch(deps: { index?: CabysIndex; fallback?: CabysFallback }): CabysSearch {
@@ -33,7 +42,8 @@ export function createCabysSearch(deps: { index?: CabysIndex; fallback?: CabysFa
         const q = typeof query === 'string' ? query.trim().replace(/\s+/g, ' ').slice(0, 200) : '';
         if (q === '') return [];
         const limit = clampLimit(options.limit);
-        return (await fallback(q, { limit })).slice(0, limit);
+        const { beforeRequest } = options;
+        return (await fallback(q, { limit, ...(beforeRequest ? { beforeRequest } : {}) })).slice(0, limit);
       }
       throw new AppError(
         'service_unavailable',

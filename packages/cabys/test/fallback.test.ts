@@ -44,6 +44,20 @@ describe('createCabysSearch', () => {
     ]);
   });
 
+  it("when the caller gives a beforeRequest hook, then the fallback receives it (it runs only on the source's cache misses)", async () => {
+    const seen: Array<(() => Promise<void>) | undefined> = [];
+    const s = createCabysSearch({
+      fallback: async (_query, options) => {
+        seen.push(options.beforeRequest);
+        return [];
+      },
+    });
+    const beforeRequest = async () => {};
+    await s.search('cafe', { beforeRequest });
+    await s.search('cafe');
+    expect(seen).toEqual([beforeRequest, undefined]);
+  });
+
   it('when the fallback returns more than the limit, then the list is cut to it', async () => {
     const s = createCabysSearch({ fallback: recordingFallback().fallback });
     expect(await s.search('jugo', { limit: 1 })).toEqual([CATALOGUE[0]]);

@@ -208,8 +208,13 @@ export class HaciendaPublicApi {
   }
 
   /** `GET /fe/ae?identificacion=` (id without hyphens). */
-  taxpayer(identificacion: string): Promise<PublicResult<Taxpayer>> {
-    return this.lookup('/fe/ae', { identificacion: identificacion.replace(/-/g, '').trim() }, mapTaxpayer);
+  taxpayer(identificacion: string, options: LookupOptions = {}): Promise<PublicResult<Taxpayer>> {
+    return this.lookup(
+      '/fe/ae',
+      { identificacion: identificacion.replace(/-/g, '').trim() },
+      mapTaxpayer,
+      options,
+    );
   }
 
   /** `GET /fe/ex?autorizacion=` (e.g. AL-00460853-20). */
@@ -218,20 +223,32 @@ export class HaciendaPublicApi {
   }
 
   /** `GET /fe/cabys?q=&top=`: search by text. */
-  cabys(q: string, top?: number): Promise<PublicResult<CabysSearch>> {
+  cabys(q: string, top?: number, options: LookupOptions = {}): Promise<PublicResult<CabysSearch>> {
     const params: Record<string, string> = { q: q.trim() };
     if (top !== undefined) params.top = String(Math.max(1, Math.floor(top)));
-    return this.lookup('/fe/cabys', params, (raw) => {
-      const o = (raw ?? {}) as Record<string, unknown>;
-      const items = Array.isArray(o.cabys) ? o.cabys.map(mapCabysItem) : [];
-      return { total: num(o.total) ?? items.length, cantidad: num(o.cantidad) ?? items.length, cabys: items };
-    });
+    return this.lookup(
+      '/fe/cabys',
+      params,
+      (raw) => {
+        const o = (raw ?? {}) as Record<string, unknown>;
+        const items = Array.isArray(o.cabys) ? o.cabys.map(mapCabysItem) : [];
+        return {
+          total: num(o.total) ?? items.length,
+          cantidad: num(o.cantidad) ?? items.length,
+          cabys: items,
+        };
+      },
+      options,
+    );
   }
 
   /** `GET /fe/cabys?codigo=` (13 digits): the item, or notFound when Hacienda returns an empty array. */
-  async cabysByCodigo(codigo: string): Promise<PublicResult<CabysItem>> {
-    const r = await this.lookup('/fe/cabys', { codigo: codigo.trim() }, (raw) =>
-      (Array.isArray(raw) ? raw : [raw]).filter((x) => x && typeof x === 'object').map(mapCabysItem),
+  async cabysByCodigo(codigo: string, options: LookupOptions = {}): Promise<PublicResult<CabysItem>> {
+    const r = await this.lookup(
+      '/fe/cabys',
+      { codigo: codigo.trim() },
+      (raw) => (Array.isArray(raw) ? raw : [raw]).filter((x) => x && typeof x === 'object').map(mapCabysItem),
+      options,
     );
     if (r.kind !== 'found') return r;
     const item = r.value.find((i) => i.codigo === codigo.trim()) ?? r.value[0];

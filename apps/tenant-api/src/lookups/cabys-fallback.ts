@@ -18,14 +18,15 @@ function toItem(raw: HaciendaCabysItem): CabysItem | undefined {
 }
 
 export function haciendaCabysFallback(api: Pick<PublicApiLookups, 'cabys' | 'cabysByCodigo'>): CabysFallback {
-  return async (query, { limit }) => {
+  return async (query, { limit, beforeRequest }) => {
+    const lookup = beforeRequest ? { beforeRequest } : {};
     const compact = query.replace(/[\s.-]/g, '');
     if (CODE.test(compact)) {
-      const r = await api.cabysByCodigo(compact);
+      const r = await api.cabysByCodigo(compact, lookup);
       const item = r.kind === 'found' ? toItem(r.value) : undefined;
       return item ? [item] : [];
     }
-    const r = await api.cabys(query, limit);
+    const r = await api.cabys(query, limit, lookup);
     if (r.kind !== 'found') return [];
     const items: CabysItem[] = [];
     for (const raw of r.value.cabys) {

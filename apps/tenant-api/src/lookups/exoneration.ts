@@ -71,8 +71,10 @@ export async function lookUpExoneration(
       { details: [{ path: 'exoneracion', reason: 'must look like AL-00020402-24' }] },
     );
   }
-  await takeLookupSlot(deps, input.tenantId);
-  const r = await deps.hacienda.publicApi.exoneration(numero);
+  // A cached answer costs Hacienda nothing: only a call that reaches it takes the tenant's slot.
+  const r = await deps.hacienda.publicApi.exoneration(numero, {
+    beforeRequest: () => takeLookupSlot(deps, input.tenantId),
+  });
   if (r.kind === 'notFound') {
     throw new AppError('not_found', `exoneracion: ${numero} does not exist in Hacienda's records`);
   }

@@ -33,8 +33,10 @@ export async function lookUpTaxpayer(
   deps: Pick<LookupDeps, 'db' | 'hacienda' | 'lookupLimiter'>,
   input: { tenantId: string; identificacion: string },
 ): Promise<ContribuyenteData> {
-  await takeLookupSlot(deps, input.tenantId);
-  const r = await deps.hacienda.publicApi.taxpayer(input.identificacion);
+  // A cached answer costs Hacienda nothing: only a call that reaches it takes the tenant's slot.
+  const r = await deps.hacienda.publicApi.taxpayer(input.identificacion, {
+    beforeRequest: () => takeLookupSlot(deps, input.tenantId),
+  });
   if (r.kind === 'notFound') {
     throw new AppError(
       'not_found',

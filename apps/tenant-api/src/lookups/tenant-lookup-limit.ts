@@ -1,8 +1,8 @@
 // One tenant cannot get the service's IP blocked by Hacienda (REFERENCE §10.5: 10 minutes after a burst):
 // each tenant has its own window of lookups that may reach the public API; beyond it, 429 with Retry-After.
-// The client's shared token bucket still spreads whatever passes. A submission's exoneration checks count
-// too, but only their cache misses: a cached answer costs Hacienda nothing, and a tenant submits many
-// invoices under the same authorization.
+// The client's shared token bucket still spreads whatever passes. Only cache misses count (the client's
+// beforeRequest hook), for the lookup routes as for a submission's exoneration checks: a cached answer costs
+// Hacienda nothing, and a tenant submits many invoices under the same authorization.
 import type { ExonerationLookup } from './check-exonerations';
 import { type TenantLimitOptions, createTenantLimiter, takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import type { LookupDeps } from './lookup-deps';

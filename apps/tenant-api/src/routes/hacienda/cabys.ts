@@ -13,9 +13,12 @@ export function searchCabys(deps: Pick<LookupDeps, 'cabys' | 'db' | 'lookupLimit
         details: [{ path: 'name', reason: 'must contain a search text, not only spaces' }],
       });
     }
-    // The local catalogue costs Hacienda nothing; only the fallback counts against the tenant's lookups.
-    if (deps.cabys.source === 'hacienda') await takeLookupSlot(deps, res.locals.tenantId);
-    const items = await deps.cabys.search(name, { limit: limite ?? 50 });
+    // The local catalogue costs Hacienda nothing; only the fallback's calls that reach Hacienda (not its
+    // cached answers) count against the tenant's lookups.
+    const items = await deps.cabys.search(name, {
+      limit: limite ?? 50,
+      beforeRequest: () => takeLookupSlot(deps, res.locals.tenantId),
+    });
     const body: CabysResponse = {
       status: 'success',
       data: items.map((i) => ({ codigo: i.codigo, descripcion: i.descripcion, impuesto: i.impuesto })),
