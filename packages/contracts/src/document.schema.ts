@@ -802,7 +802,9 @@ export const DocumentRequest = Type.Object(
       description:
         'Echoed in the webhook event: INVOICE (any kind), or the kind’s own type: CREDIT_NOTE for 3, DEBIT_NOTE for 2, PAYMENT_RECEIPT for 10',
     }),
-    fechaEmision: fechaHora('Issue date and time'),
+    fechaEmision: fechaHora(
+      'Issue date and time; in Costa Rica time it must fall in 2000–2099 (the clave carries a two-digit year)',
+    ),
     receptor: Type.Optional(
       Type.Union([Type.Literal(''), DocumentReceptor], {
         description:
