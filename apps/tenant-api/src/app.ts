@@ -29,6 +29,8 @@ import type { MailSettings } from './delivery/mail-deps';
 export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   /** PDF_RENDERS_PER_TENANT: PDF downloads one tenant may have rendering at once. */
   pdfRenders: DocumentRouteDeps['pdfRenders'];
+  /** SUBMISSIONS_PER_TENANT: submissions one tenant may have in progress at once. */
+  submissions: DocumentRouteDeps['submissions'];
   /** BRANDING_WRITE_RATE_LIMIT: POST /api/configurar/marca per tenant. */
   brandingWriteLimiter: DeliveryRouteDeps['brandingWriteLimiter'];
   /** MAIL_RESEND_RATE_LIMIT: POST /api/reenviar/correo per tenant. */

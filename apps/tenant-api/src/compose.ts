@@ -93,6 +93,7 @@ export interface TenantApiSettings {
   mailResendLimiter?: AppDeps['mailResendLimiter'];
   brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
   pdfRenders?: AppDeps['pdfRenders'];
+  submissions?: AppDeps['submissions'];
   recepcionUploads?: RecepcionDeps['uploads'];
   /** The dashboard's sign-in and sign-out; default: the auth-server of AUTH_SERVER_URL. */
   authServer?: AuthServerClient;
@@ -315,6 +316,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const app = createApp({
     ...submission,
     pdfRenders: settings.pdfRenders ?? new TenantConcurrency('PDF renders', config.PDF_RENDERS_PER_TENANT),
+    submissions: settings.submissions ?? new TenantConcurrency('submissions', config.SUBMISSIONS_PER_TENANT),
     brandingWriteLimiter:
       settings.brandingWriteLimiter ??
       createTenantLimiter('branding changes', {

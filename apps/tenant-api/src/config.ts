@@ -112,6 +112,12 @@ export const TenantConfigSchema = Type.Object({
    */
   PDF_RENDERS_PER_TENANT: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
   /**
+   * Submissions (POST /api/enviar/items) one tenant may have in progress at once in this process; beyond,
+   * 429 with Retry-After: 1. Each takes 35-70 ms of the event loop every tenant shares (validation,
+   * arithmetic, XML, signing): without a bound, one tenant's thousand parallel posts queue ahead of everyone.
+   */
+  SUBMISSIONS_PER_TENANT: Type.Integer({ default: 32, minimum: 1, maximum: 1024 }),
+  /**
    * POST /api/configurar/marca calls per tenant… Each new logo is decoded once per process, in JavaScript, on
    * the event loop every tenant shares (about 0.2-0.5 s for a 1-2 megapixel transparent PNG on a 2-core VM),
    * and a tenant changes its branding a few times a year.

@@ -9,6 +9,9 @@ import { type TestApp, startTestApp } from './support/test-app';
 import { drain, raiseFinalStateEvent } from './support/webhook-helpers';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
+import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
+import { documentBody } from './support/document-mother';
+import { issuerBody } from './support/issuer-mother';
 import { MAIL_QUEUE } from '../src/delivery/mail-deps';
 import { recordFinal } from '../src/hacienda/record-transitions';
 import { mensajeHaciendaXml } from './support/documents';
@@ -17,9 +20,11 @@ import { WEBHOOK_QUEUE } from '../src/webhooks/webhook-event';
 
 let ctx: TestApp;
 let receiver: WebhookReceiver;
+const submissions = new TenantConcurrency('submissions', 2);
 
 beforeAll(async () => {
   ctx = await startTestApp({
+    submissions,
     webhookReplayLimiter: createTenantLimiter('webhook replays', { limit: 3, windowSeconds: 60 }),
     brandingWriteLimiter: createTenantLimiter('branding changes', { limit: 2, windowSeconds: 60 }),
     mailResendLimiter: createTenantLimiter('e-mail resends', { limit: 3, windowSeconds: 60 }),
@@ -180,6 +185,46 @@ describe('e-mail resends', () => {
     await claimMails(1_000);
     // The acceptance's webhook event (no webhook configured for this tenant).
     await drain(ctx);
+  });
+});
+
+describe('submissions in progress', () => {
+  const documentsOf = async (tenant: string) =>
+    (
+      await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE tenant_id = $1', [
+        tenant,
+      ])
+    ).rows[0]!.n;
+
+  it('when a tenant already has SUBMISSIONS_PER_TENANT in progress, then its next is 429 with Retry-After and stores nothing, and another tenant submits', async () => {
+    for (const tenant of ['piedpiper', 'aviato'])
+      expect((await post(ctx, tenant, '/api/enviar/emisor', issuerBody())).status).toBe(200);
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The tenant's two slots, held as two slow submissions would hold them.
+    const slots = [submissions.run('piedpiper', () => holding), submissions.run('piedpiper', () => holding)];
+    try {
+      const refused = await post(ctx, 'piedpiper', '/api/enviar/items', documentBody('invoice', 1));
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body).toMatchObject({
+        error: 'too_many_requests',
+        message: 'too many submissions at once for this tenant; retry in 1 s',
+      });
+      expect(await documentsOf('piedpiper')).toBe(0);
+      const other = await post(ctx, 'aviato', '/api/enviar/items', documentBody('invoice', 1));
+      expect(other.status).toBe(200);
+    } finally {
+      release();
+      await Promise.all(slots);
+    }
+    const later = await post(ctx, 'piedpiper', '/api/enviar/items', documentBody('invoice', 1));
+    expect(later.status).toBe(200);
+    expect(await documentsOf('piedpiper')).toBe(1);
+    // The acceptances' submission jobs (no Hacienda configured): out of the way of the pool test below.
+    await ctx.db.query("DELETE FROM jobs WHERE tenant IN ('piedpiper', 'aviato')");
   });
 });
 

@@ -120,6 +120,8 @@ export async function startTestApp(
     mailResendLimiter?: ResendMailDeps['mailResendLimiter'];
     brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
     pdfRenders?: PdfDownloadDeps['pdfRenders'];
+    /** Submissions in progress per tenant (default: SUBMISSIONS_PER_TENANT's). */
+    submissions?: TenantConcurrency;
     recepcionUploads?: RecepcionDeps['uploads'];
     /** JOBS_CONCURRENCY and WEBHOOK_CONCURRENCY (default 8 and 4). */
     concurrency?: { jobs?: number; webhooks?: number };
@@ -244,6 +246,7 @@ export async function startTestApp(
     mailResendLimiter:
       options.mailResendLimiter ?? createTenantLimiter('e-mail resends', { limit: 1_000, windowSeconds: 60 }),
     pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
+    ...(options.submissions ? { submissions: options.submissions } : {}),
     recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
     brandingWriteLimiter:
       options.brandingWriteLimiter ??

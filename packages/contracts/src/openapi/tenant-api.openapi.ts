@@ -658,6 +658,12 @@ export function tenantApiRoutes(): RouteDoc[] {
           when: "confirming an exoneration of type 04 or 11 needs a lookup that reaches Hacienda's public API (not cached) and the tenant used up its window of lookups (HACIENDA_LOOKUP_RATE_LIMIT, with `Retry-After`); nothing is stored",
         },
         {
+          code: 'too_many_requests',
+          when: 'the tenant already has SUBMISSIONS_PER_TENANT submissions in progress in the process that took the request (with `Retry-After: 1`); nothing is stored',
+          message: 'too many submissions at once for this tenant; retry in 1 s',
+          headers: RETRY_AFTER,
+        },
+        {
           ...hacienda502('/fe/ex'),
           when: "an exoneration of type 04 or 11 could not be confirmed because Hacienda's public API failed on every retry, or is paused after its 429 (then with `Retry-After`); nothing is stored",
         },

@@ -16,12 +16,14 @@ import { readIdempotencyKey, withIdempotencyKey } from '../../documents/idempote
 import { submitDocument } from '../../documents/submit-document';
 import { type PdfDownloadDeps, renderDocumentPdf } from '../../delivery/render-document-pdf';
 import type { SubmissionDeps } from '../../documents/submission-deps';
+import type { TenantConcurrency } from '../../tenancy/tenant-concurrency';
 import { listarDocumentos } from './listar';
 
-function enviarItems(deps: SubmissionDeps): RequestHandler {
+function enviarItems(deps: DocumentRouteDeps): RequestHandler {
   return async (req, res) => {
     const tenantId = res.locals.tenantId;
     const key = readIdempotencyKey(req.get('idempotency-key'));
+    // Refused before any work (429) when the tenant already has SUBMISSIONS_PER_TENANT in progress here.
     const run = async () => {
       const result = await submitDocument(deps, { tenantId, body: req.body });
       const body: EnviarItemsResponse = {
@@ -33,9 +35,11 @@ function enviarItems(deps: SubmissionDeps): RequestHandler {
       };
       return { status: 200, body };
     };
-    const out = key
-      ? await withIdempotencyKey(deps, { tenantId, key, requestHash: hashRequestBody(req.body ?? null) }, run)
-      : await run();
+    const out = await deps.submissions.run(tenantId, () =>
+      key
+        ? withIdempotencyKey(deps, { tenantId, key, requestHash: hashRequestBody(req.body ?? null) }, run)
+        : run(),
+    );
     res.status(out.status).json(out.body);
   };
 }
@@ -73,6 +77,8 @@ function readFormato(query: Record<string, unknown>): PdfLayout | undefined {
 
 export interface DocumentRouteDeps extends SubmissionDeps {
   pdfRenders: PdfDownloadDeps['pdfRenders'];
+  /** SUBMISSIONS_PER_TENANT: submissions one tenant may have in progress at once in this process. */
+  submissions: Pick<TenantConcurrency, 'run'>;
 }
 
 function descargarPdf(deps: DocumentRouteDeps): RequestHandler {
