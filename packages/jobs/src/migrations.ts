@@ -129,7 +129,10 @@ BEGIN
       FOR UPDATE SKIP LOCKED)
     RETURNING jobs.*
   ), stamped AS (
-    UPDATE job_lanes SET served_at = p_now
+    -- Strictly after every lane served so far: claims within one millisecond of the worker's clock (or from
+    -- a process whose clock is behind) would otherwise tie, and a tie goes to the oldest job, not the turn.
+    UPDATE job_lanes SET served_at = GREATEST(p_now,
+      (SELECT max(m.served_at) FROM job_lanes m WHERE m.queue = ANY(p_queues)) + interval '1 microsecond')
     WHERE (job_lanes.queue, job_lanes.tenant) IN (
       SELECT l.queue, l.tenant FROM job_lanes l
       WHERE (l.queue, l.tenant) IN (SELECT c.queue, c.tenant FROM claimed c)
@@ -162,4 +165,8 @@ export const jobsMigrations: Migration[] = [
   { id: 'jobs_0004_record_function', sql: JOBS_RECORD_SQL },
   { id: 'jobs_0005_claim_function', sql: JOBS_CLAIM_SQL },
   { id: 'jobs_0006_record_plpgsql', sql: JOBS_RECORD_PLPGSQL_SQL },
+  // The claim stamps a lane strictly after the last one served (two claims in one millisecond tied, and the
+  // tie went to one tenant twice). 0005 runs the same text on a new database; this replaces the function on
+  // one that already had it.
+  { id: 'jobs_0007_claim_served_in_order', sql: JOBS_CLAIM_SQL },
 ];

@@ -77,6 +77,26 @@ describe('fair claims across tenants', () => {
     expect([...order.slice(0, 3)].sort()).toEqual(['a', 'b', 'c']);
   });
 
+  it('when one-job claims fall in the same millisecond, then the tenants still take turns', async () => {
+    await queueBacklog('a', 30);
+    await queueBacklog('b', 30);
+    await queueBacklog('c', 30);
+    const order: string[] = [];
+    // A clock that never moves: every claim stamps its lane with the same instant, as claims do on a fast
+    // machine. Stamped with that instant alone, the lanes tied and the tie went to the oldest job (a's, twice).
+    const frozen = new Date(Date.now() + 60_000);
+    const worker = new Worker({
+      db,
+      concurrency: 1,
+      now: () => frozen,
+      queues: { submit: { handler: async (job) => void order.push(job.tenant) } },
+    });
+    for (let i = 0; i < 9; i += 1) await worker.runOnce();
+    // The first turn's order follows the earlier tests' claims (the lanes outlive the jobs); then it repeats.
+    expect([...order.slice(0, 3)].sort()).toEqual(['a', 'b', 'c']);
+    expect(order.slice(3)).toEqual([...order.slice(0, 3), ...order.slice(0, 3)]);
+  });
+
   it('when the pool is busy with a backlog, then the next free slot goes to the other tenant', async () => {
     await queueBacklog('noisy', 10_000);
     const release = deferred();
