@@ -125,14 +125,19 @@ describe('public API (/fe/ae, /fe/ex, /fe/cabys)', () => {
   });
 
   it('when a client exceeds the burst limit, then 429 with the rate-limit headers', async () => {
-    const small = await startHarness({ env: { SANDBOX_PUBLIC_RATE_LIMIT: '2' } });
+    // A clock that stands still: the windows are fixed on the clock's 5 s marks, and three calls that
+    // straddled one would start a fresh window (no 429).
+    const frozen = new Date();
+    const small = await startHarness({ env: { SANDBOX_PUBLIC_RATE_LIMIT: '2' }, now: () => frozen });
     try {
       await request(small.app).get('/fe/cabys?codigo=2132100000100').expect(200);
       await request(small.app).get('/fe/cabys?codigo=2132100000100').expect(200);
       const res = await request(small.app).get('/fe/cabys?codigo=2132100000100');
       expect(res.status).toBe(429);
       expect(res.headers['x-ratelimit-remaining']).toBe('0');
-      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000 - 1);
+      // The end of the window, in epoch seconds, on the sandbox's clock.
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(frozen.getTime() / 1000);
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(frozen.getTime() / 1000 + 5);
     } finally {
       await small.close();
     }

@@ -97,7 +97,10 @@ describe('recepción refusals', () => {
   });
 
   it('when a taxpayer exceeds its recepción limit, then 429 with the rate-limit headers', async () => {
-    const small = await startHarness({ env: { SANDBOX_RECEPCION_RATE_LIMIT: '2' } });
+    // A clock that stands still: the windows are fixed on the clock's minute marks, and calls that
+    // straddled one would start a fresh window (no 429).
+    const frozen = new Date();
+    const small = await startHarness({ env: { SANDBOX_RECEPCION_RATE_LIMIT: '2' }, now: () => frozen });
     try {
       const a = await tokenFor(small.app);
       const first = await request(small.app)
