@@ -234,10 +234,12 @@ describe('pools', () => {
     receiver.script = [0, 0, 0];
     const doc = await insertTestDocument(ctx.db, 'hooli', { estado: 'aceptado' });
     await raiseFinalStateEvent(ctx.db, 'hooli', doc);
+    // Earlier tests' deliveries reached the same receiver: wait for this one, not for any.
+    const earlier = receiver.received.length;
     ctx.worker.start();
     try {
       // The one webhook slot is held by a receiver that never answers (until the 20 s timeout)…
-      while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (receiver.received.length === earlier) await new Promise((resolve) => setTimeout(resolve, 10));
       // …while the submission pool's one slot still takes its work at once.
       const scan = await enqueue(ctx.db, {
         tenant: '',
