@@ -68,6 +68,22 @@ describe('brute-force throttling (frozen clock)', () => {
     expect(fresh.status).toBe(200);
   });
 
+  it('when an IPv6 client takes a new address of its /64 for every attempt, then its failures still add up', async () => {
+    await request(h.app)
+      .post('/admin/clients')
+      .set(admin())
+      .send({ base: 'sixer', password: PASSWORD })
+      .expect(201);
+    // Counted per /128, each attempt would be a fresh pair with its own free failures.
+    for (let i = 1; i <= 4; i++)
+      expect((await attempt('sixer', 'wrong-password', `2001:db8:6:6::${i}`)).status).toBe(401);
+    const sameNetwork = await attempt('sixer', PASSWORD, '2001:db8:6:6:ffff:ffff:ffff:fffe');
+    expect(sameNetwork.status).toBe(429);
+    expect(sameNetwork.headers['retry-after']).toBe('1');
+    // Another /64 is another client.
+    expect((await attempt('sixer', PASSWORD, '2001:db8:6:7::1')).status).toBe(200);
+  });
+
   it('when stale counters are pruned, then only old, non-blocking rows go', async () => {
     h.clock.advance(2 * 3600_000);
     expect(await h.services.throttle.prune()).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import type { Express, Response } from 'express';
 import { BASE_PATTERN, LoginRequest, type LoginResponse, TOKEN_LIFETIME_SECONDS } from '@cr/contracts';
 import { AppError, metrics, parseBody } from '@cr/service-kit';
 import type { AuthServices } from '../services';
+import { throttleAddress } from '../throttle-address';
 
 export const INVALID_CREDENTIALS_BODY = JSON.stringify({
   error: 'invalid_credentials',
@@ -37,7 +38,8 @@ export function mountLogin(app: Express, s: AuthServices): void {
       throw new AppError('bad_request', 'password: is required');
     if (password !== undefined && apiKey !== undefined)
       throw new AppError('bad_request', 'apiKey: send either password or apiKey, not both');
-    const ip = req.ip ?? 'unknown';
+    // An IPv6 client counts by its /64: it can pick any address in it for each attempt.
+    const ip = throttleAddress(req.ip ?? 'unknown');
     const { key, canExist } = throttleKeyOf(base);
     let decision: Awaited<ReturnType<typeof s.throttle.check>>;
     try {
