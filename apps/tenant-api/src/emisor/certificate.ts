@@ -37,6 +37,15 @@ const REASONS: Record<string, [CertificateErrorCode, string]> = {
   key_mismatch: ['no_certificate', 'holds no certificate for its private key'],
 };
 
+/**
+ * Errors whose engine message is itself the reason: it says what was found and what is accepted (the
+ * iteration count and its cap, the key's size and the accepted range).
+ */
+const MESSAGE_IS_REASON: Record<string, CertificateErrorCode> = {
+  p12_iterations: 'too_many_iterations',
+  key_size: 'key_size',
+};
+
 function commonNameOf(subject: string): string | undefined {
   const cn = subject
     .split(', ')
@@ -50,14 +59,9 @@ export function openCertificate(p12: Buffer, pin: string): OpenedCertificate {
   try {
     key = openP12(p12, pin);
   } catch (err) {
-    if (err instanceof HaciendaXmlError && err.code === 'p12_iterations') {
-      throw new CertificateError('too_many_iterations', err.message);
-    }
-    // The size is part of the reason: the client learns what was found and what is accepted.
-    if (err instanceof HaciendaXmlError && err.code === 'key_size') {
-      throw new CertificateError('key_size', err.message);
-    }
     if (err instanceof HaciendaXmlError) {
+      const own = MESSAGE_IS_REASON[err.code];
+      if (own) throw new CertificateError(own, err.message);
       const [code, reason] = REASONS[err.code] ?? ['invalid_p12', 'is not a readable PKCS#12 (.p12) file'];
       throw new CertificateError(code, reason);
     }
