@@ -63,3 +63,32 @@ describe('logger redaction', () => {
     expect(redact({ base: 'acme', clave: '506' })).toEqual({ base: 'acme', clave: '506' });
   });
 });
+
+describe('redaction of hostile text', () => {
+  // Each of these made a pattern restart inside a run it had already scanned: seconds to minutes of the
+  // event loop for a 2 MB value a supplier's XML can carry into an error message. Linear now, so the test
+  // simply finishes; the old patterns did not within jest's timeout.
+  it.each([
+    ['a JWT-looking run', `<x xmlns="${'eyJ'.repeat(700_000)}"/>`],
+    ['a URL-scheme-looking run', `${'a.'.repeat(1_000_000)}`],
+    ['PEM headers without ends', '-----BEGIN A----- '.repeat(120_000)],
+  ])('when a log value is %s of 2 MB, then it is masked in one pass', (_name, value) => {
+    expect(typeof redactString(value)).toBe('string');
+  });
+
+  it('when a PEM block has its end, then only the block is masked; without its end, the rest of the text is', () => {
+    const key = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
+    expect(redactString(`before ${key} after`)).toBe('before [REDACTED_PEM] after');
+    expect(redactString(`a ${key} b ${key} c`)).toBe('a [REDACTED_PEM] b [REDACTED_PEM] c');
+    expect(redactString('cut: -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq')).toBe('cut: [REDACTED_PEM]');
+  });
+
+  it('when a JWT or URL credentials follow other text, then they are still masked', () => {
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhY21lIn0.c2lnbmF0dXJl';
+    expect(redactString(`token=${jwt}`)).toBe('token=[REDACTED]');
+    expect(redactString(`got ${jwt} here`)).toBe('got [REDACTED_JWT] here');
+    expect(redactString('via smtp://user:pw@mail.example.cr:587')).toBe(
+      'via smtp://[REDACTED]@mail.example.cr:587',
+    );
+  });
+});

@@ -9,11 +9,14 @@ const SECRET_KEY =
 // (`/hacienda/callback/<43 characters>`), and request paths reach access logs and trace spans.
 const TOKEN_SEGMENT = /\/(?=[A-Za-z0-9_-]*[A-Za-z_-])[A-Za-z0-9_-]{40,}(?=[/?#]|$)/g;
 
+// Every pattern below runs in time linear in the string: log lines carry text from requests and documents
+// (a supplier's XML can put 2 MB in one value), and the formats run before the level filter. A pattern that
+// may restart inside a run it already scanned (`eyJeyJeyJ…` for a JWT, `a.a.a.…` for a URL scheme) is anchored
+// to the start of its run by a lookbehind; PEM blocks are cut by indexOf (maskPemBlocks), not a lazy match.
 const PATTERNS: Array<[RegExp, string]> = [
   [TOKEN_SEGMENT, '/[REDACTED]'],
   [/Bearer\s+[A-Za-z0-9\-._~+/]+=*/gi, 'Bearer [REDACTED]'],
-  [/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[REDACTED_JWT]'],
-  [/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g, '[REDACTED_PEM]'],
+  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[REDACTED_JWT]'],
   [/(authorization["']?\s*[:=]\s*["']?Basic\s+)[A-Za-z0-9+/]+=*/gi, '$1[REDACTED]'],
   // A key written in JSON text ("password":"x") or a form (client_secret=x) as well as key: value.
   [
@@ -22,15 +25,38 @@ const PATTERNS: Array<[RegExp, string]> = [
   ],
   // Our API keys (crk_<id>_<secret>) and credentials in a URL (smtp://user:password@host).
   [/\bcrk_[A-Za-z0-9_-]+/g, 'crk_[REDACTED]'],
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, '$1[REDACTED]@'],
+  [/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, '$1[REDACTED]@'],
   [/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[REDACTED]'],
   [/[A-Za-z0-9+/]{200,}={0,2}/g, '[REDACTED_BLOB]'],
 ];
 
 export const REDACTED = '[REDACTED]';
 
+const PEM_BEGIN = /-----BEGIN [A-Z ]{1,40}-----/g;
+const PEM_END = /-----END [A-Z ]{1,40}-----/g;
+
+/**
+ * `-----BEGIN …-----` up to the next `-----END …-----` becomes [REDACTED_PEM]; a block without its end (a
+ * message cut short) is masked to the end of the string rather than left half readable.
+ */
+function maskPemBlocks(value: string): string {
+  if (!value.includes('-----BEGIN ')) return value;
+  let out = '';
+  let from = 0;
+  PEM_BEGIN.lastIndex = 0;
+  for (let begin = PEM_BEGIN.exec(value); begin; begin = PEM_BEGIN.exec(value)) {
+    PEM_END.lastIndex = begin.index + begin[0].length;
+    const end = PEM_END.exec(value);
+    out += `${value.slice(from, begin.index)}[REDACTED_PEM]`;
+    if (!end) return out;
+    from = end.index + end[0].length;
+    PEM_BEGIN.lastIndex = from;
+  }
+  return out + value.slice(from);
+}
+
 export function redactString(value: string): string {
-  let out = value;
+  let out = maskPemBlocks(value);
   for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
   return out;
 }
