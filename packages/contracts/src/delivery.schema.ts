@@ -4,11 +4,15 @@ import { type Static, Type } from '@sinclair/typebox';
 
 const Clave = Type.String({ pattern: '^\\d{50}$', description: 'document key, 50 digits' });
 const DateTime = Type.String({ format: 'date-time' });
-/** RFC 5321 allows 254 characters; the pattern refuses spaces, angle brackets and CR/LF (header injection). */
+/**
+ * RFC 5321 allows 254 characters; the pattern refuses spaces, angle brackets and CR/LF (header injection).
+ * The domain's labels exclude the dot that separates them: with one class for both, `a@....…` made the
+ * engine try every split (quadratic, and ajv runs the pattern even past maxLength with allErrors).
+ */
 export const EmailAddress = Type.String({
   minLength: 3,
   maxLength: 254,
-  pattern: '^[^\\s@<>,;"]+@[^\\s@<>,;"]+\\.[^\\s@<>,;"]+$',
+  pattern: '^[^\\s@<>,;"]+@[^\\s@<>,;".]+(?:\\.[^\\s@<>,;".]+)+$',
   description: 'an e-mail address',
 });
 
