@@ -54,6 +54,15 @@ describe('PKCS#12 iteration counts', () => {
     expect(p12IterationProblem(iterationBombP12(BigInt(MAX_P12_ITERATIONS)))).toBeUndefined();
   });
 
+  it('when a count is a 150 KB INTEGER, then it is refused at once as beyond 2^128, not read digit by digit', () => {
+    // Read byte by byte, its value cost quadratic time on the event loop (before any thread sees the file).
+    const bomb = iterationBombP12(1n << (8n * 150_000n - 2n));
+    expect(bomb.length).toBeGreaterThan(150_000);
+    expect(p12IterationProblem(bomb)).toBe(
+      `PKCS#12 MAC iteration count ${1n << 128n} exceeds the ${MAX_P12_ITERATIONS} allowed (Hacienda's files use 2048)`,
+    );
+  });
+
   it('when a key bag asks for 10^6 iterations, then it is refused naming the key bag', () => {
     const err = refusal(() => openP12(keyBagBombP12(1_000_000n), '1234'));
     expect(err.code).toBe('p12_iterations');

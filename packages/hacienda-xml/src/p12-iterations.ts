@@ -56,10 +56,18 @@ function oidOf(node: Node | undefined): string | undefined {
   return forge.asn1.derToOid(node.value);
 }
 
-/** An INTEGER's value, exactly (a count of 2^64 must not wrap to something small). */
+/** What integerOf answers for an INTEGER longer than 16 bytes: beyond every cap, whatever its exact value. */
+const HUGE = 1n << 128n;
+
+/**
+ * An INTEGER's value, exactly up to 16 bytes (a count of 2^64 must not wrap to something small); a longer one
+ * is HUGE (negative ones stay negative). This runs on the event loop before any thread: building a 150 KB
+ * INTEGER byte by byte cost quadratic time (and its decimal form would be 360,000 digits in the message).
+ */
 function integerOf(node: Node | undefined): bigint | undefined {
   if (!node || node.type !== T.INTEGER || typeof node.value !== 'string' || node.value.length === 0)
     return undefined;
+  if (node.value.length > 16) return node.value.charCodeAt(0) & 0x80 ? -HUGE : HUGE;
   let v = 0n;
   for (let i = 0; i < node.value.length; i++) v = (v << 8n) | BigInt(node.value.charCodeAt(i));
   // Negative (two's complement): never a valid count; report it as such.
