@@ -35,6 +35,8 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   brandingWriteLimiter: DeliveryRouteDeps['brandingWriteLimiter'];
   /** MAIL_RESEND_RATE_LIMIT: POST /api/reenviar/correo per tenant. */
   mailResendLimiter: DeliveryRouteDeps['mailResendLimiter'];
+  /** MAIL_RESEND_NEW_ADDRESS_LIMIT: resends to addresses the document does not name, via the platform. */
+  mailNewAddressLimiter: DeliveryRouteDeps['mailNewAddressLimiter'];
   /** The webhook use cases: target policy, timeout and the per-tenant replay limit. */
   webhooks: WebhookDeps;
   /** The platform's SMTP server, the SSRF policy of tenants' hosts, timeouts and retries. */

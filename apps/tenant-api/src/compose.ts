@@ -91,6 +91,7 @@ export interface TenantApiSettings {
   issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
   mailResendLimiter?: AppDeps['mailResendLimiter'];
+  mailNewAddressLimiter?: AppDeps['mailNewAddressLimiter'];
   brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
   pdfRenders?: AppDeps['pdfRenders'];
   submissions?: AppDeps['submissions'];
@@ -328,6 +329,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       createTenantLimiter('e-mail resends', {
         limit: config.MAIL_RESEND_RATE_LIMIT,
         windowSeconds: config.MAIL_RESEND_RATE_WINDOW_SECONDS,
+      }),
+    mailNewAddressLimiter:
+      settings.mailNewAddressLimiter ??
+      createTenantLimiter('e-mail resends to new addresses', {
+        limit: config.MAIL_RESEND_NEW_ADDRESS_LIMIT,
+        windowSeconds: config.MAIL_RESEND_NEW_ADDRESS_WINDOW_SECONDS,
       }),
     recepcion,
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,

@@ -137,6 +137,14 @@ export const TenantConfigSchema = Type.Object({
   /** …in this many seconds; beyond it, 429 with Retry-After. */
   MAIL_RESEND_RATE_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
   /**
+   * Resends per tenant that name an address the document does not (neither its receptor nor its copias)
+   * and go out through the platform's SMTP server (the tenant has none of its own)… Any address a tenant
+   * picks would otherwise make the platform's server a relay whose reputation every tenant shares.
+   */
+  MAIL_RESEND_NEW_ADDRESS_LIMIT: Type.Integer({ default: 100, minimum: 1, maximum: 100000 }),
+  /** …in this many seconds (default a day); beyond it, 429 with Retry-After. */
+  MAIL_RESEND_NEW_ADDRESS_WINDOW_SECONDS: Type.Integer({ default: 86400, minimum: 1 }),
+  /**
    * Processes serving the API (node:cluster), each with its own jobs worker; default one per usable core in
    * production on PostgreSQL, else 1. More than one needs DATABASE_URL.
    */

@@ -6,11 +6,12 @@ import { enqueue } from '@cr/jobs';
 import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 import { withTenant } from '../src/db/with-tenant';
 import { MAIL_QUEUE, type MailJobPayload, newMessageId } from '../src/delivery/mail-deps';
-import { saveMailSettings } from '../src/delivery/mail-settings-repository';
+import { deleteMailSettings, saveMailSettings } from '../src/delivery/mail-settings-repository';
 import { recordFinal } from '../src/hacienda/record-transitions';
 import { getJob } from '@cr/jobs';
 import { post } from './support/client';
 import { insertTestDocument, mensajeHaciendaXml } from './support/documents';
+import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
 import { type TestApp, startTestApp } from './support/test-app';
 import { drain } from './support/webhook-helpers';
 
@@ -21,6 +22,10 @@ beforeAll(async () => {
   catcher = await startMailCatcher({ smtpPort: 0, webPort: 0 });
   ctx = await startTestApp({
     mail: { smtpUrl: catcher.smtpUrl, allowPrivateHosts: false, retryDelaysMs: [] },
+    mailNewAddressLimiter: createTenantLimiter('e-mail resends to new addresses', {
+      limit: 2,
+      windowSeconds: 86_400,
+    }),
   });
 });
 afterAll(async () => {
@@ -111,6 +116,64 @@ describe('POST /api/configurar/correo: SSRF guard', () => {
     ]);
     const data = (await post(ctx, 'acme', '/api/consultar/documento', { clave })).body.data;
     expect(data.correo.envios[0]).toMatchObject({ estado: 'enviado', destinatarios: ['xavier@pixdea.com'] });
+  });
+});
+
+describe('POST /api/reenviar/correo through the platform server: not a relay', () => {
+  const resend = (tenant: string, clave: string, destinatarios?: string[]) =>
+    post(ctx, tenant, '/api/reenviar/correo', { clave, ...(destinatarios ? { destinatarios } : {}) });
+
+  it("when a tenant resends to addresses the document does not name, then its daily budget ends in 429, while the receptor's own address still goes", async () => {
+    const doc = await insertTestDocument(ctx.db, 'relay', { estado: 'aceptado' });
+    // The document's receptor (xavier@pixdea.com), in any letter case: never counted.
+    for (const to of [undefined, ['XAVIER@pixdea.com'], ['xavier@pixdea.com']])
+      expect((await resend('relay', doc.clave, to)).status).toBe(200);
+    expect((await resend('relay', doc.clave, ['someone@elsewhere.example'])).status).toBe(200);
+    expect((await resend('relay', doc.clave, ['xavier@pixdea.com', 'other@elsewhere.example'])).status).toBe(
+      200,
+    );
+    const refused = await resend('relay', doc.clave, ['victim@elsewhere.example']);
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(
+      /^too many e-mail resends to addresses the document does not name, through the platform's server for this tenant; retry in \d+ s$/,
+    );
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3600);
+    const stored = await ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM mail_messages WHERE tenant_id = 'relay'",
+    );
+    expect(stored.rows[0]!.n).toBe(5);
+    expect((await resend('relay', doc.clave)).status).toBe(200);
+    // Another tenant's budget is its own.
+    const other = await insertTestDocument(ctx.db, 'norelay', { estado: 'aceptado' });
+    expect((await resend('norelay', other.clave, ['someone@elsewhere.example'])).status).toBe(200);
+  });
+
+  it('when the tenant sends through its own SMTP server, then addresses it picks are its own affair', async () => {
+    await withTenant(ctx.db, 'ownserver', (tx) =>
+      saveMailSettings(
+        tx,
+        'ownserver',
+        {
+          host: 'smtp.ownserver.cr',
+          port: 587,
+          secure: false,
+          username: null,
+          password_sealed: null,
+          secrets_key_id: null,
+          from_address: 'facturas@ownserver.cr',
+          from_name: null,
+        },
+        new Date(),
+      ),
+    );
+    try {
+      const doc = await insertTestDocument(ctx.db, 'ownserver', { estado: 'aceptado' });
+      for (let i = 0; i < 3; i += 1)
+        expect((await resend('ownserver', doc.clave, [`someone${i}@elsewhere.example`])).status).toBe(200);
+    } finally {
+      // The file's tenancy test counts the rows of tenant_mail_settings.
+      await withTenant(ctx.db, 'ownserver', (tx) => deleteMailSettings(tx, 'ownserver'));
+    }
   });
 });
 

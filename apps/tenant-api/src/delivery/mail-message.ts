@@ -13,12 +13,21 @@ export interface MailSource {
   pdf: Buffer;
 }
 
+/** Every address the document itself names: the receptor's (the emisor's in a purchase invoice) and the copias. */
+export function documentAddresses(view: ComprobanteView, copias: readonly string[] | null): string[] {
+  return [...receptorAddresses(view), ...(copias ?? [])];
+}
+
+function receptorAddresses(view: ComprobanteView): string[] {
+  return (view.kind === 'FEC' ? view.emisor.correos : view.receptor?.correos) ?? [];
+}
+
 /**
  * The counterparty's addresses in the signed XML, then the copias, without repeats (case-insensitive): the
  * receptor's, or in a factura de compra (whose Receptor is the issuer itself) the supplier's, its Emisor.
  */
 export function defaultRecipients(view: ComprobanteView, copias: readonly string[] | null): string[] {
-  const receptor = (view.kind === 'FEC' ? view.emisor.correos : view.receptor?.correos) ?? [];
+  const receptor = receptorAddresses(view);
   if (receptor.length === 0) return [];
   const seen = new Set<string>();
   return [...receptor, ...(copias ?? [])].filter((a) => {

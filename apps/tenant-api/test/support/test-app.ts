@@ -118,6 +118,7 @@ export async function startTestApp(
     issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
     webhookReplayLimiter?: WebhookDeps['replayLimiter'];
     mailResendLimiter?: ResendMailDeps['mailResendLimiter'];
+    mailNewAddressLimiter?: ResendMailDeps['mailNewAddressLimiter'];
     brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
     pdfRenders?: PdfDownloadDeps['pdfRenders'];
     /** Submissions in progress per tenant (default: SUBMISSIONS_PER_TENANT's). */
@@ -245,6 +246,9 @@ export async function startTestApp(
       createTenantLimiter('webhook replays', { limit: 1_000, windowSeconds: 60 }),
     mailResendLimiter:
       options.mailResendLimiter ?? createTenantLimiter('e-mail resends', { limit: 1_000, windowSeconds: 60 }),
+    mailNewAddressLimiter:
+      options.mailNewAddressLimiter ??
+      createTenantLimiter('e-mail resends to new addresses', { limit: 1_000, windowSeconds: 60 }),
     pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
     ...(options.submissions ? { submissions: options.submissions } : {}),
     recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),

@@ -788,6 +788,13 @@ export function tenantApiRoutes(): RouteDoc[] {
           headers: RETRY_AFTER,
         },
         {
+          code: 'too_many_requests',
+          when: "`destinatarios` names an address the document does not (neither its receptor nor its copias), the tenant has no SMTP server of its own, and it used up its daily budget of such resends through the platform's server (MAIL_RESEND_NEW_ADDRESS_LIMIT, with `Retry-After`); nothing is queued",
+          message:
+            "too many e-mail resends to addresses the document does not name, through the platform's server for this tenant; retry in 52000 s",
+          headers: RETRY_AFTER,
+        },
+        {
           code: 'not_found',
           when: 'no document of the tenant has this clave',
           message: `clave: document ${ex.EXAMPLE_CLAVE} not found`,

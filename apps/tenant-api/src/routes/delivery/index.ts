@@ -14,6 +14,7 @@ export interface DeliveryRouteDeps extends MailDeps {
   now: () => Date;
   brandingWriteLimiter: BrandingDeps['brandingWriteLimiter'];
   mailResendLimiter: ResendMailDeps['mailResendLimiter'];
+  mailNewAddressLimiter: ResendMailDeps['mailNewAddressLimiter'];
 }
 
 function configurarMarca(deps: DeliveryRouteDeps): RequestHandler {
