@@ -32,6 +32,42 @@ describe('webhook target policy', () => {
     expect(() => checkTargetUrl('http://example.com/hook', dev)).toThrow('must use https');
   });
 
+  it.each([
+    ['https://hooks.example.com:22/hook', 22],
+    ['https://hooks.example.com:25/hook', 25],
+    ['https://hooks.example.com:80/hook', 80],
+    ['https://hooks.example.com:1023/hook', 1023],
+    ['https://hooks.example.com:0/hook', 0],
+    ['https://8.8.8.8:53/hook', 53],
+  ])('when the URL %s uses a well-known port, then it is refused naming the port', (url, port) => {
+    expect(() => checkTargetUrl(url, strict)).toThrow(
+      new TargetRefusedError(`port ${port} is not allowed; use 443 or a port from 1024`),
+    );
+  });
+
+  it.each([
+    'https://hooks.example.com/hook',
+    'https://hooks.example.com:443/hook',
+    'https://hooks.example.com:1024/hook',
+    'https://hooks.example.com:8443/hook',
+    'https://hooks.example.com:65535/hook',
+  ])('when the URL %s uses 443 or a port from 1024, then it is accepted', (url) => {
+    expect(checkTargetUrl(url, strict).hostname).toBe('hooks.example.com');
+  });
+
+  it('when private targets are allowed, then port 80 is accepted only where plain http is (loopback)', () => {
+    expect(checkTargetUrl('http://127.0.0.1/hook', dev).port).toBe('');
+    expect(checkTargetUrl('http://localhost:80/hook', dev).hostname).toBe('localhost');
+    expect(() => checkTargetUrl('https://10.0.0.5:80/hook', dev)).toThrow('port 80 is not allowed');
+    expect(() => checkTargetUrl('http://127.0.0.1:22/hook', dev)).toThrow('port 22 is not allowed');
+    expect(() => checkTargetUrl('https://10.0.0.5:25/hook', dev)).toThrow('port 25 is not allowed');
+    expect(checkTargetUrl('https://10.0.0.5:8443/hook', dev).port).toBe('8443');
+  });
+
+  it('when the address is private and the port well-known, then the address is the reason given', () => {
+    expect(() => checkTargetUrl('https://10.0.0.5:22/hook', strict)).toThrow(/private/);
+  });
+
   it('classifies addresses', () => {
     expect(isPublicAddress('8.8.8.8')).toBe(true);
     expect(isPublicAddress('172.16.0.1')).toBe(false);

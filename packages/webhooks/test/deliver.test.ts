@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { deliverWebhook, generateWebhookSecret, verifySignature, webhookRetryDelayMs } from '../src';
@@ -75,8 +75,18 @@ describe('deliverWebhook', () => {
   });
 
   it('when nothing listens, then the attempt fails with the connection error', async () => {
-    const result = await deliverWebhook(request({ url: 'http://127.0.0.1:1/hook' }), dev);
+    // A port from 1024 that was free a moment ago (the well-known ports are refused before connecting).
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const result = await deliverWebhook(request({ url: `http://127.0.0.1:${port}/hook` }), dev);
     expect(result).toMatchObject({ ok: false, error: 'ECONNREFUSED' });
+  });
+
+  it('when a stored URL uses a well-known port, then no connection is attempted and the record says why', async () => {
+    const result = await deliverWebhook(request({ url: 'http://127.0.0.1:22/hook' }), dev);
+    expect(result).toMatchObject({ ok: false, error: 'port 22 is not allowed; use 443 or a port from 1024' });
   });
 
   it('when private targets are not allowed, then nothing is sent', async () => {
