@@ -62,11 +62,17 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
   dashboardDir?: string | undefined;
 }
 
-function recepcionUploadBody(limit: string | number): RequestHandler {
+/**
+ * The upload route's own body parser, 16 times the others' limit. The caller is authenticated first: an
+ * anonymous request (a few KB gzip-compressed inflate to the whole limit) must not get megabytes parsed on
+ * the event loop every tenant shares before it is refused. The /api router's requireAuth then sees the
+ * claims already verified.
+ */
+function recepcionUploadBody(limit: string | number, authenticate: RequestHandler): RequestHandler {
   const parse = express.json({ limit, strict: true });
   return (req, res, next) => {
-    if (req.method === 'POST' && req.path === '/api/recepcion/documentos') return parse(req, res, next);
-    next();
+    if (req.method !== 'POST' || req.path !== '/api/recepcion/documentos') return next();
+    authenticate(req, res, (err?: unknown) => (err ? next(err) : parse(req, res, next)));
   };
 }
 
@@ -90,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
       haciendaCallbackRouter(deps),
       resolveTenant({ baseDomain: deps.baseDomain }),
       // A supplier's XML in Base64 is larger than any other body: only its upload route reads this much.
-      recepcionUploadBody(deps.recepcionBodyLimit ?? '4mb'),
+      recepcionUploadBody(deps.recepcionBodyLimit ?? '4mb', requireAuth(deps.verifier)),
     ],
     routes(app) {
       const api = Router();

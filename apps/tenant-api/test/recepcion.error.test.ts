@@ -43,6 +43,33 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 describe('POST /api/recepcion/documentos', () => {
+  it('when an anonymous caller posts a body, then 401 before the body is read (a broken body is not even parsed)', async () => {
+    // Its parser reads 16 times the others' limit: an anonymous request must not get it to work.
+    const anonymous = await request(ctx.app)
+      .post('/api/recepcion/documentos')
+      .set('Host', ctx.host('acme'))
+      .set('Content-Type', 'application/json')
+      .send('{"xml": "not closed');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error).toBe('unauthorized');
+    const forged = await request(ctx.app)
+      .post('/api/recepcion/documentos')
+      .set('Host', ctx.host('acme'))
+      .set('Authorization', `Bearer ${ctx.forge.withBadSignature('acme')}`)
+      .set('Content-Type', 'application/json')
+      .send('{"xml": "not closed');
+    expect(forged.status).toBe(401);
+    // With a valid token the same body is read and refused for what it is.
+    const broken = await request(ctx.app)
+      .post('/api/recepcion/documentos')
+      .set('Host', ctx.host('acme'))
+      .set('Authorization', `Bearer ${ctx.forge.token('acme')}`)
+      .set('Content-Type', 'application/json')
+      .send('{"xml": "not closed');
+    expect(broken.status).toBe(400);
+    expect(broken.body.message).toBe('request body is not valid JSON');
+  });
+
   it('when the tenant already has RECEPCION_UPLOADS_PER_TENANT uploads in progress, then 429 with Retry-After and nothing stored; other tenants are served', async () => {
     let release!: () => void;
     const holding = new Promise<void>((resolve) => {

@@ -103,6 +103,8 @@ export function requireSession(verifier: Pick<TokenVerifier, 'verify'>): Request
 
 export function requireAuth(verifier: Pick<TokenVerifier, 'verify'>): RequestHandler {
   return async (req, res, next) => {
+    // Already verified for this request (the upload route authenticates before reading its large body).
+    if (res.locals.claims) return next();
     const header = req.get('authorization');
     const cookieToken = header ? undefined : readSessionToken(req);
     if (cookieToken) {
