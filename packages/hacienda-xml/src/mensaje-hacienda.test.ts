@@ -63,6 +63,32 @@ describe('MensajeHacienda', () => {
     ).toEqual([{ codigo: -37, mensaje: 'texto, con coma', fila: 0, columna: 0 }]);
   });
 
+  it('when DetalleMensaje has findings in any spacing and quoting, then each line is read and the rest skipped', () => {
+    const text = [
+      'El comprobante fue rechazado:',
+      'codigo, mensaje, fila, columna',
+      '-53, "La fecha de emisión es posterior", 0, 0',
+      '  -37 ,texto, con, comas ,12, 4  ',
+      '-1,"",0,0',
+      '7, "sin cierre, 1, 2',
+      'x, "no es hallazgo", 1, 2',
+      '-2, "faltan campos", 1',
+    ].join('\n');
+    expect(parseDetalleMensaje(text)).toEqual([
+      { codigo: -53, mensaje: 'La fecha de emisión es posterior', fila: 0, columna: 0 },
+      { codigo: -37, mensaje: 'texto, con, comas', fila: 12, columna: 4 },
+      { codigo: -1, mensaje: '', fila: 0, columna: 0 },
+      { codigo: 7, mensaje: 'sin cierre', fila: 1, columna: 2 },
+    ]);
+  });
+
+  it('when a DetalleMensaje line is 100 KB of spaces, then it is read in one pass', () => {
+    // A supplier's upload carries this text. The old expression's ambiguous spaces were cubic: 1,000 spaces
+    // took 0.5 s, 2,000 took 5 s; 100,000 would have held a thread for days.
+    for (const hostile of [`1,${' '.repeat(100_000)}x`, `1,${' '.repeat(50_000)},1${' '.repeat(50_000)}x`])
+      expect(parseDetalleMensaje(hostile)).toEqual([]);
+  });
+
   it('when the message is malformed, then a typed error names the problem', () => {
     expect(() => parseMensajeHacienda('<x')).toThrow(HaciendaXmlError);
     expect(() => parseMensajeHacienda('<Otro/>')).toThrow(/not MensajeHacienda/);

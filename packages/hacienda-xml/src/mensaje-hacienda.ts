@@ -39,14 +39,39 @@ export interface MensajeHacienda {
   totalFactura: string;
 }
 
-const DETAIL_LINE = /^\s*(-?\d+)\s*,\s*"?(.*?)"?\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$/;
+const INTEGER = /^-?\d+$/;
+
+/**
+ * One finding line, `codigo, "mensaje", fila, columna`: the first field and the last two are integers and the
+ * message (which may hold commas) is everything between, without its quotes and surrounding spaces. Cut at
+ * the commas rather than matched by one regular expression: a supplier's upload carries this text, and the
+ * expression's ambiguous spaces made a long line cost polynomial time.
+ */
+function parseDetailLine(row: string): DetalleMensajeLine | undefined {
+  const first = row.indexOf(',');
+  const last = row.lastIndexOf(',');
+  const beforeLast = last > 0 ? row.lastIndexOf(',', last - 1) : -1;
+  if (first < 0 || beforeLast <= first) return undefined;
+  const [codigo, fila, columna] = [
+    row.slice(0, first),
+    row.slice(beforeLast + 1, last),
+    row.slice(last + 1),
+  ].map((field) => field.trim());
+  if (![codigo, fila, columna].every((field) => INTEGER.test(field ?? ''))) return undefined;
+  const mensaje = row
+    .slice(first + 1, beforeLast)
+    .trim()
+    .replace(/^"/, '')
+    .replace(/"$/, '');
+  return { codigo: Number(codigo), mensaje, fila: Number(fila), columna: Number(columna) };
+}
 
 /** Splits DetalleMensaje into its finding lines; the header and free text are skipped. */
 export function parseDetalleMensaje(text: string): DetalleMensajeLine[] {
   const out: DetalleMensajeLine[] = [];
   for (const row of text.split(/\r?\n|\r/)) {
-    const m = DETAIL_LINE.exec(row);
-    if (m) out.push({ codigo: Number(m[1]), mensaje: m[2]!, fila: Number(m[3]), columna: Number(m[4]) });
+    const line = parseDetailLine(row);
+    if (line) out.push(line);
   }
   return out;
 }
