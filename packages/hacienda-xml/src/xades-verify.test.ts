@@ -5,7 +5,7 @@ import { openP12 } from './signing-key';
 import { ISSUER, invoice } from './testing/mothers';
 import { makeTestP12 } from './testing/test-certificate';
 import { SAMPLES_DIR, checkTools } from './testing/tools';
-import { verifySignedXml } from './xades-verify';
+import { MAX_REFERENCES, verifySignedXml } from './xades-verify';
 import { parseComprobante } from './comprobante-parse';
 
 const samples = checkTools([], true).ok ? readdirSync(SAMPLES_DIR).filter((f) => f.endsWith('.xml')) : [];
@@ -37,6 +37,21 @@ describe('verifySignedXml', () => {
     const result = verifySignedXml(tampered);
     expect(result.valid).toBe(false);
     expect(result.findings.map((f) => f.code)).toContain('digest_mismatch');
+  });
+
+  it('when a signature names more references than XAdES uses, then none is computed and it is invalid', () => {
+    const { xml } = buildSignedDocument({ document: invoice(), issuer: ISSUER, key });
+    const reference = /<ds:Reference[\s\S]*?<\/ds:Reference>/.exec(xml)![0];
+    expect(reference).toContain('URI=""');
+    // Each copy would be a canonicalization of the whole document; any key could sign such a SignedInfo.
+    const padded = xml.replace(reference, reference.repeat(MAX_REFERENCES + 1));
+    const result = verifySignedXml(padded);
+    expect(result.valid).toBe(false);
+    expect(result.findings.map((f) => f.code)).toContain('too_many_references');
+    expect(result.findings.map((f) => f.code)).not.toContain('digest_mismatch');
+    expect(result.findings.find((f) => f.code === 'too_many_references')?.message).toBe(
+      `the signature has ${MAX_REFERENCES + 3} references; at most ${MAX_REFERENCES} are checked (XAdES uses 3)`,
+    );
   });
 
   it('when the signing time or signed properties change, then verification fails', () => {

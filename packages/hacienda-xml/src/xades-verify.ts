@@ -109,6 +109,9 @@ function xpathFilterAsEnveloped(enveloped: unknown): Transform {
   };
 }
 
+/** References one signature may have before none is computed (Hacienda's XAdES-EPES has 3). */
+export const MAX_REFERENCES = 8;
+
 export interface SignatureValueCheck {
   /** Which path decided: the fast path only ever decides "valid"; every other verdict is xml-crypto's. */
   path: 'fast' | 'xml-crypto';
@@ -135,6 +138,18 @@ export function checkSignatureValue(
 ): SignatureValueCheck {
   const findings: SignatureFinding[] = [];
   const error = (code: string, message: string) => findings.push({ severity: 'error', code, message });
+  // Each reference is a digest over what it names, and URI="" names the whole document: a signature with
+  // thousands of them (any key signs it) is thousands of canonicalizations of a 2 MB document. A XAdES-EPES
+  // signature has three (the document, KeyInfo, SignedProperties).
+  const references =
+    descendant(signature, DS_NS, 'SignedInfo')?.getElementsByTagNameNS(DS_NS, 'Reference').length ?? 0;
+  if (references > MAX_REFERENCES) {
+    error(
+      'too_many_references',
+      `the signature has ${references} references; at most ${MAX_REFERENCES} are checked (XAdES uses 3)`,
+    );
+    return { path: 'xml-crypto', findings };
+  }
   // Hacienda's own messages use the XPath filter not(ancestor-or-self::ds:Signature), which for an
   // enveloped signature selects exactly what the enveloped-signature transform does.
   const xpathExpr = text(descendant(signature, DS_NS, 'XPath'));
