@@ -21,6 +21,7 @@ import { composeMail, defaultRecipients } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobDeps, type MailJobPayload } from './mail-deps';
 import {
   type DocumentForMail,
+  KEPT_REPLY_CHARS,
   type MailMessageRow,
   mailAttemptWrites,
   insertMailMessage,
@@ -166,9 +167,12 @@ export async function runMailDelivery(
     server: 'ok' in server ? null : `${server.origin}:${server.host}`,
     code: outcome.code,
   };
+  // The server chooses its reply: a log line, shipped and indexed with every tenant's, carries what the
+  // attempt's row keeps, not kilobytes of it.
+  const reply = outcome.reply.slice(0, KEPT_REPLY_CHARS);
   if (outcome.ok) deps.logger.info('e-mail sent', log);
-  else if (retryIn === undefined) deps.logger.warn('e-mail given up', { ...log, reply: outcome.reply });
-  else deps.logger.info('e-mail not sent; will retry', { ...log, reply: outcome.reply, retryInMs: retryIn });
+  else if (retryIn === undefined) deps.logger.warn('e-mail given up', { ...log, reply });
+  else deps.logger.info('e-mail not sent; will retry', { ...log, reply, retryInMs: retryIn });
   return result;
 }
 

@@ -33,6 +33,9 @@ export async function insertMailMessage(
   );
 }
 
+/** As much of an SMTP server's reply as an attempt keeps (and a log line shows): the server chooses it. */
+export const KEPT_REPLY_CHARS = 1_000;
+
 /**
  * An attempt to hand e-mail `messageId` to an SMTP server, as the writes of one statement (its job's record
  * joins them, JobContext.finishIn): the attempt's row and, when it settles the e-mail, its final state.
@@ -46,9 +49,13 @@ export function mailAttemptWrites(
   const tenant = w.param(tenantId);
   const message = w.param(a.messageId);
   const at = w.param(a.at);
-  const [id, attempt, ok, code, reply] = [randomUUID(), a.attempt, a.ok, a.code, a.reply.slice(0, 1000)].map(
-    (v) => w.param(v),
-  );
+  const [id, attempt, ok, code, reply] = [
+    randomUUID(),
+    a.attempt,
+    a.ok,
+    a.code,
+    a.reply.slice(0, KEPT_REPLY_CHARS),
+  ].map((v) => w.param(v));
   w.add(
     'attempt',
     `INSERT INTO mail_attempts (id, tenant_id, message_id, attempt, ok, code, reply, created_at)
