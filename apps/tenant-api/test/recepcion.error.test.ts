@@ -16,6 +16,7 @@ import {
   supplierSigningKey,
 } from './support/supplier-documents';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
+import { MAX_XML_TAGS } from '../src/recepcion/inspect-received';
 import { type TestApp, startTestApp } from './support/test-app';
 import { xsdDir } from '@cr/testkit';
 
@@ -148,6 +149,19 @@ describe('POST /api/recepcion/documentos', () => {
     ['bad Base64', () => ({ xml: 'not base64 at all!' }), /xml: is not valid Base64/],
     ['bytes that are not XML', () => ({ xml: b64('hello, not xml') }), /xml: is not well-formed XML/],
     ['an XML bomb', () => ({ xml: b64(bomb) }), /xml: carries a DTD/],
+    [
+      'more tags than any comprobante (a DOM of hundreds of MB in a thread)',
+      () => ({ xml: b64(`<FacturaElectronica>${'<a/>'.repeat(MAX_XML_TAGS)}</FacturaElectronica>`) }),
+      new RegExp(`^xml: has more than ${MAX_XML_TAGS} tags`),
+    ],
+    [
+      'a respuestaHacienda with more tags than any message',
+      () => ({
+        xml: b64(supplierInvoice(3).xml),
+        respuestaHacienda: b64(`<MensajeHacienda>${'<a/>'.repeat(MAX_XML_TAGS)}</MensajeHacienda>`),
+      }),
+      new RegExp(`^respuestaHacienda: has more than ${MAX_XML_TAGS} tags`),
+    ],
     [
       'a root that is not a comprobante',
       () => ({
