@@ -5,13 +5,11 @@
 // byte budget; a long reply reaches the log cut as the attempt's row keeps it. Each attempt is recorded and
 // left to the e-mail's retry schedule, and the connection is closed by us, not by the server.
 import { type Server, type Socket, createServer } from 'node:net';
-import { enqueue, getJob } from '@cr/jobs';
-import { MAIL_QUEUE, type MailJobPayload, newMessageId } from '../src/delivery/mail-deps';
+import { getJob } from '@cr/jobs';
 import { MAX_SERVER_BYTES_PER_EMAIL } from '../src/delivery/smtp-connections';
 import { post } from './support/client';
-import { insertTestDocument } from './support/documents';
 import { type TestApp, startTestApp } from './support/test-app';
-import { drain } from './support/webhook-helpers';
+import { raiseAcceptedMail } from './support/mail-helpers';
 
 jest.setTimeout(60_000);
 
@@ -146,23 +144,6 @@ async function configureServer(tenantId: string, port: number): Promise<void> {
   expect(res.status).toBe(200);
 }
 
-/** Raises an accepted document's e-mail and runs the worker until nothing is due (the first attempt). */
-async function sendAcceptedMail(
-  tenantId: string,
-): Promise<{ clave: string; key: string; messageId: string }> {
-  const doc = await insertTestDocument(ctx.db, tenantId, { estado: 'aceptado' });
-  const payload: MailJobPayload = {
-    tenantId,
-    documentId: doc.id,
-    messageId: newMessageId(),
-    reason: 'aceptado',
-  };
-  const key = `mail:${doc.id}:aceptado`;
-  await enqueue(ctx.db, { tenant: tenantId, queue: MAIL_QUEUE, key, payload });
-  await drain(ctx);
-  return { clave: doc.clave, key, messageId: payload.messageId };
-}
-
 async function firstAttempt(tenantId: string, clave: string) {
   const data = (await post(ctx, tenantId, '/api/consultar/documento', { clave })).body.data;
   expect(data.correo.envios).toHaveLength(1);
@@ -174,7 +155,7 @@ describe("a tenant's SMTP server that holds the delivery slot", () => {
     const fake = await fakeSmtp(trickleEhlo);
     try {
       await configureServer('acme', fake.port);
-      const { clave, key } = await sendAcceptedMail('acme');
+      const { clave, key } = await raiseAcceptedMail(ctx, 'acme');
 
       // Closed by us while the server was still sending lines: no reply timeout could have ended it.
       expect(await fake.closed).toEqual({ byServer: false });
@@ -206,7 +187,7 @@ describe("a tenant's SMTP server that holds the delivery slot", () => {
     const fake = await fakeSmtp(streamAfterEhlo);
     try {
       await configureServer('acme', fake.port);
-      const { clave, key } = await sendAcceptedMail('acme');
+      const { clave, key } = await raiseAcceptedMail(ctx, 'acme');
 
       expect(await fake.closed).toEqual({ byServer: false });
       expect(fake.written).toBeGreaterThan(MAX_SERVER_BYTES_PER_EMAIL);
@@ -237,7 +218,7 @@ describe("a tenant's SMTP server's reply in the log", () => {
     const fake = await fakeSmtp(longRefusal(5_000));
     try {
       await configureServer('acme', fake.port);
-      const { clave, messageId } = await sendAcceptedMail('acme');
+      const { clave, messageId } = await raiseAcceptedMail(ctx, 'acme');
 
       const envio = await firstAttempt('acme', clave);
       expect(envio.intentos[0]).toMatchObject({ ok: false, codigo: 451 });

@@ -2,10 +2,8 @@
 // host on a private or loopback address is refused when configured and, if such a row exists anyway (a name
 // that later resolves inside), at the connection; the operator's SMTP_URL is not subject to it. Bad bodies
 // are 400s naming the field; one tenant's settings are invisible to another.
-import { enqueue } from '@cr/jobs';
 import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 import { withTenant } from '../src/db/with-tenant';
-import { MAIL_QUEUE, type MailJobPayload, newMessageId } from '../src/delivery/mail-deps';
 import { deleteMailSettings, saveMailSettings } from '../src/delivery/mail-settings-repository';
 import { recordFinal } from '../src/hacienda/record-transitions';
 import { getJob } from '@cr/jobs';
@@ -13,7 +11,7 @@ import { post } from './support/client';
 import { insertTestDocument, mensajeHaciendaXml } from './support/documents';
 import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
 import { type TestApp, startTestApp } from './support/test-app';
-import { drain } from './support/webhook-helpers';
+import { raiseAcceptedMail } from './support/mail-helpers';
 
 let ctx: TestApp;
 let catcher: RunningMailCatcher;
@@ -34,21 +32,6 @@ afterAll(async () => {
 });
 
 const valid = { host: 'smtp.acme.cr', port: 587, remitente: 'facturas@acme.cr' };
-
-async function raiseAcceptedMail(
-  tenantId: string,
-): Promise<{ clave: string; messageId: string; documentId: string }> {
-  const doc = await insertTestDocument(ctx.db, tenantId, { estado: 'aceptado' });
-  const payload: MailJobPayload = {
-    tenantId,
-    documentId: doc.id,
-    messageId: newMessageId(),
-    reason: 'aceptado',
-  };
-  await enqueue(ctx.db, { tenant: tenantId, queue: MAIL_QUEUE, key: `mail:${doc.id}:aceptado`, payload });
-  await drain(ctx);
-  return { clave: doc.clave, messageId: payload.messageId, documentId: doc.id };
-}
 
 describe('POST /api/configurar/correo: SSRF guard', () => {
   it.each(['127.0.0.1', 'localhost', '10.0.0.5', '169.254.169.254', '192.168.1.1'])(
@@ -84,7 +67,7 @@ describe('POST /api/configurar/correo: SSRF guard', () => {
       ),
     );
     const before = catcher.catcher.messages.length;
-    const { clave, documentId } = await raiseAcceptedMail('acme');
+    const { clave, documentId } = await raiseAcceptedMail(ctx, 'acme');
     expect(catcher.catcher.messages).toHaveLength(before);
     // A server refused by policy is configuration, not a failed delivery: the job ends done (the jobs'
     // failure count and its alert stay about deliveries that really failed); the e-mail says fallido.
@@ -107,7 +90,7 @@ describe('POST /api/configurar/correo: SSRF guard', () => {
 
   it("when the tenant has no server of its own, then the operator's SMTP_URL sends, loopback or not", async () => {
     const before = catcher.catcher.messages.length;
-    const { clave } = await raiseAcceptedMail('acme');
+    const { clave } = await raiseAcceptedMail(ctx, 'acme');
     const messages = await catcher.catcher.waitFor(before + 1);
     expect(messages.at(-1)!.attachments.map((a) => a.filename)).toEqual([
       `${clave}.xml`,
