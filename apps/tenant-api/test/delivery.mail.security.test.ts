@@ -163,6 +163,8 @@ describe('POST /api/reenviar/correo through the platform server: not a relay', (
 describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
   it.each([
     [{ ...valid, port: 0 }, 'port'],
+    [{ ...valid, port: 22 }, 'port: 22 is not an SMTP port; use 25, 465, 587 or a port from 1024'],
+    [{ ...valid, port: 143 }, 'port: 143 is not an SMTP port'],
     [{ ...valid, host: 'smtp acme' }, 'host'],
     [{ ...valid, remitente: 'facturas@acme.cr\r\nBcc: x@y.z' }, 'remitente'],
     [{ ...valid, password: 'x' }, 'usuario'],

@@ -19,6 +19,17 @@ function refuse(reason: string): never {
   throw new AppError('bad_request', `host: ${reason}`, { details: [{ path: 'host', reason }] });
 }
 
+// SMTP's ports (RFC 5321, 8314; 2525 is above 1024) and any port from 1024. The others below 1024 are other
+// services' (SSH, HTTP, databases' admin ports): a tenant's "SMTP server" there would be a probe of that
+// service from the platform's address, its banner read back from the attempt's reply.
+const SMTP_PORTS = new Set([25, 465, 587]);
+
+function checkPort(port: number): void {
+  if (SMTP_PORTS.has(port) || port >= 1024) return;
+  const reason = `${port} is not an SMTP port; use 25, 465, 587 or a port from 1024`;
+  throw new AppError('bad_request', `port: ${reason}`, { details: [{ path: 'port', reason }] });
+}
+
 async function checkHost(deps: MailDeps, host: string): Promise<void> {
   try {
     await resolveSmtpHost(host, deps.mail.allowPrivateHosts);
@@ -46,6 +57,7 @@ export async function configureMail(
       details: [{ path: 'usuario', reason: 'is required with a password' }],
     });
   }
+  checkPort(body.port);
   const host = body.host.toLowerCase();
   await checkHost(deps, host);
   const row: MailSettingsRow = {
