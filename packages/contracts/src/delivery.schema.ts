@@ -98,7 +98,11 @@ export const CorreoConfigRequest = Type.Union(
           pattern: '^[A-Za-z0-9.-]+$',
           description: 'SMTP server',
         }),
-        port: Type.Integer({ minimum: 1, maximum: 65535 }),
+        port: Type.Integer({
+          minimum: 1,
+          maximum: 65535,
+          description: "25, 465, 587 or a port from 1024 (other services' ports are refused)",
+        }),
         secure: Type.Optional(
           Type.Boolean({
             description: 'TLS from the first byte (port 465); default true for 465, else STARTTLS',
