@@ -124,12 +124,15 @@ function addressesOf(
   return resolveHostAddresses(host, families, resolver);
 }
 
-/** Every address must pass: a name that also resolves inside is refused, not trimmed to its public part. */
-async function checkedAddresses(
+/**
+ * The addresses `hostname` stands for (IPv4 first), every one allowed by the policy: a name that also
+ * resolves inside is refused (TargetRefusedError), not trimmed to its public part; DNS errors as they come.
+ */
+export async function allowedAddresses(
   hostname: string,
-  options: LookupOptions,
   policy: TargetPolicy,
-  resolver: ResolverOptions,
+  resolver: ResolverOptions = {},
+  options: LookupOptions = {},
 ): Promise<ResolvedAddress[]> {
   const host = hostname.replace(/^\[|\]$/g, '');
   const addresses = await addressesOf(host, options, resolver);
@@ -151,7 +154,7 @@ async function checkedAddresses(
  */
 export function guardedLookup(policy: TargetPolicy, resolver: ResolverOptions = {}): LookupFunction {
   return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
-    checkedAddresses(hostname, options ?? {}, policy, resolver).then(
+    allowedAddresses(hostname, policy, resolver, options ?? {}).then(
       // Called outside the promise chain, as dns.lookup does: an exception in the socket's callback must not
       // turn into an unhandled rejection here.
       (addresses) =>
@@ -171,8 +174,5 @@ export async function checkTargetResolves(
   policy: TargetPolicy,
   resolver: ResolverOptions = {},
 ): Promise<void> {
-  const lookup = guardedLookup(policy, resolver);
-  await new Promise<void>((resolve, reject) => {
-    lookup(url.hostname.replace(/^\[|\]$/g, ''), { all: true }, (err) => (err ? reject(err) : resolve()));
-  });
+  await allowedAddresses(url.hostname, policy, resolver);
 }

@@ -4,7 +4,7 @@
 // made to the address checked, never to the name again, so a DNS answer that changes in between (rebinding)
 // cannot steer it inside; TLS still verifies the certificate against the name. SMTP_URL is the operator's
 // own setting and is used as given.
-import { guardedLookup } from '@cr/webhooks';
+import { allowedAddresses } from '@cr/webhooks';
 import type { MailSettings } from './mail-deps';
 import { type MailSettingsRow, openMailPassword } from './mail-settings-repository';
 import type { SecretBox } from '@cr/service-kit';
@@ -22,13 +22,10 @@ export interface SmtpServer {
 }
 
 /** The address `host` resolves to, if the policy allows it; rejects with TargetRefusedError or a DNS error. */
-export function resolveSmtpHost(host: string, allowPrivateHosts: boolean): Promise<string> {
-  const lookup = guardedLookup({ allowPrivateTargets: allowPrivateHosts, allowHttpLoopback: false });
-  return new Promise((resolve, reject) => {
-    lookup(host, {}, (err: NodeJS.ErrnoException | null, address: string | unknown) =>
-      err ? reject(err) : resolve(String(address)),
-    );
-  });
+export async function resolveSmtpHost(host: string, allowPrivateHosts: boolean): Promise<string> {
+  const policy = { allowPrivateTargets: allowPrivateHosts, allowHttpLoopback: false };
+  // The first address (IPv4 first), as a socket's single-address lookup would connect to.
+  return (await allowedAddresses(host, policy))[0]!.address;
 }
 
 /** SMTP_URL as a server (smtps: → TLS from the first byte; user and password from the URL). */
