@@ -48,9 +48,14 @@ const authUrl = `http://localhost:${authPort}`;
 const sandboxUrl = `http://localhost:${sandboxPort}`;
 const authDataDir = env('AUTH_DATA_DIR', join(dataRoot, 'auth-server'));
 const sandboxDataDir = env('SANDBOX_DATA_DIR', join(dataRoot, 'hacienda-sandbox'));
-// Hacienda's answers must chain to a pinned CA: here the sandbox's, which it writes before it listens.
+// Hacienda's answers, and suppliers' signing certificates, must chain to a pinned CA: here the sandbox's,
+// which it writes before it listens (it issues both Hacienda's seal and the taxpayers' keys).
+const sandboxCaFile = join(sandboxDataDir, 'keys', 'ca-cert.pem');
 const sandboxCa: Record<string, string> = existsSync(join(root, 'apps', 'hacienda-sandbox', 'src', 'main.ts'))
-  ? { HACIENDA_CA_BUNDLE: env('HACIENDA_CA_BUNDLE', join(sandboxDataDir, 'keys', 'ca-cert.pem')) }
+  ? {
+      HACIENDA_CA_BUNDLE: env('HACIENDA_CA_BUNDLE', sandboxCaFile),
+      RECEPCION_CA_BUNDLE: env('RECEPCION_CA_BUNDLE', sandboxCaFile),
+    }
   : {};
 // Kept where the auth-server's CLI (`pnpm admin …`) looks for it when AUTH_ADMIN_TOKEN is unset.
 const adminToken = env(

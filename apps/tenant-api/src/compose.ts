@@ -40,7 +40,7 @@ import { createIssuerWriteLimiter } from './emisor/issuer-write-limit';
 import { P12Pool } from './emisor/p12-pool';
 import { ReceivedXmlPool } from './recepcion/received-xml-pool';
 import { SigningMaterialLoader } from './emisor/load-signing-material';
-import { loadHaciendaTrust } from './hacienda/hacienda-trust';
+import { loadHaciendaTrust, loadSupplierTrust } from './pinned-trust';
 import { submissionQueues } from './hacienda/submission-queues';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
@@ -75,6 +75,8 @@ export interface TenantApiSettings {
   revocations?: Pick<RevocationList, 'health'> | undefined;
   /** Default: loaded from HACIENDA_CA_BUNDLE (main.ts loads it before opening the database, to fail fast). */
   haciendaTrust?: TrustedSigner;
+  /** Default: loaded from RECEPCION_CA_BUNDLE (main.ts too loads it first). */
+  supplierTrust?: TrustedSigner;
   /** Default: clients of the settings' Hacienda addresses. */
   hacienda?: HaciendaClients;
   now?: () => Date;
@@ -159,11 +161,17 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     idleMs: config.P12_IDLE_MS,
     logger,
   });
+  const haciendaTrust = settings.haciendaTrust ?? loadHaciendaTrust(config);
+  const supplierTrust = settings.supplierTrust ?? loadSupplierTrust(config);
   const receivedXml = new ReceivedXmlPool({
     threads: config.RECEPCION_CHECK_THREADS,
     timeoutMs: config.RECEPCION_CHECK_TIMEOUT_MS,
     // Uploads come in bursts (a month's invoices); the threads' memory goes back soon after one.
     idleMs: config.P12_IDLE_MS,
+    trust: {
+      ...(haciendaTrust ? { hacienda: haciendaTrust } : {}),
+      ...(supplierTrust ? { suppliers: supplierTrust } : {}),
+    },
     logger,
   });
   const issuerDeps: IssuerDeps = {
@@ -190,7 +198,6 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
       windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
     });
-  const haciendaTrust = settings.haciendaTrust ?? loadHaciendaTrust(config);
   const submission: SubmissionDeps & LookupDeps = {
     ...issuerDeps,
     signing: new SigningMaterialLoader(issuerDeps),

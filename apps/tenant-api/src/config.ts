@@ -97,6 +97,13 @@ export const TenantConfigSchema = Type.Object({
    * certificate the message carries; production refuses to start without it.
    */
   HACIENDA_CA_BUNDLE: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * PEM file of the CA certificates that issue taxpayers' signing certificates (Hacienda's "CA PERSONA
+   * JURIDICA/FISICA" chain and the BCCR's SINPE chain in production, the sandbox's CA in development). A
+   * received document whose signer does not chain to it gets an error finding; without it the finding says
+   * the signer's issuer was not checked.
+   */
+  RECEPCION_CA_BUNDLE: Type.Optional(Type.String({ minLength: 1 })),
   /** The subject serialNumber the seal must carry (the Ministerio de Hacienda's cédula jurídica). */
   HACIENDA_SIGNER_ID: Type.String({ default: 'CPJ-2-100-042005', minLength: 1 }),
   /** Handlers the jobs worker runs at once (Hacienda submissions, status checks, receiving deadlines). */

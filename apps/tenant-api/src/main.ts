@@ -27,7 +27,7 @@ import { composeTenantApi } from './compose';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
 import { watchCertificateExpiries } from './emisor/certificate-expiry';
-import { HaciendaTrustError, loadHaciendaTrust } from './hacienda/hacienda-trust';
+import { PinnedTrustError, loadHaciendaTrust, loadSupplierTrust } from './pinned-trust';
 import { importedCabysPath, loadTenantCabys } from './lookups/cabys-catalogue';
 import { loadTerritory } from './territory/load-territory';
 
@@ -51,6 +51,12 @@ async function main(): Promise<void> {
   if (!haciendaTrust) {
     logger.warn(
       "HACIENDA_CA_BUNDLE is not set: Hacienda's answers are checked against the certificate they carry only (development)",
+    );
+  }
+  const supplierTrust = loadSupplierTrust(config);
+  if (!supplierTrust) {
+    logger.warn(
+      "RECEPCION_CA_BUNDLE is not set: received documents' signers are not checked against a CA (a finding says so)",
     );
   }
   let processes: number;
@@ -121,6 +127,7 @@ async function main(): Promise<void> {
     cabys,
     hacienda,
     ...(haciendaTrust ? { haciendaTrust } : {}),
+    ...(supplierTrust ? { supplierTrust } : {}),
     verifier: auth.verifier,
     readiness: auth.readiness,
     revocations: auth.revocationList,
@@ -166,7 +173,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof HaciendaTrustError) {
+  if (err instanceof PinnedTrustError) {
     console.error(`tenant-api: invalid configuration: ${err.message}`);
     process.exit(2);
   }

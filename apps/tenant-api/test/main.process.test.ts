@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeTestCa } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { SecretBox } from '@cr/service-kit';
 import { spawn } from 'node:child_process';
 import { type AppProcess, REPO_ROOT, haciendaDataDir, startApp } from '@cr/testkit';
@@ -154,5 +155,18 @@ describe('tenant-api process in production', () => {
     expect(missing.stderr).toMatch(/HACIENDA_CA_BUNDLE: .*absent\.pem cannot be read \(ENOENT\)/);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('the CA bundle holds no certificate');
+  }, 60_000);
+
+  it('when RECEPCION_CA_BUNDLE is set but cannot be read, then it refuses to start and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenant-api-bundle-'));
+    writeFileSync(join(dir, 'hacienda.pem'), makeTestCa().certPem);
+    const missing = await startInProduction({
+      SECRETS_KEY: SecretBox.generateSetting('p1'),
+      HACIENDA_CA_BUNDLE: join(dir, 'hacienda.pem'),
+      RECEPCION_CA_BUNDLE: join(dir, 'absent.pem'),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/RECEPCION_CA_BUNDLE: .*absent\.pem cannot be read \(ENOENT\)/);
   }, 60_000);
 });

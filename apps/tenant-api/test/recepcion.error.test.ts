@@ -4,12 +4,13 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildMensajeHacienda, readMensajeHacienda } from '@cr/hacienda-xml';
+import { readMensajeHacienda } from '@cr/hacienda-xml';
 import request from 'supertest';
 import { post } from './support/client';
 import { describeSecurityTable } from './support/security-cases';
 import {
   RECEIVER_ID,
+  answerFor,
   b64,
   registerReceiver,
   supplierInvoice,
@@ -127,7 +128,15 @@ describe('POST /api/recepcion/documentos', () => {
     const codes = res.body.data.findings.map(
       (f: { code: string; severity: string }) => `${f.code}:${f.severity}`,
     );
-    expect(codes).toEqual(expect.arrayContaining(['signature:info', 'arithmetic:info', 'hacienda:warning']));
+    // This app pins no CA: the findings say the signer's issuer was not checked, rather than vouch for it.
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'signature:info',
+        'certificate:warning',
+        'arithmetic:info',
+        'hacienda:warning',
+      ]),
+    );
     expect(codes.filter((c: string) => c.endsWith(':error'))).toEqual([]);
     const again = await post(ctx, 'acme', '/api/recepcion/documentos', {
       receptor: RECEIVER_ID,
@@ -242,16 +251,7 @@ describe('POST /api/recepcion/documentos', () => {
 
   it('when a Hacienda answer signed by someone else comes with the document, then it is stored with an error finding', async () => {
     const fe = supplierInvoice(7);
-    const answer = buildMensajeHacienda({
-      clave: fe.clave,
-      nombreEmisor: 'EMPRESA',
-      tipoIdentificacionEmisor: '02',
-      numeroCedulaEmisor: '3101123456',
-      mensaje: 3,
-      texto: 'rechazado',
-      totalFactura: fe.totals.totalComprobante,
-      key: supplierSigningKey(),
-    });
+    const answer = answerFor(fe, supplierSigningKey(), 3);
     expect(readMensajeHacienda(answer).verification.valid).toBe(true);
     const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
       receptor: RECEIVER_ID,
@@ -270,6 +270,24 @@ describe('POST /api/recepcion/documentos', () => {
     );
     const file = await get(`/api/recepcion/documentos/${fe.clave}/respuesta-hacienda`);
     expect(file.text).toBe(answer);
+  });
+
+  it('when an answer says aceptado and no Hacienda CA is pinned, then it is a warning that the seal was not checked, not an acceptance', async () => {
+    const fe = supplierInvoice(8);
+    const answer = answerFor(fe, supplierSigningKey(), 1);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+      respuestaHacienda: b64(answer),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.findings.filter((f: { code: string }) => f.code === 'hacienda')).toEqual([
+      {
+        code: 'hacienda',
+        severity: 'warning',
+        message: expect.stringMatching(/its seal was not checked: Hacienda's CA is not pinned/),
+      },
+    ]);
   });
 });
 

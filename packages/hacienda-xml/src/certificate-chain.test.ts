@@ -43,7 +43,7 @@ describe('MensajeHacienda against a pinned CA bundle', () => {
     expect(readMensajeHacienda(xml).verification.valid).toBe(true);
     expect(codes(xml)).toEqual(['untrusted_signer']);
     expect(readMensajeHacienda(xml, { trust }).verification.findings[0]!.message).toMatch(
-      /does not chain to the pinned Hacienda CA bundle/,
+      /does not chain to the pinned CA bundle/,
     );
   });
 

@@ -88,7 +88,7 @@ export function untrustedReason(leafDer: Buffer, trust: TrustedSigner, at: Date)
     if (pinned(current)) return undefined;
     const issuer = trust.anchors.find((a) => current.checkIssued(a) && current.verify(a.publicKey));
     if (!issuer) {
-      return `${depth === 0 ? 'the signing certificate' : oneLine(current.subject)} (issued by ${oneLine(current.issuer)}) does not chain to the pinned Hacienda CA bundle`;
+      return `${depth === 0 ? 'the signing certificate' : oneLine(current.subject)} (issued by ${oneLine(current.issuer)}) does not chain to the pinned CA bundle`;
     }
     if (!validAt(issuer, at)) return `the CA ${oneLine(issuer.subject)} was not valid at ${at.toISOString()}`;
     current = issuer;

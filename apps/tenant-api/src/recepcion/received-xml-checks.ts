@@ -3,8 +3,10 @@
 // tenant shares the event loop. The document is parsed once and every check reads that tree. What throws
 // AppError 400 (nothing stored): XML that is not well-formed, a root that is not a v4.4 comprobante, a
 // signature that does not verify, a document addressed to someone else, an unreadable Hacienda answer. What
-// becomes findings: the signer's certificate against the issuer, the §9 arithmetic and Hacienda's answer
-// (the XSD is checked by the caller, with the process's compiled schemas).
+// becomes findings: the signer's certificate against the issuer and the pinned CAs, the §9 arithmetic and
+// Hacienda's answer against Hacienda's pinned seal (the XSD is checked by the caller, with the process's
+// compiled schemas). A signature proves only that whoever holds the certificate's key signed: anyone can
+// make a certificate naming the supplier, or Hacienda, so without a pinned CA the findings say so.
 import type { RecepcionFinding } from '@cr/contracts';
 import {
   COMPROBANTE_KINDS,
@@ -15,6 +17,8 @@ import {
   parseComprobante,
   parseXml,
   readMensajeHacienda,
+  type SignatureFinding,
+  type TrustedSigner,
   V44_NAMESPACE_BASE,
   verifySignedXml,
 } from '@cr/hacienda-xml';
@@ -26,6 +30,14 @@ export interface ReceivedXmlInput {
   /** The issuer of the tenant it must be addressed to. */
   receptor: string;
   respuestaHaciendaXml?: string;
+}
+
+/** The pinned CA bundles a received document's signatures are checked against (each thread parses them once). */
+export interface ReceivedXmlTrust {
+  /** HACIENDA_CA_BUNDLE with HACIENDA_SIGNER_ID: a supplied MensajeHacienda must carry Hacienda's seal. */
+  hacienda?: TrustedSigner;
+  /** RECEPCION_CA_BUNDLE: the CAs that issue taxpayers' signing certificates. */
+  suppliers?: TrustedSigner;
 }
 
 export interface ReceivedXmlChecks {
@@ -47,9 +59,17 @@ function signerFindings(
   xml: string,
   doc: ParsedXmlDocument,
   emisor: string,
+  suppliers: TrustedSigner | undefined,
 ): { findings: RecepcionFinding[] } {
-  const verification = verifySignedXml(xml, { requirePolicy: true, parsed: doc });
-  const errors = verification.findings.filter((f) => f.severity === 'error');
+  const verification = verifySignedXml(xml, {
+    requirePolicy: true,
+    parsed: doc,
+    ...(suppliers ? { trust: suppliers } : {}),
+  });
+  // A certificate outside the pinned CAs is a finding for the tenant to weigh, not a refusal: the document
+  // is still the supplier's word, and the tenant answers it (or not) knowing.
+  const untrusted = verification.findings.filter((f) => f.code === 'untrusted_signer');
+  const errors = verification.findings.filter((f) => f.severity === 'error' && f.code !== 'untrusted_signer');
   if (errors.length > 0) {
     throw bad(
       `xml: the signature does not verify: ${errors.map((e) => `${e.code} (${e.message})`).join('; ')}`,
@@ -62,11 +82,14 @@ function signerFindings(
       severity: 'info',
       message: `XAdES-EPES signature verified; signer ${verification.certificate?.subject ?? 'unknown'}`,
     },
-    ...verification.findings.map((f) => ({
-      code: 'signature',
-      severity: 'warning' as const,
-      message: `${f.code}: ${f.message}`,
-    })),
+    ...verification.findings
+      .filter((f) => f.severity === 'warning')
+      .map((f) => ({
+        code: 'signature',
+        severity: 'warning' as const,
+        message: `${f.code}: ${f.message}`,
+      })),
+    chainFinding(suppliers, untrusted),
   ];
   const holder = verification.certificate?.subjectSerialNumber;
   if (!holder || digits(holder) !== digits(emisor)) {
@@ -88,7 +111,34 @@ function signerFindings(
   return { findings };
 }
 
-function haciendaFindings(xml: string | undefined, clave: string): RecepcionFinding[] {
+function chainFinding(suppliers: TrustedSigner | undefined, untrusted: SignatureFinding[]): RecepcionFinding {
+  if (!suppliers) {
+    return {
+      code: 'certificate',
+      severity: 'warning',
+      message:
+        "the signing certificate's issuer was not checked: no CA of taxpayers' certificates is pinned on this platform",
+    };
+  }
+  if (untrusted.length > 0) {
+    return {
+      code: 'certificate',
+      severity: 'error',
+      message: `the signing certificate is not issued under a trusted CA: ${untrusted.map((f) => f.message).join('; ')}`,
+    };
+  }
+  return {
+    code: 'certificate',
+    severity: 'info',
+    message: 'the signing certificate is issued under a trusted CA',
+  };
+}
+
+function haciendaFindings(
+  xml: string | undefined,
+  clave: string,
+  hacienda: TrustedSigner | undefined,
+): RecepcionFinding[] {
   if (xml === undefined) {
     return [
       {
@@ -99,10 +149,12 @@ function haciendaFindings(xml: string | undefined, clave: string): RecepcionFind
     ];
   }
   try {
-    const { message, verification } = readMensajeHacienda(xml);
+    const { message, verification } = readMensajeHacienda(xml, hacienda ? { trust: hacienda } : {});
     const out: RecepcionFinding[] = [];
     if (!verification.valid) {
-      const why = verification.findings.filter((f) => f.severity === 'error').map((f) => f.code);
+      const why = verification.findings
+        .filter((f) => f.severity === 'error')
+        .map((f) => (f.code === 'untrusted_signer' ? `${f.code}: ${f.message}` : f.code));
       out.push({
         code: 'hacienda',
         severity: 'error',
@@ -121,11 +173,18 @@ function haciendaFindings(xml: string | undefined, clave: string): RecepcionFind
         severity: 'error',
         message: `Hacienda rejected the document: ${message.detalles.map((d) => `${d.codigo} ${d.mensaje}`).join('; ') || message.detalleMensaje}`,
       });
-    } else if (verification.valid) {
+    } else if (verification.valid && hacienda) {
       out.push({
         code: 'hacienda',
         severity: 'info',
-        message: 'Hacienda accepted the document (signed answer)',
+        message: "Hacienda accepted the document (the answer carries Hacienda's seal)",
+      });
+    } else if (verification.valid) {
+      out.push({
+        code: 'hacienda',
+        severity: 'warning',
+        message:
+          "the answer says Hacienda accepted the document, but its seal was not checked: Hacienda's CA is not pinned on this platform",
       });
     }
     return out;
@@ -136,7 +195,7 @@ function haciendaFindings(xml: string | undefined, clave: string): RecepcionFind
 }
 
 /** Checks a supplier's document for `receptor`; throws AppError 400 for what cannot be stored. */
-export function checkReceivedXml(input: ReceivedXmlInput): ReceivedXmlChecks {
+export function checkReceivedXml(input: ReceivedXmlInput, trust: ReceivedXmlTrust = {}): ReceivedXmlChecks {
   const { xml, receptor } = input;
   const parsedXml = parseXml(xml);
   if ('error' in parsedXml) throw bad(`xml: is not well-formed XML (${parsedXml.error})`);
@@ -164,7 +223,7 @@ export function checkReceivedXml(input: ReceivedXmlInput): ReceivedXmlChecks {
     throw bad(`receptor: the document is addressed to ${parsed.receptor.numero}, not to issuer ${receptor}`);
   }
   if (!/^\d+(\.\d+)?$/.test(parsed.totalComprobante)) throw bad('xml: the document has no TotalComprobante');
-  const findings = [...signerFindings(xml, doc, parsed.emisor.numero).findings];
+  const findings = [...signerFindings(xml, doc, parsed.emisor.numero, trust.suppliers).findings];
   const mismatches = checkReceivedArithmetic(xml, doc);
   for (const m of mismatches) {
     findings.push({
@@ -176,6 +235,6 @@ export function checkReceivedXml(input: ReceivedXmlInput): ReceivedXmlChecks {
   if (mismatches.length === 0) {
     findings.push({ code: 'arithmetic', severity: 'info', message: 'lines and totals add up (§9)' });
   }
-  findings.push(...haciendaFindings(input.respuestaHaciendaXml, parsed.clave));
+  findings.push(...haciendaFindings(input.respuestaHaciendaXml, parsed.clave, trust.hacienda));
   return { parsed, tipo: kind.tipo, xsd: kind.xsd, findings };
 }

@@ -3,9 +3,10 @@
 // jobs and /health waited for it (docs/security.md, "Work that holds the event loop"). A check that outlives
 // RECEPCION_CHECK_TIMEOUT_MS is refused (400) and its thread replaced.
 import { join } from 'node:path';
+import type { TrustedSigner } from '@cr/hacienda-xml';
 import { AppError, type Logger } from '@cr/service-kit';
 import { ThreadPool } from '../threads/thread-pool';
-import type { ReceivedXmlChecks, ReceivedXmlInput } from './received-xml-checks';
+import type { ReceivedXmlChecks, ReceivedXmlInput, ReceivedXmlTrust } from './received-xml-checks';
 
 export interface ReceivedXmlChecker {
   /** The checks' verdict; rejects with AppError 400 for what cannot be stored. */
@@ -21,7 +22,33 @@ export interface ReceivedXmlPoolOptions {
   threads: number;
   timeoutMs: number;
   idleMs: number;
+  /** The pinned CAs the checks hold signatures to (none: the findings say the signers were not checked). */
+  trust?: ReceivedXmlTrust;
   logger?: Logger;
+}
+
+/** A pinned bundle as a thread receives it: X509Certificate objects do not cross threads, their PEM does. */
+export interface PinnedBundle {
+  pem: string;
+  signerId?: string;
+}
+
+/** The threads' `workerData`. */
+export interface ReceivedXmlWorkerData {
+  hacienda?: PinnedBundle;
+  suppliers?: PinnedBundle;
+}
+
+function pinned(trust: TrustedSigner | undefined): PinnedBundle | undefined {
+  if (!trust) return undefined;
+  const pem = trust.anchors.map((a) => a.toString()).join('\n');
+  return trust.signerId === undefined ? { pem } : { pem, signerId: trust.signerId };
+}
+
+function workerData(trust: ReceivedXmlTrust = {}): ReceivedXmlWorkerData {
+  const hacienda = pinned(trust.hacienda);
+  const suppliers = pinned(trust.suppliers);
+  return { ...(hacienda ? { hacienda } : {}), ...(suppliers ? { suppliers } : {}) };
 }
 
 export class ReceivedXmlPool implements ReceivedXmlChecker {
@@ -37,6 +64,7 @@ export class ReceivedXmlPool implements ReceivedXmlChecker {
       threads: options.threads,
       timeoutMs: options.timeoutMs,
       idleMs: options.idleMs,
+      workerData: workerData(options.trust),
       timeoutError: () =>
         new AppError('bad_request', `xml: could not be checked within ${options.timeoutMs} ms; refused`),
       failureError: (failure) =>

@@ -32,6 +32,8 @@ export interface ThreadPoolOptions<F> {
   timeoutError: () => Error;
   /** What a task the thread refused rejects with. */
   failureError: (failure: F) => Error;
+  /** Given to every thread once, as `workerData` (settings it prepares once, not per task). */
+  workerData?: unknown;
   logger?: Logger;
 }
 
@@ -120,6 +122,7 @@ export class ThreadPool<V, F> {
   private spawn(): void {
     const thread = startWorkerThread(this.options.script, {
       resourceLimits: { maxYoungGenerationSizeMb: REQUEST_YOUNG_GENERATION_MB },
+      ...(this.options.workerData === undefined ? {} : { workerData: this.options.workerData }),
     });
     thread.unref();
     this.starting.add(thread);

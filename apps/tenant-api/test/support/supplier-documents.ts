@@ -6,6 +6,7 @@ import {
   Identificacion,
   type SigningKey,
   buildComprobanteXml,
+  buildMensajeHacienda,
   buildSignedDocument,
   checkDocument,
   formatCostaRicaDateTime,
@@ -76,6 +77,24 @@ export function supplierInvoiceDated(n: number, fechaEmision: string, key = supp
 }
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+/** A MensajeHacienda about the supplier's `fe`, "aceptado" (1) or "rechazado" (3), signed with `key`. */
+export function answerFor(
+  fe: { clave: string; totals: { totalComprobante: string } },
+  key: SigningKey,
+  mensaje: 1 | 3 = 1,
+): string {
+  return buildMensajeHacienda({
+    clave: fe.clave,
+    nombreEmisor: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
+    tipoIdentificacionEmisor: '02',
+    numeroCedulaEmisor: SUPPLIER_ID,
+    mensaje,
+    texto: mensaje === 1 ? 'aceptado' : 'rechazado',
+    totalFactura: fe.totals.totalComprobante,
+    key,
+  });
+}
 
 /** The receiving issuer (RECEIVER_ID), registered for `tenant` (default acme) of `app`. */
 export async function registerReceiver(app: TestApp, tenant = 'acme'): Promise<void> {

@@ -140,6 +140,8 @@ export async function startTestApp(
     haciendaTimeoutMs?: number;
     /** HACIENDA_CA_BUNDLE: the PEM file Hacienda's answers must chain to (default: none, development). */
     haciendaCaBundle?: string;
+    /** RECEPCION_CA_BUNDLE: the PEM file suppliers' signing certificates must chain to (default: none). */
+    recepcionCaBundle?: string;
     publicUrl?: string;
     schedules?: Partial<SubmissionSchedules>;
     startWorker?: boolean;
@@ -202,6 +204,7 @@ export async function startTestApp(
       PUBLIC_URL: options.publicUrl ?? 'http://callbacks.localhost',
       ...(options.proveedorSistemas ? { PROVEEDOR_SISTEMAS: options.proveedorSistemas } : {}),
       ...(options.haciendaCaBundle ? { HACIENDA_CA_BUNDLE: options.haciendaCaBundle } : {}),
+      ...(options.recepcionCaBundle ? { RECEPCION_CA_BUNDLE: options.recepcionCaBundle } : {}),
       TENANT_BASE_DOMAIN: 'localhost',
       // Received documents are validated against the official XSDs (HACIENDA_XSD_DIR in CI).
       HACIENDA_XSD_DIR: options.xsdDir ?? xsdDir(),
