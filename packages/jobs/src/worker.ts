@@ -125,6 +125,8 @@ SELECT (SELECT array_agg(id ORDER BY id)::text[] FROM expired) AS expired,
 
 const DEFAULT_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
 const MAX_ERROR_LENGTH = 2_000;
+/** After an in-process "due" event, the worker looks again this long after it (ms): see onDue. */
+const REWAKE_AFTER_DUE_MS = [25, 250];
 
 function describeError(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -158,8 +160,9 @@ export class Worker {
   private readonly onDue = (queue: string) => {
     if (!this.queues[queue]) return;
     this.wake();
-    // The enqueuing transaction may not have committed yet (PostgreSQL); look once more shortly after.
-    setTimeout(() => this.wake(), 25).unref();
+    // The enqueuing transaction may not have committed yet: look again shortly after, and once more later
+    // for a commit slowed by a loaded machine (the poll interval is the last resort).
+    for (const ms of REWAKE_AFTER_DUE_MS) setTimeout(() => this.wake(), ms).unref();
   };
 
   constructor(options: WorkerOptions) {

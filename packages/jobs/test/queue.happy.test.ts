@@ -324,6 +324,29 @@ describe('Worker', () => {
     await worker.stop();
   });
 
+  it('when the enqueuing transaction commits well after the enqueue, then the worker still wakes for it', async () => {
+    const done = deferred<unknown>();
+    const worker = new Worker({
+      db,
+      pollIntervalMs: 60_000,
+      queues: { late: { handler: async (job) => done.resolve(job.payload) } },
+    });
+    worker.start();
+    await new Promise((r) => setTimeout(r, 20));
+    // The "due" event fires at the INSERT; the commit comes 100 ms later, past the first look at 25 ms. (On
+    // PGlite the one session queues the worker's claim behind the commit; on PostgreSQL the claim ran early.)
+    await db.transaction(async (tx) => {
+      await enqueue(tx, { tenant: '', queue: 'late', payload: { n: 1 } });
+      await new Promise((r) => setTimeout(r, 100));
+    });
+    const ran = await Promise.race([
+      done.promise,
+      new Promise((r) => setTimeout(() => r('not woken'), 5_000)),
+    ]);
+    expect(ran).toEqual({ n: 1 });
+    await worker.stop();
+  });
+
   it('when one of several running handlers finishes, then the claim waits for a second free slot and fills both at once', async () => {
     const gates = new Map<number, ReturnType<typeof deferred<void>>>();
     const startedOrder: number[] = [];
