@@ -54,10 +54,14 @@ describe('leases', () => {
   });
 
   it('when a handler outlives the lease, then the heartbeat keeps the job from being taken', async () => {
+    // Both workers read one clock, moved by the test in steps shorter than the lease; after each step the test
+    // waits for the owner's heartbeat to reach the database. A stalled machine delays the test, never fails it.
+    const clock = createClock();
     const gate = deferred();
     const started = deferred();
     const owner = new Worker({
       db,
+      now: clock.now,
       leaseMs: 150,
       workerId: 'owner',
       queues: {
@@ -71,14 +75,24 @@ describe('leases', () => {
     });
     const other = new Worker({
       db,
+      now: clock.now,
       leaseMs: 150,
       workerId: 'other',
       queues: { q: { handler: async () => undefined } },
     });
-    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {}, runAt: clock.now() });
     const run = owner.runOnce();
     await started.promise;
-    await new Promise((r) => setTimeout(r, 400));
+    for (let step = 0; step < 4; step++) {
+      clock.advance(100);
+      const extended = clock.now().getTime() + 150;
+      for (;;) {
+        const job = await getJob(db, { id });
+        if ((job?.lockedUntil?.getTime() ?? 0) >= extended) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    // 400 ms of the clock since the claim, past the 150 ms lease: only the heartbeats kept it.
     expect(await other.runOnce()).toBe(0);
     gate.resolve();
     await run;
