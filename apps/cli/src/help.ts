@@ -24,7 +24,7 @@ Comandos:
   webhook escuchar [--puerto <n>] [--secreto <whsec_…>]… [--configurar]
                                 Receptor local que verifica e imprime los eventos (desarrollo)
   correo configurar --host <h> --puerto <n> --remitente <correo> [--usuario u] [--password p]
-         [--secure|--starttls] [--nombre-remitente n]  |  correo configurar --predeterminado
+         [--secure|--starttls|--sin-tls] [--nombre-remitente n]  |  correo configurar --predeterminado
                                 Servidor SMTP propio para los correos a los receptores (o el de la plataforma)
   correo consultar              Qué servidor envía los correos (nunca la contraseña)
   correo reenviar <clave> [--destinatario <correo>]…
@@ -67,7 +67,7 @@ Commands:
   webhook escuchar [--puerto <n>] [--secreto <whsec_…>]… [--configurar]
                                 Local receiver that verifies and prints events (development)
   correo configurar --host <h> --puerto <n> --remitente <email> [--usuario u] [--password p]
-         [--secure|--starttls] [--nombre-remitente n]  |  correo configurar --predeterminado
+         [--secure|--starttls|--sin-tls] [--nombre-remitente n]  |  correo configurar --predeterminado
                                 Your own SMTP server for the e-mails to receptors (or the platform's)
   correo consultar              Which server sends the e-mails (never the password)
   correo reenviar <clave> [--destinatario <email>]…

@@ -317,6 +317,7 @@ describe('the whole flow', () => {
       host: '127.0.0.1',
       port: smtp.port,
       secure: false,
+      requiereTls: true,
       usuario: 'facturas@acme.cr',
       tienePassword: true,
       remitente: 'facturas@acme.cr',
@@ -324,7 +325,38 @@ describe('the whole flow', () => {
     expect(r.stdout + json.stdout).not.toContain(secret);
   });
 
+  it('when `--sin-tls` comes with a password or another TLS option, then exit 2 and nothing is sent', async () => {
+    const base = ['correo', 'configurar', '--host', '127.0.0.1', '--puerto', '2525', '--sin-tls'];
+    const withPassword = await cr([...base, '--usuario', 'u', '--remitente', 'facturas@acme.cr'], {
+      CR_SMTP_PASSWORD: 'x',
+    });
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stderr).toContain('--sin-tls goes without a password');
+    const mixed = await cr([...base, '--starttls', '--remitente', 'facturas@acme.cr']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('choose one of --secure, --starttls, --sin-tls');
+    // The settings of the test before are still the ones in force.
+    expect(JSON.parse((await cr(['correo', 'consultar', '--json'])).stdout)).toMatchObject({
+      tienePassword: true,
+      requiereTls: true,
+    });
+  });
+
   it('when an accepted document’s e-mail is resent to a destinatario, then it reaches the tenant’s server with the PDF and `consultar` lists it', async () => {
+    // The test's catcher offers no STARTTLS: without credentials the tenant may let it go without TLS.
+    const plain = await cr([
+      'correo',
+      'configurar',
+      '--host',
+      '127.0.0.1',
+      '--puerto',
+      String(smtp!.port),
+      '--sin-tls',
+      '--remitente',
+      'facturas@acme.cr',
+    ]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('(STARTTLS solo si el servidor la ofrece)');
     const before = smtp!.messages.length;
     const r = await cr(['correo', 'reenviar', clave, '--destinatario', 'contabilidad@example.com', '--json']);
     expect(r.stderr).toBe('');

@@ -1,7 +1,8 @@
 // The tenant's SMTP settings as an attack surface, with MAIL_ALLOW_PRIVATE_HOSTS off as in production: a
 // host on a private or loopback address is refused when configured and, if such a row exists anyway (a name
 // that later resolves inside), at the connection; the operator's SMTP_URL is not subject to it. Bad bodies
-// are 400s naming the field; one tenant's settings are invisible to another.
+// are 400s naming the field (a password with `requiereTls: false` among them: credentials never go without
+// TLS); one tenant's settings are invisible to another.
 import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 import { withTenant } from '../src/db/with-tenant';
 import { deleteMailSettings, saveMailSettings } from '../src/delivery/mail-settings-repository';
@@ -57,6 +58,7 @@ describe('POST /api/configurar/correo: SSRF guard', () => {
           host: '127.0.0.1',
           port: catcher.catcher.port,
           secure: false,
+          require_tls: true,
           username: null,
           password_sealed: null,
           secrets_key_id: null,
@@ -140,6 +142,7 @@ describe('POST /api/reenviar/correo through the platform server: not a relay', (
           host: 'smtp.ownserver.cr',
           port: 587,
           secure: false,
+          require_tls: true,
           username: null,
           password_sealed: null,
           secrets_key_id: null,
@@ -168,6 +171,11 @@ describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
     [{ ...valid, host: 'smtp acme' }, 'host'],
     [{ ...valid, remitente: 'facturas@acme.cr\r\nBcc: x@y.z' }, 'remitente'],
     [{ ...valid, password: 'x' }, 'usuario'],
+    [
+      { ...valid, usuario: 'u@acme.cr', password: 'x', requiereTls: false },
+      'requiereTls: must not be false with a password: credentials are never sent without TLS',
+    ],
+    [{ ...valid, requiereTls: 'no' }, 'requiereTls'],
     [{ ...valid, nombreRemitente: 'A\r\nBcc: x@y.z' }, 'nombreRemitente'],
     [{ predeterminado: false }, ''],
   ])('when the body is %j, then 400 naming %s', async (body, field) => {
@@ -185,6 +193,8 @@ describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
       password: 'acme-smtp-secret',
     });
     expect(res.status).toBe(200);
+    // STARTTLS required by default: the password never goes in clear.
+    expect(res.body.data).toMatchObject({ origen: 'tenant', requiereTls: true, tienePassword: true });
     const other = await post(ctx, 'other', '/api/consultar/correo', {});
     expect(other.body).toEqual({
       status: 'success',
@@ -193,6 +203,7 @@ describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
         host: '127.0.0.1',
         port: catcher.catcher.port,
         secure: false,
+        requiereTls: null,
         usuario: null,
         tienePassword: false,
         remitente: 'Facturación electrónica <facturacion@localhost>',

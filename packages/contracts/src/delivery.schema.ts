@@ -108,6 +108,12 @@ export const CorreoConfigRequest = Type.Union(
             description: 'TLS from the first byte (port 465); default true for 465, else STARTTLS',
           }),
         ),
+        requiereTls: Type.Optional(
+          Type.Boolean({
+            description:
+              'default true: STARTTLS is required before AUTH and the message, and an attempt to a server that does not offer it fails with nothing sent (ignored with `secure`, which is TLS from the first byte); false only for a server without TLS, and then no password is accepted',
+          }),
+        ),
         usuario: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
         password: Type.Optional(
           Type.String({ minLength: 1, maxLength: 512, description: 'stored sealed, never shown again' }),
@@ -141,6 +147,10 @@ export const CorreoConfigResponse = Type.Object(
         host: Type.Union([Type.String(), Type.Null()]),
         port: Type.Union([Type.Integer(), Type.Null()]),
         secure: Type.Union([Type.Boolean(), Type.Null()]),
+        requiereTls: Type.Union([Type.Boolean(), Type.Null()], {
+          description:
+            "whether STARTTLS is required before AUTH and the message on the tenant's server; null for the platform's",
+        }),
         usuario: Type.Union([Type.String(), Type.Null()]),
         tienePassword: Type.Boolean(),
         remitente: Type.Union([Type.String(), Type.Null()]),

@@ -16,6 +16,7 @@ const CONFIGURE_OPTIONS = {
   password: { type: 'string' },
   secure: { type: 'boolean' },
   starttls: { type: 'boolean' },
+  'sin-tls': { type: 'boolean' },
   predeterminado: { type: 'boolean' },
 } as const;
 
@@ -36,16 +37,21 @@ function configuration(ctx: Context, args: string[]): Record<string, unknown> {
     throw new UsageError('--host, --puerto and --remitente are required (or --predeterminado)');
   if (!/^\d{1,5}$/.test(puerto) || Number(puerto) < 1 || Number(puerto) > 65535)
     throw new UsageError('--puerto must be 1-65535');
-  if (v.secure && v.starttls) throw new UsageError('choose one of --secure, --starttls');
+  if ([v.secure, v.starttls, v['sin-tls']].filter(Boolean).length > 1)
+    throw new UsageError('choose one of --secure, --starttls, --sin-tls');
   const password = str(parsed, 'password') ?? ctx.env.CR_SMTP_PASSWORD;
   const usuario = str(parsed, 'usuario');
   if (password !== undefined && usuario === undefined)
     throw new UsageError('--usuario is required with a password');
+  // The service refuses it too (400): credentials never travel without TLS.
+  if (v['sin-tls'] && password !== undefined)
+    throw new UsageError('--sin-tls goes without a password (credentials are never sent without TLS)');
   const nombre = str(parsed, 'nombre-remitente');
   return {
     host,
     port: Number(puerto),
     ...(v.secure ? { secure: true } : v.starttls ? { secure: false } : {}),
+    ...(v['sin-tls'] ? { secure: false, requiereTls: false } : {}),
     ...(usuario !== undefined ? { usuario } : {}),
     ...(password !== undefined ? { password } : {}),
     remitente,
@@ -58,6 +64,7 @@ interface MailSettings {
   host: string | null;
   port: number | null;
   secure: boolean | null;
+  requiereTls: boolean | null;
   remitente: string | null;
 }
 
@@ -66,7 +73,7 @@ function describeSettings(ctx: Context, s: MailSettings): string[] {
   return [
     ctx.t('mailTenant', {
       server: `${s.host}:${s.port}`,
-      tls: s.secure ? 'TLS' : 'STARTTLS',
+      tls: s.secure ? 'TLS' : s.requiereTls === false ? ctx.t('mailTlsOptional') : 'STARTTLS',
       from: s.remitente ?? '',
     }),
   ];

@@ -1,6 +1,8 @@
 // Use case of POST /api/configurar/correo: the tenant's own SMTP server (its host checked against the SSRF
 // policy now, and again at every connection), or `{predeterminado: true}` to return to the platform's. The
-// body replaces the settings; the password is sealed before it is stored and never shown again.
+// body replaces the settings; the password is sealed before it is stored and never shown again. STARTTLS is
+// required unless the tenant says its server has no TLS (`requiereTls: false`), and then it gets no password:
+// sent in clear, anyone on the path would read it.
 import { CorreoConfigRequest, type CorreoConfigResponse } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
 import { TargetRefusedError } from '@cr/webhooks';
@@ -57,6 +59,12 @@ export async function configureMail(
       details: [{ path: 'usuario', reason: 'is required with a password' }],
     });
   }
+  if (body.requiereTls === false && body.password !== undefined) {
+    const reason = 'must not be false with a password: credentials are never sent without TLS';
+    throw new AppError('bad_request', `requiereTls: ${reason}`, {
+      details: [{ path: 'requiereTls', reason }],
+    });
+  }
   checkPort(body.port);
   const host = body.host.toLowerCase();
   await checkHost(deps, host);
@@ -64,6 +72,7 @@ export async function configureMail(
     host,
     port: body.port,
     secure: body.secure ?? body.port === 465,
+    require_tls: body.requiereTls ?? true,
     username: body.usuario ?? null,
     password_sealed:
       body.password === undefined ? null : sealMailPassword(deps.secrets, tenantId, body.password),
@@ -72,6 +81,11 @@ export async function configureMail(
     from_name: body.nombreRemitente ?? null,
   };
   await withTenant(deps.db, tenantId, (tx) => saveMailSettings(tx, tenantId, row, deps.now()));
-  deps.logger.info('e-mail settings configured', { tenantId, host, port: row.port });
+  deps.logger.info('e-mail settings configured', {
+    tenantId,
+    host,
+    port: row.port,
+    requireTls: row.require_tls,
+  });
   return describeMail(deps.mail, row);
 }

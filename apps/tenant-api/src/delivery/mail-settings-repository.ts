@@ -7,6 +7,8 @@ export interface MailSettingsRow {
   host: string;
   port: number;
   secure: boolean;
+  /** STARTTLS required before AUTH and the message (meaningless with `secure`); false only without a password. */
+  require_tls: boolean;
   username: string | null;
   password_sealed: string | null;
   secrets_key_id: string | null;
@@ -31,7 +33,7 @@ export async function findMailSettings(
   tenantId: string,
 ): Promise<MailSettingsRow | undefined> {
   const r = await tx.query<MailSettingsRow>(
-    `SELECT host, port, secure, username, password_sealed, secrets_key_id, from_address, from_name
+    `SELECT host, port, secure, require_tls, username, password_sealed, secrets_key_id, from_address, from_name
      FROM tenant_mail_settings WHERE tenant_id = $1`,
     [tenantId],
   );
@@ -41,11 +43,13 @@ export async function findMailSettings(
 
 /** node-postgres and PGlite agree on every column but may differ on the integer's type. */
 export function mailSettingsOf(row: MailSettingsRow): MailSettingsRow {
-  const { host, secure, username, password_sealed, secrets_key_id, from_address, from_name } = row;
+  const { host, secure, require_tls, username, password_sealed, secrets_key_id, from_address, from_name } =
+    row;
   return {
     host,
     port: Number(row.port),
     secure,
+    require_tls,
     username,
     password_sealed,
     secrets_key_id,
@@ -62,10 +66,12 @@ export async function saveMailSettings(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO tenant_mail_settings
-       (tenant_id, host, port, secure, username, password_sealed, secrets_key_id, from_address, from_name, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       (tenant_id, host, port, secure, username, password_sealed, secrets_key_id, from_address, from_name, updated_at,
+        require_tls)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (tenant_id) DO UPDATE SET host = $2, port = $3, secure = $4, username = $5,
-       password_sealed = $6, secrets_key_id = $7, from_address = $8, from_name = $9, updated_at = $10`,
+       password_sealed = $6, secrets_key_id = $7, from_address = $8, from_name = $9, updated_at = $10,
+       require_tls = $11`,
     [
       tenantId,
       row.host,
@@ -77,6 +83,7 @@ export async function saveMailSettings(
       row.from_address,
       row.from_name,
       at,
+      row.require_tls,
     ],
   );
 }

@@ -1,6 +1,7 @@
 // SmtpConnections against a real SMTP server in this process (smtp-server, the library mail servers in Node
-// are built on): which e-mails share a connection, when connections close, and that a server's refusal or a
-// connection it dropped still end as the attempt's outcome.
+// are built on): which e-mails share a connection, when connections close, that a server's refusal or a
+// connection it dropped still end as the attempt's outcome, and that where STARTTLS is required a server
+// that does not offer it gets neither the credentials nor the message.
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,14 +11,18 @@ import { REPO_ROOT } from '@cr/testkit';
 import type { SendMailOrder } from '../../test/support/send-mail-child';
 import forge from 'node-forge';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { DEFAULT_MAIL_SETTINGS } from './mail-deps';
 import { type ComposedMail, SmtpConnections } from './smtp-connections';
-import type { SmtpServer } from './smtp-server';
+import { type SmtpServer, platformServer } from './smtp-server';
 
 interface Running {
   port: number;
   /** Connections the server has accepted, and the ones that have ended. */
   opened: number;
   closed: number;
+  /** AUTH and MAIL FROM commands the server took. */
+  logins: number;
+  mailFrom: number;
   received: Array<{ session: string; user: string | undefined; secure: boolean }>;
   server: SMTPServer;
 }
@@ -25,7 +30,7 @@ interface Running {
 const running: Running[] = [];
 
 async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Running> {
-  const state = { opened: 0, closed: 0, received: [] } as unknown as Running;
+  const state = { opened: 0, closed: 0, logins: 0, mailFrom: 0, received: [] } as unknown as Running;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,
@@ -39,7 +44,12 @@ async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Ru
       state.closed += 1;
     },
     onAuth(auth, _session, cb) {
+      state.logins += 1;
       cb(null, { user: auth.username });
+    },
+    onMailFrom(_address, _session, cb) {
+      state.mailFrom += 1;
+      cb();
     },
     onData(stream, session, cb) {
       stream.resume();
@@ -85,6 +95,7 @@ function serverAt(port: number, auth?: { user: string; pass: string }): SmtpServ
     connectTo: '127.0.0.1',
     port,
     secure: false,
+    requireTls: false,
     ...(auth ? { auth } : {}),
     from: 'facturas@acme.cr',
     origin: 'tenant',
@@ -248,6 +259,70 @@ describe('SmtpConnections', () => {
     await until('the pool dropped', () => connections.open === 0);
   });
 
+  describe('STARTTLS required', () => {
+    // The servers of this file do not offer STARTTLS and take AUTH in clear (allowInsecureAuth), as a server
+    // without TLS does, or as a real one looks once an attacker on the path has struck STARTTLS from its EHLO.
+    it('when STARTTLS is required and the server does not offer it, then it gets no AUTH and no message, and the send rejects saying why', async () => {
+      const smtp = await startServer();
+      connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+      const server = {
+        ...serverAt(smtp.port, { user: 'facturas@acme.cr', pass: 'smtp-secret' }),
+        requireTls: true,
+      };
+      const failure = connections.send('acme', server, mail(1));
+      await expect(failure).rejects.toMatchObject({
+        code: 'ETLS',
+        message: expect.stringMatching(
+          /^the server did not accept STARTTLS \(5\d\d .*\); TLS is required before AUTH and the message, so nothing was sent$/,
+        ),
+      });
+      await expect(failure).rejects.not.toMatchObject({ message: expect.stringContaining('smtp-secret') });
+      expect(smtp.logins).toBe(0);
+      expect(smtp.mailFrom).toBe(0);
+      expect(smtp.received).toHaveLength(0);
+    });
+
+    it('when STARTTLS is not required (a server without TLS, no credentials), then the same server still gets the message in clear', async () => {
+      const smtp = await startServer();
+      connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+      const info = await connections.send('acme', serverAt(smtp.port), mail(1));
+      expect(info.response).toMatch(/^250 /);
+      expect(smtp.received).toEqual([expect.objectContaining({ secure: false })]);
+    });
+
+    it('when the requirement is switched on while a connection is open, then the next e-mail does not reuse it: a new one refuses to go on without TLS', async () => {
+      const smtp = await startServer();
+      connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+      await connections.send('acme', serverAt(smtp.port), mail(1));
+      await expect(
+        connections.send('acme', { ...serverAt(smtp.port), requireTls: true }, mail(2)),
+      ).rejects.toMatchObject({ code: 'ETLS' });
+      expect(smtp.opened).toBe(2);
+      expect(smtp.received).toHaveLength(1);
+    });
+
+    it("when the platform's SMTP_URL is smtp:// with credentials, then STARTTLS is required; without credentials (the local mail catcher) it is not", async () => {
+      const smtp = await startServer();
+      connections = new SmtpConnections({ idleMs: 5_000, maxConnections: 4, timeoutMs: 5_000 });
+      const platform = (url: string) => platformServer({ ...DEFAULT_MAIL_SETTINGS, smtpUrl: url })!;
+      const withCredentials = platform(`smtp://relay%40acme.cr:op-secret@127.0.0.1:${smtp.port}`);
+      expect(withCredentials).toMatchObject({
+        secure: false,
+        requireTls: true,
+        auth: { user: 'relay@acme.cr' },
+      });
+      await expect(connections.send('acme', withCredentials, mail(1))).rejects.toMatchObject({
+        code: 'ETLS',
+      });
+      expect(smtp.logins).toBe(0);
+      const catcher = platform(`smtp://127.0.0.1:${smtp.port}`);
+      expect(catcher).toMatchObject({ secure: false, requireTls: false });
+      expect((await connections.send('acme', catcher, mail(2))).response).toMatch(/^250 /);
+      expect(smtp.received).toHaveLength(1);
+      expect(platform('smtps://relay:op-secret@smtp.example.com')).toMatchObject({ secure: true, port: 465 });
+    });
+  });
+
   describe('TLS', () => {
     // A self-signed certificate for localhost: no CA this process trusts signed it.
     const certificate = selfSignedLocalhost();
@@ -268,7 +343,11 @@ describe('SmtpConnections', () => {
       for (const secure of [true, false]) {
         const smtp = await tlsServer(secure);
         await expect(
-          connections.send('acme', { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure }, mail(1)),
+          connections.send(
+            'acme',
+            { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure, requireTls: true },
+            mail(1),
+          ),
         ).rejects.toThrow(/self[- ]signed certificate/);
         expect(smtp.received).toHaveLength(0);
       }
@@ -313,7 +392,10 @@ describe('SmtpConnections', () => {
     it('when the server’s certificate is trusted, then e-mails go over TLS (from the first byte, or after STARTTLS) with AUTH, on one connection', async () => {
       for (const secure of [true, false]) {
         const smtp = await tlsServer(secure);
-        const sent = await sendTrusting({ ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure }, 2);
+        const sent = await sendTrusting(
+          { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), secure, requireTls: true },
+          2,
+        );
         expect(sent).toEqual({ code: 0, out: 'sent 2' });
         expect(smtp.received).toHaveLength(2);
         expect(smtp.received.every((r) => r.secure && r.user === 'u')).toBe(true);
@@ -323,7 +405,11 @@ describe('SmtpConnections', () => {
 
     it('when the name given is not the certificate’s, then nothing is sent: the certificate is checked against the name, not the address connected to', async () => {
       const smtp = await tlsServer(false);
-      const server = { ...serverAt(smtp.port, { user: 'u', pass: 'p' }), host: 'mail.example.cr' };
+      const server = {
+        ...serverAt(smtp.port, { user: 'u', pass: 'p' }),
+        host: 'mail.example.cr',
+        requireTls: true,
+      };
       const sent = await sendTrusting(server, 1);
       expect(sent.code).toBe(1);
       expect(sent.out).toMatch(/^failed: .*(altnames|mail\.example\.cr)/i);

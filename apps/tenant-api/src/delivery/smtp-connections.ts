@@ -5,8 +5,9 @@
 // (e-mail)" in docs/performance.md). Each server has up to `maxConnections` of them ("lanes": each a nodemailer
 // pool of one connection, carrying one e-mail at a time), keyed by everything the connection depends on: the
 // tenant (a tenant's connection is never used for another tenant's mail; the platform's SMTP_URL is the
-// operator's and shared), the address connected to (checked at this attempt), the TLS name, the port, TLS and
-// the credentials. A changed setting or DNS answer is another key: the old one's connections close when idle.
+// operator's and shared), the address connected to (checked at this attempt), the TLS name, the port, TLS,
+// whether STARTTLS is required and the credentials. A changed setting or DNS answer is another key: the old
+// one's connections close when idle.
 // A server's connections close `idleMs` after its last e-mail, so nothing stays open for a tenant that stopped
 // sending. ADR 0049.
 //
@@ -53,6 +54,31 @@ class SmtpSendAborted extends Error {
   }
 }
 
+/**
+ * The server answered STARTTLS with a refusal (one that does not offer it, when it is required, answers 502
+ * or the like). nodemailer's error carries the reply as `response`, which the attempt would record alone, as
+ * if the server had refused the message: this one says what happened, the reply's code kept.
+ */
+class StartTlsRefused extends Error {
+  readonly code = 'ETLS';
+  constructor(
+    readonly responseCode: number | undefined,
+    reply: string,
+  ) {
+    super(
+      `the server did not accept STARTTLS (${reply}); TLS is required before AUTH and the message, so nothing was sent`,
+    );
+    this.name = 'StartTlsRefused';
+  }
+}
+
+function explained(err: unknown): unknown {
+  const e = err as { code?: string; command?: string; response?: string; responseCode?: number };
+  if (e?.code === 'ETLS' && e.command === 'STARTTLS' && typeof e.response === 'string')
+    return new StartTlsRefused(e.responseCode, e.response);
+  return err;
+}
+
 // The deadline of one whole send (connecting, greeting, EHLO, STARTTLS, AUTH, MAIL, RCPT, DATA and the reply
 // to the message), in MAIL_TIMEOUT_MS. That setting bounds connecting with the greeting, then each reply; a
 // real server answers all but the last at once (one round trip each) and may take long only over the
@@ -95,7 +121,8 @@ export class SmtpConnections {
    * Hands `tenantId`'s `mail` to `server` over an open connection to it, or a new one. A tenant's own server's
    * connections carry only that tenant's mail; the platform's (SMTP_URL, the operator's server and credentials)
    * are shared by every tenant it sends for. Rejects as nodemailer does (the SMTP reply's code and text on the
-   * error), or with SmtpSendAborted when the deadline or the byte budget closed the connection.
+   * error), with StartTlsRefused when the server refused STARTTLS, or with SmtpSendAborted when the deadline
+   * or the byte budget closed the connection.
    */
   async send(tenantId: string, server: SmtpServer, mail: ComposedMail): Promise<SMTPPool.SentMessageInfo> {
     if (this.closed) throw closedError();
@@ -214,7 +241,7 @@ class Lane {
       // After an abort nodemailer still rejects (its connection closed under it): the abort's reason stands.
       this.transport.sendMail(mail).then(
         (info) => settle(() => resolve(info)),
-        (err: unknown) => settle(() => reject(err)),
+        (err: unknown) => settle(() => reject(explained(err))),
       );
     });
   }
@@ -258,6 +285,9 @@ class Lane {
       host: server.connectTo,
       port: server.port,
       secure: server.secure,
+      // STARTTLS is sent even when the EHLO reply does not offer it (an attacker on the path may have removed
+      // it), and without its 220 and a verified handshake no AUTH and no message follow (smtp-server.ts).
+      ...(server.requireTls && !server.secure ? { requireTLS: true } : {}),
       ...(server.auth ? { auth: server.auth } : {}),
       // The certificate is checked against the name the tenant gave, not the address connected to.
       tls: { servername: server.host },
@@ -331,6 +361,7 @@ function keyOf(scope: string, server: SmtpServer): string {
     server.host,
     server.port,
     server.secure,
+    server.requireTls,
     server.auth?.user ?? null,
     server.auth?.pass ?? null,
   ];

@@ -4,6 +4,11 @@
 // made to the address checked, never to the name again, so a DNS answer that changes in between (rebinding)
 // cannot steer it inside; TLS still verifies the certificate against the name. SMTP_URL is the operator's
 // own setting and is used as given.
+//
+// Without `secure` (TLS from the first byte) nodemailer upgrades with STARTTLS only when the server offers
+// it: an attacker on the path who strips that offer from the EHLO reply gets AUTH and the message in clear.
+// So STARTTLS is required (`requireTls`) wherever credentials go, and on a tenant's server unless the tenant
+// said it has no TLS (then it has no password either: configure-mail.ts).
 import { allowedAddresses } from '@cr/webhooks';
 import type { MailSettings } from './mail-deps';
 import { type MailSettingsRow, openMailPassword } from './mail-settings-repository';
@@ -15,7 +20,10 @@ export interface SmtpServer {
   /** The address to connect to: the checked address of a tenant's host, the platform's host as given. */
   connectTo: string;
   port: number;
+  /** TLS from the first byte (smtps, port 465). */
   secure: boolean;
+  /** Without `secure`: STARTTLS before anything else, or no AUTH and no message (the attempt fails). */
+  requireTls: boolean;
   auth?: { user: string; pass: string };
   from: string;
   origin: 'tenant' | 'plataforma';
@@ -28,7 +36,11 @@ export async function resolveSmtpHost(host: string, allowPrivateHosts: boolean):
   return (await allowedAddresses(host, policy))[0]!.address;
 }
 
-/** SMTP_URL as a server (smtps: → TLS from the first byte; user and password from the URL). */
+/**
+ * SMTP_URL as a server (smtps: → TLS from the first byte; user and password from the URL). With credentials,
+ * smtp: requires STARTTLS; without them (the local mail catcher of `pnpm start`, a relay that trusts the
+ * platform's address) it stays opportunistic, as a server without TLS must still get the mail.
+ */
 export function platformServer(settings: MailSettings): SmtpServer | undefined {
   if (!settings.smtpUrl) return undefined;
   const url = new URL(settings.smtpUrl);
@@ -39,6 +51,7 @@ export function platformServer(settings: MailSettings): SmtpServer | undefined {
     connectTo: host,
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
+    requireTls: url.username !== '',
     ...(url.username
       ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }
       : {}),
@@ -63,6 +76,9 @@ export async function tenantServer(
     connectTo: await resolveSmtpHost(row.host, settings.allowPrivateHosts),
     port: row.port,
     secure: row.secure,
+    // A row with a password always requires it (configure-mail.ts and migration 0095 see to that); checked
+    // again here so that no row, however it was written, sends a password without TLS.
+    requireTls: row.require_tls || row.password_sealed !== null,
     ...(row.username && row.password_sealed
       ? { auth: { user: row.username, pass: openMailPassword(box, tenantId, row.password_sealed) } }
       : {}),

@@ -745,6 +745,7 @@ export const correoConfigResponseExample: CorreoConfigResponse = {
     host: 'smtp.acme.cr',
     port: 587,
     secure: false,
+    requiereTls: true,
     usuario: 'facturas@acme.cr',
     tienePassword: true,
     remitente: 'facturas@acme.cr',
