@@ -6,65 +6,28 @@
 // password, and then that server gets the e-mail. Migration 0095 sets the flag of the rows stored before it.
 import { type TestDatabase, createTestDatabase, migrate } from '@cr/service-kit';
 import { getJob } from '@cr/jobs';
-import { SMTPServer } from 'smtp-server';
 import { tenantApiMigrations, withTenant } from '../src/db/with-tenant';
 import { saveMailSettings, sealMailPassword } from '../src/delivery/mail-settings-repository';
 import { post } from './support/client';
+import { type CountingSmtp, startCountingSmtp } from './support/counting-smtp';
 import { raiseAcceptedMail } from './support/mail-helpers';
 import { type TestApp, startTestApp } from './support/test-app';
 
 const SMTP_USER = 'facturas@acme.cr';
 const SMTP_PASSWORD = 'smtp-Pa55word-never-in-clear';
 
-interface PlainServer {
-  port: number;
-  /** AUTH and MAIL FROM commands it took, and the messages. */
-  logins: number;
-  mailFrom: number;
-  received: Array<{ secure: boolean }>;
-  server: SMTPServer;
-}
-
 let ctx: TestApp;
-let plain: PlainServer;
-
 /** A server without STARTTLS that takes AUTH in clear (allowInsecureAuth) and mail without it. */
-async function startPlainServer(): Promise<PlainServer> {
-  const state = { logins: 0, mailFrom: 0, received: [] } as unknown as PlainServer;
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    authOptional: true,
-    onAuth(auth, _session, cb) {
-      state.logins += 1;
-      cb(null, { user: auth.username });
-    },
-    onMailFrom(_address, _session, cb) {
-      state.mailFrom += 1;
-      cb();
-    },
-    onData(stream, session, cb) {
-      stream.resume();
-      stream.on('end', () => {
-        state.received.push({ secure: session.secure });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.port = (server.server.address() as { port: number }).port;
-  state.server = server;
-  return state;
-}
+let plain: CountingSmtp;
 
 beforeAll(async () => {
-  plain = await startPlainServer();
+  plain = await startCountingSmtp();
   // A retry far away: each test looks at the first attempt only.
   ctx = await startTestApp({ mail: { retryDelaysMs: [60_000] } });
 });
 afterAll(async () => {
   await ctx.close();
-  await new Promise<void>((resolve) => plain.server.close(() => resolve()));
+  await plain.stop();
 });
 beforeEach(() => {
   plain.logins = 0;
@@ -197,7 +160,7 @@ describe("a tenant's SMTP server that does not offer STARTTLS", () => {
     expect(shown.body.data).toMatchObject({ requiereTls: false, usuario: null, tienePassword: false });
 
     const { clave } = await raiseAcceptedMail(ctx, 'plain');
-    expect(plain.received).toEqual([{ secure: false }]);
+    expect(plain.received).toEqual([expect.objectContaining({ secure: false, user: undefined })]);
     expect(plain.logins).toBe(0);
     expect(await firstEnvio('plain', clave)).toMatchObject({
       estado: 'enviado',

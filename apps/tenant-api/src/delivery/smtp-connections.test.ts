@@ -10,65 +10,18 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '@cr/testkit';
 import type { SendMailOrder } from '../../test/support/send-mail-child';
 import forge from 'node-forge';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SMTPServerOptions } from 'smtp-server';
+import { type CountingSmtp, startCountingSmtp } from '../../test/support/counting-smtp';
 import { DEFAULT_MAIL_SETTINGS } from './mail-deps';
 import { type ComposedMail, SmtpConnections } from './smtp-connections';
 import { type SmtpServer, platformServer } from './smtp-server';
 
-interface Running {
-  port: number;
-  /** Connections the server has accepted, and the ones that have ended. */
-  opened: number;
-  closed: number;
-  /** AUTH and MAIL FROM commands the server took. */
-  logins: number;
-  mailFrom: number;
-  received: Array<{ session: string; user: string | undefined; secure: boolean }>;
-  server: SMTPServer;
-}
+type Running = CountingSmtp;
 
 const running: Running[] = [];
 
 async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Running> {
-  const state = { opened: 0, closed: 0, logins: 0, mailFrom: 0, received: [] } as unknown as Running;
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    authOptional: true,
-    closeTimeout: 100,
-    onConnect(_session, cb) {
-      state.opened += 1;
-      cb();
-    },
-    onClose() {
-      state.closed += 1;
-    },
-    onAuth(auth, _session, cb) {
-      state.logins += 1;
-      cb(null, { user: auth.username });
-    },
-    onMailFrom(_address, _session, cb) {
-      state.mailFrom += 1;
-      cb();
-    },
-    onData(stream, session, cb) {
-      stream.resume();
-      stream.on('end', () => {
-        state.received.push({
-          session: session.id,
-          user: session.user as string | undefined,
-          secure: session.secure,
-        });
-        cb();
-      });
-    },
-    ...options,
-  });
-  // A client that refuses the certificate ends the TLS handshake: the server reports it, nothing to do here.
-  server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.port = (server.server.address() as { port: number }).port;
-  state.server = server;
+  const state = await startCountingSmtp(options);
   running.push(state);
   return state;
 }
@@ -125,9 +78,7 @@ let connections: SmtpConnections;
 
 afterEach(async () => {
   connections?.close();
-  await Promise.all(
-    running.splice(0).map((r) => new Promise<void>((resolve) => r.server.close(() => resolve()))),
-  );
+  await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 
 describe('SmtpConnections', () => {
@@ -248,7 +199,7 @@ describe('SmtpConnections', () => {
   it('when nothing listens, then the send rejects with the connection error and nothing is kept', async () => {
     const smtp = await startServer();
     const port = smtp.port;
-    await new Promise<void>((resolve) => smtp.server.close(() => resolve()));
+    await smtp.stop();
     running.splice(running.indexOf(smtp), 1);
     connections = new SmtpConnections({ idleMs: 100, maxConnections: 4, timeoutMs: 5_000 });
     await expect(connections.send('acme', serverAt(port), mail(1))).rejects.toMatchObject({
