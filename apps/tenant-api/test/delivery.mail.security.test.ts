@@ -195,6 +195,17 @@ describe('POST /api/configurar/correo: bad bodies and tenancy', () => {
     expect(res.status).toBe(200);
     // STARTTLS required by default: the password never goes in clear.
     expect(res.body.data).toMatchObject({ origen: 'tenant', requiereTls: true, tienePassword: true });
+    // With `secure` (TLS from the first byte) the flag is moot: accepted with a password, shown as true.
+    const tls = await post(ctx, 'acme', '/api/configurar/correo', {
+      ...valid,
+      host: '93.184.215.14',
+      port: 465,
+      usuario: 'facturas@acme.cr',
+      password: 'acme-smtp-secret',
+      requiereTls: false,
+    });
+    expect(tls.status).toBe(200);
+    expect(tls.body.data).toMatchObject({ secure: true, requiereTls: true, tienePassword: true });
     const other = await post(ctx, 'other', '/api/consultar/correo', {});
     expect(other.body).toEqual({
       status: 'success',

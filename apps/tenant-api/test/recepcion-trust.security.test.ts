@@ -71,6 +71,42 @@ async function upload(xml: string, respuestaHacienda?: string): Promise<Finding[
 const about = (findings: Finding[], code: string) => findings.filter((f) => f.code === code);
 
 describe('received documents against the pinned CAs', () => {
+  it.each([
+    [
+      'another TotalFactura',
+      105,
+      { totalFactura: '1.00000' },
+      /its TotalFactura is 1\.00000, the document's TotalComprobante /,
+    ],
+    [
+      'another receptor',
+      106,
+      { numeroCedulaReceptor: '3101999999' },
+      /its receptor is 3101999999, the document's 3101779527/,
+    ],
+    [
+      'another emisor',
+      107,
+      { numeroCedulaEmisor: '3101999999' },
+      /its emisor is 3101999999, the document's 3101123456/,
+    ],
+  ])(
+    'when Hacienda’s genuine "aceptado" under the clave names %s, then it is an error finding, never an acceptance',
+    async (_, n, overrides, why) => {
+      // What Hacienda accepted under this clave was another document: the supplier signed a second one with it.
+      const fe = supplierInvoice(n, {}, supplierUnderCa);
+      const findings = await upload(fe.xml, answerFor(fe, seal, 1, overrides));
+      expect(about(findings, 'hacienda')).toEqual([
+        {
+          code: 'hacienda',
+          severity: 'error',
+          message: expect.stringMatching(/^Hacienda's answer is about another document under this clave: /),
+        },
+      ]);
+      expect(about(findings, 'hacienda')[0]!.message).toMatch(why);
+    },
+  );
+
   it('when the supplier signs with a certificate its CA issued, and Hacienda seals the answer, then both are trusted', async () => {
     const fe = supplierInvoice(101, {}, supplierUnderCa);
     const findings = await upload(fe.xml, answerFor(fe, seal));

@@ -45,7 +45,9 @@ function configuration(ctx: Context, args: string[]): Record<string, unknown> {
     throw new UsageError('--usuario is required with a password');
   // The service refuses it too (400): credentials never travel without TLS.
   if (v['sin-tls'] && password !== undefined)
-    throw new UsageError('--sin-tls goes without a password (credentials are never sent without TLS)');
+    throw new UsageError(
+      '--sin-tls goes without a password (--password or CR_SMTP_PASSWORD): credentials are never sent without TLS',
+    );
   const nombre = str(parsed, 'nombre-remitente');
   return {
     host,

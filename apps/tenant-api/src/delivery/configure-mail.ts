@@ -59,7 +59,9 @@ export async function configureMail(
       details: [{ path: 'usuario', reason: 'is required with a password' }],
     });
   }
-  if (body.requiereTls === false && body.password !== undefined) {
+  const secure = body.secure ?? body.port === 465;
+  // With `secure` the connection is TLS from the first byte: the flag is moot, and stored as true.
+  if (!secure && body.requiereTls === false && body.password !== undefined) {
     const reason = 'must not be false with a password: credentials are never sent without TLS';
     throw new AppError('bad_request', `requiereTls: ${reason}`, {
       details: [{ path: 'requiereTls', reason }],
@@ -71,8 +73,8 @@ export async function configureMail(
   const row: MailSettingsRow = {
     host,
     port: body.port,
-    secure: body.secure ?? body.port === 465,
-    require_tls: body.requiereTls ?? true,
+    secure,
+    require_tls: secure || (body.requiereTls ?? true),
     username: body.usuario ?? null,
     password_sealed:
       body.password === undefined ? null : sealMailPassword(deps.secrets, tenantId, body.password),

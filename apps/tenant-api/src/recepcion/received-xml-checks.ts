@@ -11,10 +11,12 @@ import type { RecepcionFinding } from '@cr/contracts';
 import {
   COMPROBANTE_KINDS,
   HaciendaXmlError,
+  type MensajeHacienda,
   type ParsedComprobante,
   type ParsedXmlDocument,
   checkReceivedArithmetic,
   parseComprobante,
+  parseDecimal,
   parseXml,
   readMensajeHacienda,
   type SignatureFinding,
@@ -134,11 +136,51 @@ function chainFinding(suppliers: TrustedSigner | undefined, untrusted: Signature
   };
 }
 
+const sameAmount = (a: string | undefined, b: string | undefined) => {
+  const x = parseDecimal(a);
+  const y = parseDecimal(b);
+  return x !== undefined && y !== undefined && x.eq(y);
+};
+
+/**
+ * What the answer says about the document besides its clave: a clave is the supplier's to write, so another
+ * document under the clave Hacienda accepted, with the genuine answer attached, would pass on the clave alone.
+ */
+function answerMismatches(message: MensajeHacienda, parsed: ParsedComprobante): string[] {
+  const out: string[] = [];
+  if (digits(message.numeroCedulaEmisor) !== digits(parsed.emisor.numero)) {
+    out.push(`its emisor is ${message.numeroCedulaEmisor}, the document's ${parsed.emisor.numero}`);
+  }
+  if (
+    message.numeroCedulaReceptor !== undefined &&
+    digits(message.numeroCedulaReceptor) !== digits(parsed.receptor?.numero)
+  ) {
+    out.push(
+      `its receptor is ${message.numeroCedulaReceptor}, the document's ${parsed.receptor?.numero ?? 'none'}`,
+    );
+  }
+  if (!sameAmount(message.totalFactura, parsed.totalComprobante)) {
+    out.push(
+      `its TotalFactura is ${message.totalFactura}, the document's TotalComprobante ${parsed.totalComprobante}`,
+    );
+  }
+  if (
+    message.montoTotalImpuesto !== undefined &&
+    !sameAmount(message.montoTotalImpuesto, parsed.totalImpuesto ?? '0')
+  ) {
+    out.push(
+      `its MontoTotalImpuesto is ${message.montoTotalImpuesto}, the document's TotalImpuesto ${parsed.totalImpuesto ?? '0'}`,
+    );
+  }
+  return out;
+}
+
 function haciendaFindings(
   xml: string | undefined,
-  clave: string,
+  parsed: ParsedComprobante,
   hacienda: TrustedSigner | undefined,
 ): RecepcionFinding[] {
+  const { clave } = parsed;
   if (xml === undefined) {
     return [
       {
@@ -161,11 +203,18 @@ function haciendaFindings(
         message: `Hacienda's answer is not validly signed (${why.join(', ')})`,
       });
     }
+    const mismatches = message.clave === clave ? answerMismatches(message, parsed) : [];
     if (message.clave !== clave) {
       out.push({
         code: 'hacienda',
         severity: 'error',
         message: `Hacienda's answer is about clave ${message.clave}`,
+      });
+    } else if (mismatches.length > 0) {
+      out.push({
+        code: 'hacienda',
+        severity: 'error',
+        message: `Hacienda's answer is about another document under this clave: ${mismatches.join('; ')}`,
       });
     } else if (message.mensaje !== 1) {
       out.push({
@@ -235,6 +284,6 @@ export function checkReceivedXml(input: ReceivedXmlInput, trust: ReceivedXmlTrus
   if (mismatches.length === 0) {
     findings.push({ code: 'arithmetic', severity: 'info', message: 'lines and totals add up (§9)' });
   }
-  findings.push(...haciendaFindings(input.respuestaHaciendaXml, parsed.clave, trust.hacienda));
+  findings.push(...haciendaFindings(input.respuestaHaciendaXml, parsed, trust.hacienda));
   return { parsed, tipo: kind.tipo, xsd: kind.xsd, findings };
 }

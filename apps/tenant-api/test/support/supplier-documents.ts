@@ -1,6 +1,7 @@
 // A supplier's signed comprobantes addressed to the tenant's issuer 3101779527 (Pixdea), built and signed
 // by the real engine with a Hacienda-shaped key of the supplier 3101123456, dated now in Costa Rica time.
 import {
+  type BuildMensajeHaciendaOptions,
   Clave,
   Consecutivo,
   Identificacion,
@@ -83,6 +84,7 @@ export function answerFor(
   fe: { clave: string; totals: { totalComprobante: string } },
   key: SigningKey,
   mensaje: 1 | 3 = 1,
+  overrides: Partial<BuildMensajeHaciendaOptions> = {},
 ): string {
   return buildMensajeHacienda({
     clave: fe.clave,
@@ -93,6 +95,7 @@ export function answerFor(
     texto: mensaje === 1 ? 'aceptado' : 'rechazado',
     totalFactura: fe.totals.totalComprobante,
     key,
+    ...overrides,
   });
 }
 
