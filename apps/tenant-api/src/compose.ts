@@ -94,6 +94,7 @@ export interface TenantApiSettings {
   webhookReplayLimiter?: WebhookDeps['replayLimiter'];
   mailResendLimiter?: AppDeps['mailResendLimiter'];
   mailNewAddressLimiter?: AppDeps['mailNewAddressLimiter'];
+  platformMailLimiter?: MailJobDeps['platformMailLimiter'];
   brandingWriteLimiter?: AppDeps['brandingWriteLimiter'];
   pdfRenders?: AppDeps['pdfRenders'];
   submissions?: AppDeps['submissions'];
@@ -277,6 +278,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       maxConnections: config.WEBHOOK_CONCURRENCY,
       timeoutMs: config.MAIL_TIMEOUT_MS,
     }),
+    platformMailLimiter:
+      settings.platformMailLimiter ??
+      createTenantLimiter('e-mails through the platform server', {
+        limit: config.MAIL_PLATFORM_LIMIT,
+        windowSeconds: config.MAIL_PLATFORM_WINDOW_SECONDS,
+      }),
     ...(settings.random ? { random: settings.random } : {}),
   };
   // Two pools (issue 11, item 2): a webhook receiver may hold a delivery for WEBHOOK_TIMEOUT_MS on each of its

@@ -152,6 +152,14 @@ export const TenantConfigSchema = Type.Object({
   /** …in this many seconds (default a day); beyond it, 429 with Retry-After. */
   MAIL_RESEND_NEW_ADDRESS_WINDOW_SECONDS: Type.Integer({ default: 86400, minimum: 1 }),
   /**
+   * Attempts per tenant to send an e-mail through the platform's SMTP server (SMTP_URL; tenants with a server
+   * of their own are not counted)… Every tenant's mail depends on that server's reputation: one tenant's
+   * volume (documents issued to any address it likes, each with up to ten copias) must not spend it.
+   */
+  MAIL_PLATFORM_LIMIT: Type.Integer({ default: 1000, minimum: 1, maximum: 1000000 }),
+  /** …in this many seconds (default a day); beyond it the e-mail waits, pendiente, until a slot frees up. */
+  MAIL_PLATFORM_WINDOW_SECONDS: Type.Integer({ default: 86400, minimum: 1 }),
+  /**
    * Processes serving the API (node:cluster), each with its own jobs worker; default one per usable core in
    * production on PostgreSQL, else 1. More than one needs DATABASE_URL.
    */

@@ -106,6 +106,24 @@ async function serverFor(
   }
 }
 
+/**
+ * The tenant's budget on the platform's SMTP server is spent (MAIL_PLATFORM_LIMIT): no attempt is made or
+ * recorded (the e-mail stays pendiente, its retries untouched) and the job runs again when a slot frees up.
+ */
+function deferred(
+  deps: MailJobDeps,
+  job: Job<MailJobPayload>,
+  clave: string,
+  envioId: string,
+  now: Date,
+  waitMs: number,
+): JobResult {
+  const reason =
+    "the tenant's budget of e-mails through the platform's SMTP server is spent (MAIL_PLATFORM_LIMIT)";
+  deps.logger.warn('e-mail deferred', { tenantId: job.payload.tenantId, clave, envioId, reason, waitMs });
+  return jobResult.retryAt(new Date(now.getTime() + waitMs), reason);
+}
+
 export async function runMailDelivery(
   deps: MailJobDeps,
   job: Job<MailJobPayload>,
@@ -116,6 +134,11 @@ export async function runMailDelivery(
   const { message, doc, attempt, settings, branding } = prepared;
   const { tenantId } = job.payload;
   const server = await serverFor(deps, tenantId, settings);
+  if (!('ok' in server) && server.origin === 'plataforma') {
+    // The platform's server is every tenant's: past its budget a tenant's e-mail waits, not another's.
+    const slot = await deps.platformMailLimiter.tryAcquire(deps.db, tenantId);
+    if (!slot.ok) return deferred(deps, job, doc.clave, message.id, context.now(), slot.retryAfterMs);
+  }
   let outcome: SendOutcome;
   if ('ok' in server) outcome = server;
   else {

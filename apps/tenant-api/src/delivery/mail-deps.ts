@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { backoffSchedules } from '@cr/jobs';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
+import type { TenantLimiter } from '../tenancy/tenant-rate-limit';
 import type { SmtpConnections } from './smtp-connections';
 
 export const MAIL_QUEUE = 'mail.deliver';
@@ -42,6 +43,8 @@ export interface MailDeps {
 /** What the `mail.deliver` job needs besides: the open SMTP connections, closed on shutdown. */
 export interface MailJobDeps extends MailDeps {
   smtp: SmtpConnections;
+  /** MAIL_PLATFORM_LIMIT: a tenant's attempts through the platform's SMTP server (SMTP_URL) per window. */
+  platformMailLimiter: TenantLimiter;
 }
 
 /** Payload of a `mail.deliver` job: one e-mail (its row is written by the resend, or by the job's first run). */

@@ -119,6 +119,8 @@ export async function startTestApp(
     webhookReplayLimiter?: WebhookDeps['replayLimiter'];
     mailResendLimiter?: ResendMailDeps['mailResendLimiter'];
     mailNewAddressLimiter?: ResendMailDeps['mailNewAddressLimiter'];
+    /** MAIL_PLATFORM_LIMIT's limiter (default: 1,000 a minute). */
+    platformMailLimiter?: MailJobDeps['platformMailLimiter'];
     brandingWriteLimiter?: BrandingDeps['brandingWriteLimiter'];
     pdfRenders?: PdfDownloadDeps['pdfRenders'];
     /** Submissions in progress per tenant (default: SUBMISSIONS_PER_TENANT's). */
@@ -252,6 +254,9 @@ export async function startTestApp(
     mailNewAddressLimiter:
       options.mailNewAddressLimiter ??
       createTenantLimiter('e-mail resends to new addresses', { limit: 1_000, windowSeconds: 60 }),
+    platformMailLimiter:
+      options.platformMailLimiter ??
+      createTenantLimiter('e-mails through the platform server', { limit: 1_000, windowSeconds: 60 }),
     pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
     ...(options.submissions ? { submissions: options.submissions } : {}),
     recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
