@@ -106,9 +106,14 @@ async function serverFor(
   }
 }
 
+/** A deferred e-mail waits at least this long, plus up to as much again at random (see deferred). */
+const MIN_DEFERRAL_MS = 60_000;
+
 /**
  * The tenant's budget on the platform's SMTP server is spent (MAIL_PLATFORM_LIMIT): no attempt is made or
- * recorded (the e-mail stays pendiente, its retries untouched) and the job runs again when a slot frees up.
+ * recorded (the e-mail stays pendiente, its retries untouched) and the job runs again once a slot frees up.
+ * Slots free one by one as old sends leave the window: without the floor and the spread, every deferred
+ * e-mail of the tenant would wake at the same moment for each of them, and all but one defer again.
  */
 function deferred(
   deps: MailJobDeps,
@@ -116,8 +121,10 @@ function deferred(
   clave: string,
   envioId: string,
   now: Date,
-  waitMs: number,
+  freeInMs: number,
 ): JobResult {
+  const waitMs =
+    Math.max(freeInMs, MIN_DEFERRAL_MS) + Math.floor((deps.random ?? Math.random)() * MIN_DEFERRAL_MS);
   const reason =
     "the tenant's budget of e-mails through the platform's SMTP server is spent (MAIL_PLATFORM_LIMIT)";
   deps.logger.warn('e-mail deferred', { tenantId: job.payload.tenantId, clave, envioId, reason, waitMs });
