@@ -31,7 +31,8 @@ const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain']);
 // where plain http is (loopback, in development).
 const HTTPS_PORT = 443;
 const HTTP_PORT = 80;
-const FIRST_UNPRIVILEGED_PORT = 1024;
+/** Ports from here are nobody's by convention; the SMTP settings (tenant-api) use the same line. */
+export const FIRST_UNPRIVILEGED_PORT = 1024;
 
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;

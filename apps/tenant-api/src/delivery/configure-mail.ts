@@ -5,7 +5,7 @@
 // sent in clear, anyone on the path would read it.
 import { CorreoConfigRequest, type CorreoConfigResponse } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
-import { TargetRefusedError } from '@cr/webhooks';
+import { FIRST_UNPRIVILEGED_PORT, TargetRefusedError } from '@cr/webhooks';
 import { withTenant } from '../db/with-tenant';
 import { describeMail } from './get-mail';
 import type { MailDeps } from './mail-deps';
@@ -27,7 +27,7 @@ function refuse(reason: string): never {
 const SMTP_PORTS = new Set([25, 465, 587]);
 
 function checkPort(port: number): void {
-  if (SMTP_PORTS.has(port) || port >= 1024) return;
+  if (SMTP_PORTS.has(port) || port >= FIRST_UNPRIVILEGED_PORT) return;
   const reason = `${port} is not an SMTP port; use 25, 465, 587 or a port from 1024`;
   throw new AppError('bad_request', `port: ${reason}`, { details: [{ path: 'port', reason }] });
 }
