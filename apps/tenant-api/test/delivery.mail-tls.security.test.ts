@@ -11,6 +11,7 @@ import { saveMailSettings, sealMailPassword } from '../src/delivery/mail-setting
 import { post } from './support/client';
 import { type CountingSmtp, startCountingSmtp } from './support/counting-smtp';
 import { raiseAcceptedMail } from './support/mail-helpers';
+import { mailSettingsRow } from './support/mail-settings-row';
 import { type TestApp, startTestApp } from './support/test-app';
 
 const SMTP_USER = 'facturas@acme.cr';
@@ -113,17 +114,14 @@ describe("a tenant's SMTP server that does not offer STARTTLS", () => {
       saveMailSettings(
         tx,
         'handmade',
-        {
-          host: '127.0.0.1',
+        mailSettingsRow({
           port: plain.port,
-          secure: false,
           require_tls: false,
           username: SMTP_USER,
           password_sealed: sealMailPassword(ctx.secrets, 'handmade', SMTP_PASSWORD),
           secrets_key_id: ctx.secrets.currentKeyId,
           from_address: SMTP_USER,
-          from_name: null,
-        },
+        }),
         new Date(),
       ),
     );

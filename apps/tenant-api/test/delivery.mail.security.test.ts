@@ -13,6 +13,7 @@ import { insertTestDocument, mensajeHaciendaXml } from './support/documents';
 import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
 import { type TestApp, startTestApp } from './support/test-app';
 import { raiseAcceptedMail } from './support/mail-helpers';
+import { mailSettingsRow } from './support/mail-settings-row';
 
 let ctx: TestApp;
 let catcher: RunningMailCatcher;
@@ -51,22 +52,7 @@ describe('POST /api/configurar/correo: SSRF guard', () => {
 
   it('when a stored host resolves to a private address at sending time, then the attempt is refused before connecting and recorded', async () => {
     await withTenant(ctx.db, 'acme', (tx) =>
-      saveMailSettings(
-        tx,
-        'acme',
-        {
-          host: '127.0.0.1',
-          port: catcher.catcher.port,
-          secure: false,
-          require_tls: true,
-          username: null,
-          password_sealed: null,
-          secrets_key_id: null,
-          from_address: 'facturas@acme.cr',
-          from_name: null,
-        },
-        new Date(),
-      ),
+      saveMailSettings(tx, 'acme', mailSettingsRow({ port: catcher.catcher.port }), new Date()),
     );
     const before = catcher.catcher.messages.length;
     const { clave, documentId } = await raiseAcceptedMail(ctx, 'acme');
@@ -138,17 +124,7 @@ describe('POST /api/reenviar/correo through the platform server: not a relay', (
       saveMailSettings(
         tx,
         'ownserver',
-        {
-          host: 'smtp.ownserver.cr',
-          port: 587,
-          secure: false,
-          require_tls: true,
-          username: null,
-          password_sealed: null,
-          secrets_key_id: null,
-          from_address: 'facturas@ownserver.cr',
-          from_name: null,
-        },
+        mailSettingsRow({ host: 'smtp.ownserver.cr', from_address: 'facturas@ownserver.cr' }),
         new Date(),
       ),
     );

@@ -3,29 +3,15 @@
 // set it. (What nodemailer then does with `requireTls` is smtp-connections.test.ts's, against a real server.)
 import { SecretBox } from '@cr/service-kit';
 import { DEFAULT_MAIL_SETTINGS } from './mail-deps';
-import { type MailSettingsRow, sealMailPassword } from './mail-settings-repository';
+import { mailSettingsRow } from '../../test/support/mail-settings-row';
+import { sealMailPassword } from './mail-settings-repository';
 import { tenantServer } from './smtp-server';
 
 const box = SecretBox.fromSetting(SecretBox.generateSetting('k1'));
 const settings = { ...DEFAULT_MAIL_SETTINGS, allowPrivateHosts: true };
 
-function row(overrides: Partial<MailSettingsRow>): MailSettingsRow {
-  return {
-    host: '127.0.0.1',
-    port: 587,
-    secure: false,
-    require_tls: true,
-    username: null,
-    password_sealed: null,
-    secrets_key_id: null,
-    from_address: 'facturas@acme.cr',
-    from_name: null,
-    ...overrides,
-  };
-}
-
 const withPassword = (requireTls: boolean) =>
-  row({
+  mailSettingsRow({
     require_tls: requireTls,
     username: 'facturas@acme.cr',
     password_sealed: sealMailPassword(box, 'acme', 'smtp-secret'),
@@ -52,7 +38,7 @@ describe('tenantServer', () => {
 
   it('when the row has no password, then STARTTLS is required or not as the tenant set it', async () => {
     for (const requireTls of [true, false]) {
-      const server = await tenantServer(box, settings, 'acme', row({ require_tls: requireTls }));
+      const server = await tenantServer(box, settings, 'acme', mailSettingsRow({ require_tls: requireTls }));
       expect(server.requireTls).toBe(requireTls);
       expect(server.auth).toBeUndefined();
     }
