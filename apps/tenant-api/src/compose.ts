@@ -167,6 +167,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const receivedXml = new ReceivedXmlPool({
     threads: config.RECEPCION_CHECK_THREADS,
     timeoutMs: config.RECEPCION_CHECK_TIMEOUT_MS,
+    heapMb: config.RECEPCION_CHECK_HEAP_MB,
     // Uploads come in bursts (a month's invoices); the threads' memory goes back soon after one.
     idleMs: config.P12_IDLE_MS,
     trust: {

@@ -59,6 +59,11 @@ export const TenantConfigSchema = Type.Object({
   RECEPCION_CHECK_THREADS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
   /** Longest an upload's XML checks may take; past it the thread is replaced and the upload refused (400). */
   RECEPCION_CHECK_TIMEOUT_MS: Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
+  /**
+   * Each upload-check thread's old generation (MB); an upload whose checks need more is refused (400). A
+   * 1,000-line invoice of 1.15 MB needs under 64; 2 MiB of tiny elements needed over 256 without a limit.
+   */
+  RECEPCION_CHECK_HEAP_MB: Type.Integer({ default: 128, minimum: 64, maximum: 4096 }),
   /** Issuer registrations and updates per tenant… */
   ISSUER_WRITE_RATE_LIMIT: Type.Integer({ default: 10, minimum: 1, maximum: 10000 }),
   /** …in this many seconds; beyond it, 429 with Retry-After. */

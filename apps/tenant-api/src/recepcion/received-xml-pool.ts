@@ -1,7 +1,9 @@
 // The XML checks of suppliers' uploads off the event loop: a ThreadPool running received-xml-checks.ts. A
 // 2 MiB upload takes about half a second to parse and check; on the event loop every tenant's requests, the
 // jobs and /health waited for it (docs/security.md, "Work that holds the event loop"). A check that outlives
-// RECEPCION_CHECK_TIMEOUT_MS is refused (400) and its thread replaced.
+// RECEPCION_CHECK_TIMEOUT_MS is refused (400) and its thread replaced, and so is one that needs more heap than
+// RECEPCION_CHECK_HEAP_MB: a DOM costs far more than its text (2 MiB of tiny elements took over 256 MB), and
+// two such uploads at once had taken the process past its container's memory limit, every tenant with it.
 import { join } from 'node:path';
 import type { TrustedSigner } from '@cr/hacienda-xml';
 import { AppError, type Logger } from '@cr/service-kit';
@@ -22,6 +24,8 @@ export interface ReceivedXmlPoolOptions {
   threads: number;
   timeoutMs: number;
   idleMs: number;
+  /** Each thread's old generation (MB): a document whose checks need more is refused (400). */
+  heapMb: number;
   /** The pinned CAs the checks hold signatures to (none: the findings say the signers were not checked). */
   trust?: ReceivedXmlTrust;
   logger?: Logger;
@@ -65,6 +69,14 @@ export class ReceivedXmlPool implements ReceivedXmlChecker {
       timeoutMs: options.timeoutMs,
       idleMs: options.idleMs,
       workerData: workerData(options.trust),
+      heap: {
+        mb: options.heapMb,
+        outOfMemoryError: () =>
+          new AppError(
+            'bad_request',
+            `xml: needs more than ${options.heapMb} MB to be checked (RECEPCION_CHECK_HEAP_MB); refused`,
+          ),
+      },
       timeoutError: () =>
         new AppError('bad_request', `xml: could not be checked within ${options.timeoutMs} ms; refused`),
       failureError: (failure) =>

@@ -32,6 +32,11 @@ export interface ThreadPoolOptions<F> {
   timeoutError: () => Error;
   /** What a task the thread refused rejects with. */
   failureError: (failure: F) => Error;
+  /**
+   * Each thread's old generation (MB). A task that needs more ends its thread (ERR_WORKER_OUT_OF_MEMORY) and
+   * rejects with `outOfMemoryError`: the process's memory stays bounded by threads × this, whatever the task.
+   */
+  heap?: { mb: number; outOfMemoryError: () => Error };
   /** Given to every thread once, as `workerData` (settings it prepares once, not per task). */
   workerData?: unknown;
   logger?: Logger;
@@ -121,7 +126,10 @@ export class ThreadPool<V, F> {
 
   private spawn(): void {
     const thread = startWorkerThread(this.options.script, {
-      resourceLimits: { maxYoungGenerationSizeMb: REQUEST_YOUNG_GENERATION_MB },
+      resourceLimits: {
+        maxYoungGenerationSizeMb: REQUEST_YOUNG_GENERATION_MB,
+        ...(this.options.heap ? { maxOldGenerationSizeMb: this.options.heap.mb } : {}),
+      },
       ...(this.options.workerData === undefined ? {} : { workerData: this.options.workerData }),
     });
     thread.unref();
@@ -180,8 +188,17 @@ export class ThreadPool<V, F> {
     if (!current) return;
     clearTimeout(current.timer);
     this.busy.delete(thread);
-    this.options.logger?.error(`a ${this.options.name} thread failed`, { error: err.message });
-    current.task.reject(err);
+    const heap = this.options.heap;
+    if (heap && (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      // The task's own input outgrew the limit: refuse it; the next task gets a new thread.
+      this.options.logger?.warn(`a ${this.options.name} task needed more memory: its thread ended`, {
+        heapMb: heap.mb,
+      });
+      current.task.reject(heap.outOfMemoryError());
+    } else {
+      this.options.logger?.error(`a ${this.options.name} thread failed`, { error: err.message });
+      current.task.reject(err);
+    }
     this.pump();
   }
 }

@@ -130,6 +130,8 @@ export async function startTestApp(
     concurrency?: { jobs?: number; webhooks?: number };
     /** P12_OPEN_TIMEOUT_MS (default 5000). */
     p12TimeoutMs?: number;
+    /** RECEPCION_CHECK_HEAP_MB: each upload-check thread's old generation. */
+    recepcionCheckHeapMb?: number;
     /**
      * Confirm type 04/11 exonerations with Hacienda before signing, as main.ts does (default). Only suites
      * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
@@ -225,6 +227,7 @@ export async function startTestApp(
       WEBHOOK_CONCURRENCY: options.concurrency?.webhooks ?? 4,
       JOBS_POLL_INTERVAL_MS: 50,
       ...(options.p12TimeoutMs ? { P12_OPEN_TIMEOUT_MS: options.p12TimeoutMs } : {}),
+      ...(options.recepcionCheckHeapMb ? { RECEPCION_CHECK_HEAP_MB: options.recepcionCheckHeapMb } : {}),
     }),
     db,
     logger,
