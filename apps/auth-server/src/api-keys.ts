@@ -97,6 +97,15 @@ export class ApiKeyStore {
     return toView(row);
   }
 
+  /** Whether key `id` of `base` still exists and is not revoked (re-checked just before a token is signed). */
+  async isLive(base: string, id: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'SELECT 1 FROM api_keys WHERE id = $1 AND base = $2 AND revoked_at IS NULL',
+      [id, base],
+    );
+    return rows.length > 0;
+  }
+
   /**
    * The usable key of `base` that `presented` is, or undefined (malformed, unknown, another client's,
    * revoked, or a wrong secret: one answer for all). A match records its use.

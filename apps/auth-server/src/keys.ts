@@ -56,10 +56,19 @@ function sealContext(kid: string): string {
   return `auth-signing-key:${kid}`;
 }
 
+/**
+ * How old a replica's view of the keys may be when it signs a token or serves the JWKS. A key retired through
+ * another replica stops signing here, and leaves this replica's JWKS, within this (instead of the periodic
+ * KEY_REFRESH_SECONDS), at the cost of re-reading a few rows at most this often while requests come.
+ */
+export const KEY_VIEW_MAX_AGE_MS = 2000;
+
 export class KeyStore {
   private keys: SigningKey[] = [];
   private jwksCache: { body: Buffer; validUntil: number } | undefined;
   private readonly privateCache = new Map<string, KeyObject>();
+  private loadedAt = Number.NEGATIVE_INFINITY;
+  private reloading: Promise<void> | undefined;
 
   constructor(private readonly options: KeyStoreOptions) {}
 
@@ -85,11 +94,25 @@ export class KeyStore {
 
   /** Re-reads the keys (another replica may have rotated) and drops the cached JWKS. */
   async refresh(): Promise<void> {
+    const startedAt = this.options.now();
     const { rows } = await this.options.db.query<KeyRow>(
       'SELECT kid, n, e, private_sealed, created_at, activates_at, retired_at FROM signing_keys ORDER BY created_at, kid',
     );
     this.keys = rows.map((r) => this.toKey(r));
     this.jwksCache = undefined;
+    this.loadedAt = startedAt;
+  }
+
+  /**
+   * Re-reads the keys when this view is older than KEY_VIEW_MAX_AGE_MS; concurrent callers share one read.
+   * Called before signing and before serving the JWKS.
+   */
+  async ensureFresh(): Promise<void> {
+    if (this.options.now() - this.loadedAt < KEY_VIEW_MAX_AGE_MS) return;
+    this.reloading ??= this.refresh().finally(() => {
+      this.reloading = undefined;
+    });
+    await this.reloading;
   }
 
   /**

@@ -9,6 +9,10 @@
 //    a recent success, is never held back by it.
 // Counters do not depend on whether the client exists, so a 429 reveals nothing about it. A success resets
 // the pair's counter and remembers the pair; it never resets the per-base counter an attacker is driving.
+// A password attempt is counted against its pair BEFORE the password is checked, in the statement that
+// decides whether it may go on (`admit`): counted only after argon2, a burst of concurrent guesses all read
+// "not blocked" and all reached argon2. An attempt that gets no verdict (the hash queue is full) is given
+// back (`refund`), so a flood elsewhere cannot push a real client into the waits.
 import { AppError, type Db } from '@cr/service-kit';
 
 export interface ThrottlePolicy {
@@ -54,6 +58,31 @@ export const DEFAULT_PER_BASE: ThrottlePolicy = {
 
 type Scope = 'base_ip' | 'base';
 
+interface PairState {
+  /** Unix ms until which the pair waits (0: it does not). */
+  blockedUntil: number;
+  /** Failed within the window before this attempt. */
+  failedBefore: boolean;
+  lastSuccessAt: number | null;
+}
+
+/**
+ * Counts one failure of ($1 scope, $2 key) at $3 (now), in one statement: the count restarts at 1 when the
+ * last failure is older than $4 (now - window), and past $5 free failures the wait ($6 doubled per further
+ * failure, capped at $7) is computed from it in SQL, so concurrent failures on several replicas cannot lose
+ * an increment.
+ */
+const COUNT_FAILURE = `INSERT INTO login_failures AS f (scope, key, failures, last_failure_at, blocked_until)
+       VALUES ($1, $2, 1, $3, CASE WHEN 1 > $5::int THEN $3 + $6::bigint ELSE 0 END)
+       ON CONFLICT (scope, key) DO UPDATE SET
+         failures = CASE WHEN f.last_failure_at < $4 THEN 1 ELSE f.failures + 1 END,
+         last_failure_at = $3,
+         blocked_until = CASE
+           WHEN (CASE WHEN f.last_failure_at < $4 THEN 1 ELSE f.failures + 1 END) > $5::int
+           THEN $3 + LEAST($7::bigint, $6::bigint * power(2, LEAST(30,
+             (CASE WHEN f.last_failure_at < $4 THEN 1 ELSE f.failures + 1 END) - $5::int - 1))::bigint)
+           ELSE f.blocked_until END`;
+
 export class LoginThrottle {
   private readonly policies: Record<Scope, ThrottlePolicy>;
   private readonly windowMs: number;
@@ -73,45 +102,108 @@ export class LoginThrottle {
 
   /**
    * Throws 429 with Retry-After while the (base, IP) pair waits; otherwise says whether to slow the attempt
-   * (base under attack, pair failing and never successful). The per-base count never blocks.
+   * (base under attack, pair failing and never successful). The per-base count never blocks. With `charge`
+   * (a password attempt), the attempt is counted as a failure of the pair in the same statement that admits
+   * it; `recordSuccess` clears it, `refund` gives it back when no verdict came.
    */
-  async check(base: string, ip: string): Promise<ThrottleDecision> {
+  async admit(base: string, ip: string, { charge }: { charge: boolean }): Promise<ThrottleDecision> {
     const now = this.options.now();
+    const pair = charge ? await this.chargePair(base, ip, now) : await this.readPair(base, ip, now);
+    if (pair.blockedUntil > now) {
+      const seconds = Math.max(1, Math.ceil((pair.blockedUntil - now) / 1000));
+      throw new AppError('too_many_requests', `too many failed logins; retry in ${seconds} s`, {
+        headers: { 'Retry-After': String(seconds) },
+      });
+    }
+    const { rows } = await this.options.db.query<{ failures: number; last_failure_at: string }>(
+      `SELECT failures, last_failure_at FROM login_failures WHERE scope = 'base' AND key = $1`,
+      [base],
+    );
+    const baseRow = rows[0];
+    const baseFailures =
+      baseRow && Number(baseRow.last_failure_at) >= now - this.windowMs ? Number(baseRow.failures) : 0;
+    const baseUnderAttack = baseFailures > this.policies.base.freeFailures;
+    if (!baseUnderAttack) return { delayMs: 0, baseUnderAttack };
+    this.alert(base, baseFailures, now);
+    const recentSuccess = pair.lastSuccessAt !== null && pair.lastSuccessAt >= now - this.successMemoryMs;
+    return { delayMs: pair.failedBefore && !recentSuccess ? this.attackDelayMs : 0, baseUnderAttack };
+  }
+
+  /**
+   * Counts the attempt against the pair unless the pair is waiting, atomically: of N concurrent attempts,
+   * only those the sequential rules would let through are counted and admitted. Refused: `blockedUntil` is
+   * the wait (read in the same statement; at least 1 s is announced if a concurrent change hides it).
+   */
+  private async chargePair(base: string, ip: string, now: number): Promise<PairState> {
+    const p = this.policies.base_ip;
     const { rows } = await this.options.db.query<{
-      scope: Scope;
+      admitted: boolean;
+      failures: number;
+      blocked_until: string;
+      last_success_at: string | null;
+    }>(
+      `WITH charged AS (
+         ${COUNT_FAILURE} WHERE f.blocked_until <= $3
+         RETURNING failures, last_success_at
+       )
+       SELECT true AS admitted, failures, '0' AS blocked_until, last_success_at FROM charged
+       UNION ALL
+       SELECT false, failures, blocked_until::text, last_success_at FROM login_failures
+       WHERE scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM charged)`,
+      ['base_ip', keyOf(base, ip), now, now - this.windowMs, p.freeFailures, p.baseDelayMs, p.maxDelayMs],
+    );
+    const row = rows.find((r) => r.admitted);
+    if (!row)
+      return {
+        blockedUntil: Math.max(now + 1, Number(rows[0]?.blocked_until ?? 0)),
+        failedBefore: true,
+        lastSuccessAt: null,
+      };
+    return {
+      blockedUntil: 0,
+      // This attempt is already counted: the pair had failed before it when the count is past 1.
+      failedBefore: Number(row.failures) > 1,
+      lastSuccessAt: row.last_success_at === null ? null : Number(row.last_success_at),
+    };
+  }
+
+  private async readPair(base: string, ip: string, now: number): Promise<PairState> {
+    const { rows } = await this.options.db.query<{
       failures: number;
       last_failure_at: string;
       blocked_until: string;
       last_success_at: string | null;
     }>(
-      `SELECT scope, failures, last_failure_at, blocked_until, last_success_at FROM login_failures
-       WHERE (scope = 'base_ip' AND key = $1) OR (scope = 'base' AND key = $2)`,
-      [keyOf(base, ip), base],
+      `SELECT failures, last_failure_at, blocked_until, last_success_at FROM login_failures
+       WHERE scope = 'base_ip' AND key = $1`,
+      [keyOf(base, ip)],
     );
-    const pair = rows.find((r) => r.scope === 'base_ip');
-    const baseRow = rows.find((r) => r.scope === 'base');
-    const until = Number(pair?.blocked_until ?? 0);
-    if (until > now) {
-      const seconds = Math.max(1, Math.ceil((until - now) / 1000));
-      throw new AppError('too_many_requests', `too many failed logins; retry in ${seconds} s`, {
-        headers: { 'Retry-After': String(seconds) },
-      });
-    }
-    const inWindow = (r: typeof baseRow) => !!r && Number(r.last_failure_at) >= now - this.windowMs;
-    const baseFailures = inWindow(baseRow) ? Number(baseRow!.failures) : 0;
-    const baseUnderAttack = baseFailures > this.policies.base.freeFailures;
-    if (!baseUnderAttack) return { delayMs: 0, baseUnderAttack };
-    this.alert(base, baseFailures, now);
-    const pairFailed = inWindow(pair) && Number(pair!.failures) > 0;
-    const recentSuccess =
-      pair?.last_success_at != null && Number(pair.last_success_at) >= now - this.successMemoryMs;
-    return { delayMs: pairFailed && !recentSuccess ? this.attackDelayMs : 0, baseUnderAttack };
+    const r = rows[0];
+    return {
+      blockedUntil: Number(r?.blocked_until ?? 0),
+      failedBefore: !!r && Number(r.last_failure_at) >= now - this.windowMs && Number(r.failures) > 0,
+      lastSuccessAt: r?.last_success_at == null ? null : Number(r.last_success_at),
+    };
   }
 
-  async recordFailure(base: string, ip: string): Promise<void> {
+  /** A failure: counted against the base, and against the pair unless `admit` charged it already. */
+  async recordFailure(base: string, ip: string, { charged }: { charged: boolean }): Promise<void> {
     const now = this.options.now();
-    await this.bump('base_ip', keyOf(base, ip), now);
+    if (!charged) await this.bump('base_ip', keyOf(base, ip), now);
     await this.bump('base', base, now);
+  }
+
+  /**
+   * Gives back a charged attempt that got no verdict (503: the hash queue was full or its thread died); the
+   * wait it started goes too when the count is back within the free failures.
+   */
+  async refund(base: string, ip: string): Promise<void> {
+    await this.options.db.query(
+      `UPDATE login_failures SET failures = GREATEST(failures - 1, 0),
+         blocked_until = CASE WHEN failures - 1 <= $2::int THEN 0 ELSE blocked_until END
+       WHERE scope = 'base_ip' AND key = $1`,
+      [keyOf(base, ip), this.policies.base_ip.freeFailures],
+    );
   }
 
   /** Clears the pair's failures and remembers the pair as trusted; the per-base count is left alone. */
@@ -145,21 +237,15 @@ export class LoginThrottle {
 
   private async bump(scope: Scope, key: string, now: number): Promise<void> {
     const p = this.policies[scope];
-    // One statement: the new count restarts at 1 when the last failure is outside the window, and the wait
-    // is computed from it in SQL so concurrent failures on several replicas cannot lose an increment.
-    await this.options.db.query(
-      `INSERT INTO login_failures AS f (scope, key, failures, last_failure_at, blocked_until)
-       VALUES ($1, $2, 1, $3, CASE WHEN 1 > $5::int THEN $3 + $6::bigint ELSE 0 END)
-       ON CONFLICT (scope, key) DO UPDATE SET
-         failures = CASE WHEN f.last_failure_at < $4 THEN 1 ELSE f.failures + 1 END,
-         last_failure_at = $3,
-         blocked_until = CASE
-           WHEN (CASE WHEN f.last_failure_at < $4 THEN 1 ELSE f.failures + 1 END) > $5::int
-           THEN $3 + LEAST($7::bigint, $6::bigint * power(2, LEAST(30,
-             (CASE WHEN f.last_failure_at < $4 THEN 1 ELSE f.failures + 1 END) - $5::int - 1))::bigint)
-           ELSE f.blocked_until END`,
-      [scope, key, now, now - this.windowMs, p.freeFailures, p.baseDelayMs, p.maxDelayMs],
-    );
+    await this.options.db.query(COUNT_FAILURE, [
+      scope,
+      key,
+      now,
+      now - this.windowMs,
+      p.freeFailures,
+      p.baseDelayMs,
+      p.maxDelayMs,
+    ]);
   }
 }
 

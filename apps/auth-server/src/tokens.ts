@@ -47,10 +47,15 @@ export class TokenService {
   /**
    * `notBefore`: the subject's revocation time (Unix seconds), when it has one. A login in the same second
    * as a revocation gets iat = notBefore (less than a second ahead, within every verifier's tolerance),
-   * so the fresh token is not caught by the revocation of the ones before it.
+   * so the fresh token is not caught by the revocation of the ones before it. `nowMs`: the issue time when
+   * the caller took it before reading the subject's state (so a revocation after that read catches it).
    */
-  issue(base: string, notBefore?: number, apiKey?: { id: string; scopes: readonly string[] }): IssuedToken {
-    const nowMs = this.options.now();
+  issue(
+    base: string,
+    notBefore?: number,
+    apiKey?: { id: string; scopes: readonly string[] },
+    nowMs = this.options.now(),
+  ): IssuedToken {
     const key = this.options.keys.currentKey(nowMs);
     if (!key) throw new AppError('service_unavailable', 'no signing key is loaded');
     const iat = Math.max(Math.floor(nowMs / 1000), notBefore ?? 0);

@@ -63,3 +63,51 @@ export async function startHarness(overrides: Partial<AuthServicesOptions> = {})
 export function admin(): { authorization: string } {
   return { authorization: `Bearer ${ADMIN_TOKEN}` };
 }
+
+export interface Gate {
+  /** Resolves when a call has reached the gate (its real work done, its answer held back). */
+  reached: Promise<void>;
+  /** How many calls have reached the gate so far. */
+  readonly calls: number;
+  /** Lets every held call (and every later one) return. */
+  release(): void;
+  /** Puts the method back as it was. */
+  restore(): void;
+}
+
+/**
+ * Holds the answers of `target[method]` until released: the real method runs, its result waits. Stands for
+ * the time a login spends in the hash queue (or between two of its queries), so a test can change the world
+ * in between without a timer.
+ */
+export function gateAfter<T extends object, K extends keyof T>(target: T, method: K): Gate {
+  const real = target[method] as unknown as (...args: unknown[]) => Promise<unknown>;
+  let reached!: () => void;
+  const reachedP = new Promise<void>((r) => (reached = r));
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let calls = 0;
+  const gated = async (...args: unknown[]) => {
+    const result = await real.apply(target, args);
+    calls++;
+    reached();
+    await released;
+    return result;
+  };
+  (target as Record<K, unknown>)[method] = gated;
+  return {
+    reached: reachedP,
+    get calls() {
+      return calls;
+    },
+    release,
+    restore: () => {
+      (target as Record<K, unknown>)[method] = real;
+    },
+  };
+}
+
+/** Resolves once `done()` holds, checking after each turn of the event loop (no timer, no deadline). */
+export async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setImmediate(r));
+}

@@ -86,6 +86,30 @@ describe('revocation', () => {
     expect(res.body.message).toContain('since');
   });
 
+  it.each([1e19, 1e300, 253_402_300_800])(
+    'when revoking with exp %s (past the year 9999), then 400 naming exp and nothing stored',
+    async (exp) => {
+      const res = await request(h.app)
+        .post('/admin/tokens/revoke')
+        .set(admin())
+        .send({ jti: `far-${exp}`, exp })
+        .expect(400);
+      expect(res.body.error).toBe('bad_request');
+      expect(res.body.message).toContain('exp');
+      const stored = await h.db.query('SELECT 1 FROM revoked_tokens WHERE jti = $1', [`far-${exp}`]);
+      expect(stored.rows).toEqual([]);
+    },
+  );
+
+  it('when revoking with the largest exp allowed, then it is stored', async () => {
+    const r = await request(h.app)
+      .post('/admin/tokens/revoke')
+      .set(admin())
+      .send({ jti: 'far-max', exp: 253_402_300_799 })
+      .expect(200);
+    expect(r.body).toEqual({ jti: 'far-max', exp: 253_402_300_799 });
+  });
+
   it('when revoking a jti with control characters, then 400 naming jti', async () => {
     const res = await request(h.app)
       .post('/admin/tokens/revoke')

@@ -59,7 +59,11 @@ export const RevokeTokenRequest = Type.Object(
     exp: Type.Optional(
       Type.Integer({
         minimum: 0,
-        description: "The token's exp (Unix seconds) when known; otherwise the longest lifetime is assumed",
+        // 9999-12-31T23:59:59Z: far past any token's life, and within the database's bigint (a larger
+        // number overflowed it: a 500 instead of this 400).
+        maximum: 253_402_300_799,
+        description:
+          "The token's exp (Unix seconds, at most 253402300799 = 9999-12-31) when known; otherwise the longest lifetime is assumed",
       }),
     ),
   },

@@ -6,7 +6,14 @@ import type { AuthServices } from '../services';
 
 export function mountJwks(app: Express, s: AuthServices): void {
   const cacheControl = `public, max-age=${s.jwksMaxAgeSeconds}`;
-  app.get('/.well-known/jwks.json', (_req, res) => {
+  app.get('/.well-known/jwks.json', async (_req, res) => {
+    // A key retired through another replica leaves this JWKS within KEY_VIEW_MAX_AGE_MS. When the database
+    // does not answer, the last view is served: verifiers must not lose every key with it.
+    await s.keys
+      .ensureFresh()
+      .catch((err: unknown) =>
+        s.logger.warn('signing keys could not be re-read; serving the last JWKS', { err }),
+      );
     res.setHeader('Content-Type', 'application/jwk-set+json');
     res.setHeader('Cache-Control', cacheControl);
     res.setHeader('X-Content-Type-Options', 'nosniff');
