@@ -1,4 +1,5 @@
-// Validates a request body against a contract schema and turns failures into one 400 naming every field.
+// Validates a request body against a contract schema and turns failures into one 400 naming the fields (at
+// most MAX_LISTED_ISSUES of them, with a count of the rest, so a body of many bad items stays a small answer).
 import { describeIssues, validate } from '@cr/contracts';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError } from './errors';
@@ -6,7 +7,7 @@ import { AppError } from './errors';
 export function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
   const result = validate(schema, body === undefined ? null : body);
   if (!result.ok) {
-    throw new AppError('bad_request', describeIssues(result.issues), { details: result.issues });
+    throw new AppError('bad_request', describeIssues(result.issues, result.more), { details: result.issues });
   }
   return result.value;
 }

@@ -1,6 +1,7 @@
 // The query string of the tenant's listings (GET /api/documentos, /api/recepcion/documentos): each filter
 // given at most once, dates as YYYY-MM-DD, a page size 1..200 and an opaque cursor this API wrote. Every
 // refusal is a 400 naming the parameter.
+import { NUL_REASON } from '@cr/contracts';
 import { parseIsoDateTime } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
 
@@ -18,10 +19,15 @@ export function refuseUnknownParams(query: Record<string, unknown>, known: reado
   if (unknown !== undefined) throw new AppError('bad_request', `${unknown}: unknown query parameter`);
 }
 
+/**
+ * The parameter's one value. Every query value is read here, so U+0000 is refused here: PostgreSQL `text`
+ * cannot hold it and the query would fail as a 500 (the bodies' strings are refused by the contracts).
+ */
 export function oneParam(query: Record<string, unknown>, name: string): string | undefined {
   const v = query[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new AppError('bad_request', `${name}: must be given once`);
+  if (v.includes('\u0000')) throw new AppError('bad_request', `${name}: ${NUL_REASON}`);
   return v;
 }
 
