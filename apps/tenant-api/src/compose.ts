@@ -99,6 +99,7 @@ export interface TenantApiSettings {
   pdfRenders?: AppDeps['pdfRenders'];
   submissions?: AppDeps['submissions'];
   recepcionUploads?: RecepcionDeps['uploads'];
+  recepcionSyncLimiter?: RecepcionDeps['syncLimiter'];
   /** The dashboard's sign-in and sign-out; default: the auth-server of AUTH_SERVER_URL. */
   authServer?: AuthServerClient;
   /** The built dashboard's directory (tests); default: found beside the bundle or in the workspace. */
@@ -242,6 +243,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     }),
     uploads:
       settings.recepcionUploads ?? new TenantConcurrency('uploads', config.RECEPCION_UPLOADS_PER_TENANT),
+    syncLimiter:
+      settings.recepcionSyncLimiter ??
+      createTenantLimiter('received document synchronizations', {
+        limit: config.RECEPCION_SYNC_LIMIT,
+        windowSeconds: config.RECEPCION_SYNC_WINDOW_SECONDS,
+      }),
     xmlChecks: receivedXml,
   };
   const webhookDeps: WebhookDeps = {
@@ -261,6 +268,14 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       }),
     ...(settings.random ? { random: settings.random } : {}),
   };
+  // One window for both places that charge it: the resend, and the job when the platform sends a resend the
+  // tenant's own server was to send.
+  const mailNewAddressLimiter =
+    settings.mailNewAddressLimiter ??
+    createTenantLimiter('e-mail resends to new addresses', {
+      limit: config.MAIL_RESEND_NEW_ADDRESS_LIMIT,
+      windowSeconds: config.MAIL_RESEND_NEW_ADDRESS_WINDOW_SECONDS,
+    });
   const mailDeps: MailJobDeps = {
     db,
     secrets,
@@ -285,6 +300,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
         limit: config.MAIL_PLATFORM_LIMIT,
         windowSeconds: config.MAIL_PLATFORM_WINDOW_SECONDS,
       }),
+    mailNewAddressLimiter,
     ...(settings.random ? { random: settings.random } : {}),
   };
   // Two pools (issue 11, item 2): a webhook receiver may hold a delivery for WEBHOOK_TIMEOUT_MS on each of its
@@ -345,12 +361,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
         limit: config.MAIL_RESEND_RATE_LIMIT,
         windowSeconds: config.MAIL_RESEND_RATE_WINDOW_SECONDS,
       }),
-    mailNewAddressLimiter:
-      settings.mailNewAddressLimiter ??
-      createTenantLimiter('e-mail resends to new addresses', {
-        limit: config.MAIL_RESEND_NEW_ADDRESS_LIMIT,
-        windowSeconds: config.MAIL_RESEND_NEW_ADDRESS_WINDOW_SECONDS,
-      }),
+    mailNewAddressLimiter,
     recepcion,
     recepcionBodyLimit: config.RECEPCION_BODY_LIMIT,
     webhooks: webhookDeps,

@@ -186,6 +186,14 @@ export const TenantConfigSchema = Type.Object({
    * (about half a second for 2 MiB on a 2-core VM).
    */
   RECEPCION_UPLOADS_PER_TENANT: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /**
+   * POST /api/recepcion/sincronizar calls per tenant… Each reads up to 20 pages of Hacienda's listing and one
+   * GET /comprobantes/{clave} per clave not stored yet (up to 1,000; production returns no XML there, so the
+   * same claves are read again on every call), with the tenant's issuer's Hacienda credentials.
+   */
+  RECEPCION_SYNC_LIMIT: Type.Integer({ default: 12, minimum: 1, maximum: 10000 }),
+  /** …in this many seconds (default an hour: a call every five minutes); beyond it, 429 with Retry-After. */
+  RECEPCION_SYNC_WINDOW_SECONDS: Type.Integer({ default: 3600, minimum: 1 }),
   /** Largest received XML accepted, in bytes; larger ones are refused before XSD validation. */
   RECEPCION_MAX_XML_BYTES: Type.Integer({ default: 2 * 1024 * 1024, minimum: 1024 }),
   /** Extra non-business days for the receiving deadline (decree moves), comma-separated YYYY-MM-DD. */

@@ -231,7 +231,7 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
     await mailJobDone(clave);
     await new Promise((r) => setTimeout(r, 300));
     expect(catcher.catcher.messages).toHaveLength(0);
-    expect((await consultar(clave)).correo).toEqual({ envios: [] });
+    expect((await consultar(clave)).correo).toEqual({ envios: [], total: 0 });
     const res = await post(ctx, 'acme', '/api/reenviar/correo', { clave });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({

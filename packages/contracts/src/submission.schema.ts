@@ -48,6 +48,18 @@ export const WebhookEntrega = Type.Object(
 );
 export type WebhookEntrega = Static<typeof WebhookEntrega>;
 
+/**
+ * How many entries a list of consultar/documento has in all, of which it shows only the latest (resends make
+ * them grow without bound). Always sent; optional so an answer of an earlier version still validates.
+ */
+const shownOf = (what: string) =>
+  Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: `how many ${what} the document has in all; more than the list shows when greater than its length`,
+    }),
+  );
+
 export const DocumentData = Type.Object(
   {
     clave: Type.String({ pattern: CLAVE_PATTERN }),
@@ -84,13 +96,24 @@ export const DocumentData = Type.Object(
       ),
       { description: 'Every state the document entered, oldest first' },
     ),
-    webhook: Type.Object({ entregas: Type.Array(WebhookEntrega) }, { additionalProperties: false }),
+    webhook: Type.Object(
+      {
+        entregas: Type.Array(WebhookEntrega, {
+          maxItems: 20,
+          description: "the document's latest 20 delivery attempts, oldest first",
+        }),
+        total: shownOf('delivery attempts'),
+      },
+      { additionalProperties: false },
+    ),
     correo: Type.Object(
       {
         envios: Type.Array(CorreoEnvio, {
+          maxItems: 20,
           description:
-            'the e-mails to the receptor (after acceptance, and each resend), oldest first, with every attempt',
+            'the latest 20 e-mails to the receptor (after acceptance, and each resend), oldest first, with every attempt',
         }),
+        total: shownOf('e-mails'),
       },
       { additionalProperties: false },
     ),

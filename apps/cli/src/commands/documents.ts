@@ -13,6 +13,11 @@ function clave(value: string): string {
   return value;
 }
 
+/** The line after a list the service cut to its latest entries (`total` counts them all; older servers omit it). */
+function olderNotShown(ctx: Context, shown: number, total: number | undefined): string[] {
+  return total !== undefined && total > shown ? [ctx.t('olderNotShown', { n: total - shown, shown })] : [];
+}
+
 function describe(ctx: Context, doc: DocumentStatus): string[] {
   const lines = [
     ctx.t('clave', { clave: doc.clave }),
@@ -26,6 +31,7 @@ function describe(ctx: Context, doc: DocumentStatus): string[] {
     lines.push(ctx.t('history'));
     for (const e of doc.webhook.entregas)
       lines.push(`  ${e.fecha} webhook #${e.intento} → ${e.status ?? e.error ?? '?'} (${e.url})`);
+    lines.push(...olderNotShown(ctx, doc.webhook.entregas.length, doc.webhook.total));
   }
   const envios = doc.correo?.envios ?? [];
   if (envios.length) {
@@ -37,6 +43,7 @@ function describe(ctx: Context, doc: DocumentStatus): string[] {
         `  ${e.fecha} ${e.motivo} ${e.envioId} → ${e.estado}${reply} (${e.destinatarios.join(', ')})`,
       );
     }
+    lines.push(...olderNotShown(ctx, envios.length, doc.correo?.total));
   }
   return lines;
 }

@@ -3,7 +3,9 @@
 // is sent or recorded) and records the e-mail; a resend records its own before queueing. Each run renders
 // the PDF, hands the message to the tenant's SMTP server (or the platform's) and records the attempt; a
 // refusal, a 4xx/5xx reply or a timeout is retried on the mail schedule, and after the last retry the
-// e-mail is given up (fallido; a resend starts a new one). No transaction is held while SMTP talks.
+// e-mail is given up (fallido; a resend starts a new one). No transaction is held while SMTP talks. Through
+// the platform's server, an e-mail naming addresses its document does not takes a slot of the tenant's
+// MAIL_RESEND_NEW_ADDRESS_LIMIT unless its resend took one (new-address-budget.ts); none left, it is given up.
 import {
   type Job,
   type JobContext,
@@ -27,6 +29,7 @@ import {
   insertMailMessage,
 } from './mail-repository';
 import type { MailSettingsRow } from './mail-settings-repository';
+import { isNewAddressCharged, markNewAddressCharged, namesNewAddress } from './new-address-budget';
 import { renderPdf } from './render-document-pdf';
 import { type SendOutcome, sendMail } from './send-mail';
 import { type SmtpServer, platformServer, tenantServer } from './smtp-server';
@@ -106,6 +109,41 @@ async function serverFor(
   }
 }
 
+/**
+ * Whether the platform's server may send this e-mail as far as MAIL_RESEND_NEW_ADDRESS_LIMIT goes: it names
+ * only its document's addresses, or it was charged (by its resend, or by an earlier run), or a slot is free
+ * now. Asked for while the tenant had a server of its own, it was not charged: the tenant could queue resends
+ * to any address against a server that answers 4xx, switch to the platform's and have every retry relayed.
+ */
+async function newAddressesAllowed(
+  deps: MailJobDeps,
+  tenantId: string,
+  message: MailMessageRow,
+  doc: DocumentForMail,
+): Promise<boolean> {
+  if (!namesNewAddress(comprobanteView(doc.xml), doc.correo_copias, message.recipients)) return true;
+  const charged = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => isNewAddressCharged(tx, tenantId, message.id),
+    ONE_STATEMENT,
+  );
+  if (charged) return true;
+  // Slot first, mark second: a run cut off between them (or two runs after a lost lease) charges twice,
+  // never zero times.
+  const slot = await deps.mailNewAddressLimiter.tryAcquire(deps.db, tenantId);
+  if (!slot.ok) return false;
+  await withTenant(deps.db, tenantId, (tx) => markNewAddressCharged(tx, tenantId, message.id), ONE_STATEMENT);
+  return true;
+}
+
+// Given up rather than deferred, as the resend itself is refused (429, nothing queued) past the budget: the
+// tenant sees why in the e-mail's attempt and resends once the window frees a slot (the 429 says when). A
+// deferral would send, up to a day later and unannounced, an e-mail asked of another server, and would let a
+// tenant pile up deferred jobs that all wake for each freed slot.
+const NEW_ADDRESS_BUDGET_SPENT =
+  "not sent through the platform's SMTP server: it names addresses the document does not, and the tenant's budget of those (MAIL_RESEND_NEW_ADDRESS_LIMIT) is spent; resend it later or configure the tenant's own server";
+
 /** A deferred e-mail waits at least this long, plus up to as much again at random (see deferred). */
 const MIN_DEFERRAL_MS = 60_000;
 
@@ -141,13 +179,20 @@ export async function runMailDelivery(
   const { message, doc, attempt, settings, branding } = prepared;
   const { tenantId } = job.payload;
   const server = await serverFor(deps, tenantId, settings);
+  // Settled before any SMTP: no usable server, or a budget that refuses this e-mail.
+  let refused: SendOutcome | undefined = 'ok' in server ? server : undefined;
   if (!('ok' in server) && server.origin === 'plataforma') {
-    // The platform's server is every tenant's: past its budget a tenant's e-mail waits, not another's.
-    const slot = await deps.platformMailLimiter.tryAcquire(deps.db, tenantId);
-    if (!slot.ok) return deferred(deps, job, doc.clave, message.id, context.now(), slot.retryAfterMs);
+    if (!(await newAddressesAllowed(deps, tenantId, message, doc))) {
+      refused = { ok: false, code: null, reply: NEW_ADDRESS_BUDGET_SPENT };
+    } else {
+      // The platform's server is every tenant's: past its budget a tenant's e-mail waits, not another's.
+      const slot = await deps.platformMailLimiter.tryAcquire(deps.db, tenantId);
+      if (!slot.ok) return deferred(deps, job, doc.clave, message.id, context.now(), slot.retryAfterMs);
+    }
   }
   let outcome: SendOutcome;
-  if ('ok' in server) outcome = server;
+  if (refused) outcome = refused;
+  else if ('ok' in server) outcome = server;
   else {
     // One reading of the signed XML (comprobanteView, shared with the job that renders the PDF for the
     // webhook) serves the recipients, the PDF and the message.
@@ -166,8 +211,9 @@ export async function runMailDelivery(
     outcome = await sendMail(deps.smtp, tenantId, server, mail);
   }
   const at = context.now();
-  // Without any server there is nothing to wait for: given up at once, a resend after configuring sends it.
-  const retries = 'ok' in server ? 0 : deps.mail.retryDelaysMs.length;
+  // Without any server (or without budget) there is nothing to wait for: given up at once; a resend after
+  // configuring (or once the window frees a slot) sends it.
+  const retries = refused ? 0 : deps.mail.retryDelaysMs.length;
   const retryIn =
     outcome.ok || attempt > retries
       ? undefined
@@ -175,11 +221,11 @@ export async function runMailDelivery(
           schedule: deps.mail.retryDelaysMs,
           ...(deps.random ? { random: deps.random } : {}),
         });
-  // No usable server is the tenant's or the operator's configuration, not a failed job: the e-mail is
-  // recorded fallido with the reason (consultar shows it) and the jobs' failure count stays a signal of
-  // deliveries that really failed.
+  // No usable server (or a spent budget) is configuration or policy, not a failed job: the e-mail is recorded
+  // fallido with the reason (consultar shows it) and the jobs' failure count stays a signal of deliveries that
+  // really failed.
   const result =
-    outcome.ok || (retryIn === undefined && 'ok' in server)
+    outcome.ok || (retryIn === undefined && refused)
       ? jobResult.done()
       : retryIn === undefined
         ? jobResult.fail(`gave up after ${attempt} attempts: ${outcome.reply}`)

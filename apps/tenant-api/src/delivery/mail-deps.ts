@@ -45,6 +45,11 @@ export interface MailJobDeps extends MailDeps {
   smtp: SmtpConnections;
   /** MAIL_PLATFORM_LIMIT: a tenant's attempts through the platform's SMTP server (SMTP_URL) per window. */
   platformMailLimiter: TenantLimiter;
+  /**
+   * MAIL_RESEND_NEW_ADDRESS_LIMIT (the resends' limiter, ResendMailDeps): an e-mail the platform's server sends
+   * to an address its document does not name, when the resend was not charged as it was asked for.
+   */
+  mailNewAddressLimiter: TenantLimiter;
 }
 
 /** Payload of a `mail.deliver` job: one e-mail (its row is written by the resend, or by the job's first run). */

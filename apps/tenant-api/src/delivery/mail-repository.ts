@@ -70,47 +70,62 @@ export function mailAttemptWrites(
   return w;
 }
 
-/** The e-mails of a document with their attempts, oldest first (consultar/documento's `correo.envios`). */
-export async function listMailOfDocument(
+interface MailAttemptRow {
+  message_id: string;
+  attempt: number;
+  ok: boolean;
+  code: number | null;
+  reply: string | null;
+  created_at: Date | string;
+}
+
+/**
+ * The latest `limit` e-mails of a document with their attempts, oldest first (consultar/documento's
+ * `correo.envios`), and how many e-mails it has in all. Each resend adds one and none is ever deleted, so
+ * only the latest are read; their attempts are grouped in one pass (a scan per e-mail was quadratic).
+ */
+export async function listRecentMailOfDocument(
   tx: Queryable,
   tenantId: string,
   documentId: string,
-): Promise<CorreoEnvio[]> {
-  const messages = await tx.query<MailMessageRow>(
+  limit: number,
+): Promise<{ envios: CorreoEnvio[]; total: number }> {
+  const counted = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM mail_messages WHERE tenant_id = $1 AND document_id = $2',
+    [tenantId, documentId],
+  );
+  const total = Number(counted.rows[0]?.n ?? 0);
+  if (total === 0) return { envios: [], total };
+  const newest = await tx.query<MailMessageRow>(
     `SELECT id, document_id, reason, recipients, state, created_at FROM mail_messages
-     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at, id`,
-    [tenantId, documentId],
+     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [tenantId, documentId, limit],
   );
-  if (messages.rows.length === 0) return [];
-  const attempts = await tx.query<{
-    message_id: string;
-    attempt: number;
-    ok: boolean;
-    code: number | null;
-    reply: string | null;
-    created_at: Date | string;
-  }>(
-    `SELECT a.message_id, a.attempt, a.ok, a.code, a.reply, a.created_at
-     FROM mail_attempts a JOIN mail_messages m ON m.id = a.message_id AND m.tenant_id = a.tenant_id
-     WHERE a.tenant_id = $1 AND m.document_id = $2 ORDER BY a.attempt`,
-    [tenantId, documentId],
+  const messages = newest.rows.reverse();
+  const attempts = await tx.query<MailAttemptRow>(
+    `SELECT message_id, attempt, ok, code, reply, created_at FROM mail_attempts
+     WHERE tenant_id = $1 AND message_id = ANY($2::text[]) ORDER BY attempt`,
+    [tenantId, messages.map((m) => m.id)],
   );
-  return messages.rows.map((m) => ({
+  const attemptsOf = new Map<string, CorreoEnvio['intentos']>(messages.map((m) => [m.id, []]));
+  for (const a of attempts.rows) {
+    attemptsOf.get(a.message_id)?.push({
+      intento: Number(a.attempt),
+      ok: a.ok,
+      codigo: a.code === null ? null : Number(a.code),
+      respuesta: a.reply,
+      fecha: new Date(a.created_at).toISOString(),
+    });
+  }
+  const envios = messages.map((m) => ({
     envioId: m.id,
     motivo: m.reason,
     destinatarios: parseJson(m.recipients),
     estado: m.state,
-    intentos: attempts.rows
-      .filter((a) => a.message_id === m.id)
-      .map((a) => ({
-        intento: Number(a.attempt),
-        ok: a.ok,
-        codigo: a.code === null ? null : Number(a.code),
-        respuesta: a.reply,
-        fecha: new Date(a.created_at).toISOString(),
-      })),
+    intentos: attemptsOf.get(m.id) ?? [],
     fecha: new Date(m.created_at).toISOString(),
   }));
+  return { envios, total };
 }
 
 export interface DocumentForMail {

@@ -3,16 +3,18 @@
 // the same job as the first one. A tenant may resend a limited number of times per window (429 with
 // Retry-After), and its e-mails wait in its own lane: an SMTP server that never answers holds a delivery slot
 // for MAIL_TIMEOUT_MS on each attempt, so unlimited resends would hold every other tenant's e-mails. Resends
-// to addresses the document does not name, through the platform's server, have a daily budget of their own.
+// to addresses the document does not name, through the platform's server, have a daily budget of their own
+// (new-address-budget.ts: a resend the tenant's own server was to send is charged if the platform sends it).
 import { CorreoResendRequest } from '@cr/contracts';
 import { enqueue } from '@cr/jobs';
 import { AppError, parseBody } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import { type TenantLimiter, takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import { comprobanteView } from './comprobante-views';
-import { defaultRecipients, documentAddresses } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobPayload, RECEIVER_MESSAGES, newMessageId } from './mail-deps';
+import { defaultRecipients } from './mail-message';
 import { findDocumentForMail, insertMailMessage } from './mail-repository';
+import { markNewAddressCharged, namesNewAddress } from './new-address-budget';
 import { findMailSettings } from './mail-settings-repository';
 
 export interface ResendMailDeps extends MailDeps {
@@ -20,7 +22,8 @@ export interface ResendMailDeps extends MailDeps {
   mailResendLimiter: TenantLimiter;
   /**
    * Resends through the platform's SMTP server that name an address other than the document's receptor and
-   * copias (MAIL_RESEND_NEW_ADDRESS_LIMIT per …_WINDOW_SECONDS, a day by default).
+   * copias (MAIL_RESEND_NEW_ADDRESS_LIMIT per …_WINDOW_SECONDS, a day by default). The e-mail job takes from
+   * it too (MailJobDeps), when the platform sends such an e-mail that was not charged here.
    */
   mailNewAddressLimiter: TenantLimiter;
 }
@@ -59,9 +62,8 @@ async function planResend(
         `clave: the receptor of ${clave} has no correoElectronico; name the destinatarios`,
       );
     }
-    const own = new Set(documentAddresses(view, doc.correo_copias).map((a) => a.toLowerCase()));
-    const named = recipients.some((a) => !own.has(a.toLowerCase()));
-    const newAddressOnPlatform = named && !(await findMailSettings(tx, tenantId));
+    const newAddressOnPlatform =
+      namesNewAddress(view, doc.correo_copias, recipients) && !(await findMailSettings(tx, tenantId));
     return { documentId: doc.id, recipients, newAddressOnPlatform };
   });
 }
@@ -92,6 +94,8 @@ export async function resendMail(
       { id: envioId, documentId: plan.documentId, reason: 'reenvio', recipients: plan.recipients },
       deps.now(),
     );
+    // Charged now: the job does not charge it again, whichever server sends it.
+    if (plan.newAddressOnPlatform) await markNewAddressCharged(tx, tenantId, envioId);
     const payload: MailJobPayload = {
       tenantId,
       documentId: plan.documentId,

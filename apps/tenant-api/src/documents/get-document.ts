@@ -1,15 +1,19 @@
 // Use cases of POST /api/consultar/documento and GET /api/descargar/{clave}/…: one document of this
 // tenant (another tenant's clave is the same 404 as an unknown one). The clave of a received document
 // finds the tenant's latest answer to it (MensajeReceptor, tipoDoc 5/6/7): its state, XML and Hacienda's
-// answer.
+// answer. Its webhook deliveries and e-mails grow with every replay and resend and are never deleted: only the
+// latest RECENT_ENTRIES of each are read and shown, with how many there are in all.
 import type { DocumentData, WebhookEntrega } from '@cr/contracts';
 import { AppError, type Queryable } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
-import { listMailOfDocument } from '../delivery/mail-repository';
+import { listRecentMailOfDocument } from '../delivery/mail-repository';
 import type { IssuerDeps } from '../emisor/issuer-deps';
 import { type DocumentRow, findDocumentOrAnswerByClave, listEvents } from './document-repository';
 
 const CLAVE = /^\d{50}$/;
+
+/** How many of a document's latest webhook deliveries and e-mails consultar/documento shows (its contract's maxItems). */
+export const RECENT_ENTRIES = 20;
 
 function notFound(clave: string): AppError {
   return new AppError('not_found', `clave: document ${clave} not found`);
@@ -20,12 +24,17 @@ export function checkClave(clave: string): string {
   return clave;
 }
 
-/** The webhook deliveries of a document, oldest first. */
-async function listDeliveries(
+/** The latest `limit` webhook deliveries of a document, oldest first, and how many it has in all. */
+async function listRecentDeliveries(
   tx: Queryable,
   tenantId: string,
   documentId: string,
-): Promise<WebhookEntrega[]> {
+  limit: number,
+): Promise<{ entregas: WebhookEntrega[]; total: number }> {
+  const counted = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1 AND document_id = $2',
+    [tenantId, documentId],
+  );
   const r = await tx.query<{
     event_id: string;
     attempt: number;
@@ -36,10 +45,10 @@ async function listDeliveries(
     created_at: Date | string;
   }>(
     `SELECT event_id, attempt, url, status, latency_ms, error, created_at FROM webhook_deliveries
-     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at, attempt`,
-    [tenantId, documentId],
+     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at DESC, attempt DESC, event_id DESC LIMIT $3`,
+    [tenantId, documentId, limit],
   );
-  return r.rows.map((row) => ({
+  const entregas = r.rows.reverse().map((row) => ({
     eventId: row.event_id,
     intento: Number(row.attempt),
     url: row.url,
@@ -48,6 +57,7 @@ async function listDeliveries(
     error: row.error,
     fecha: new Date(row.created_at).toISOString(),
   }));
+  return { entregas, total: Number(counted.rows[0]?.n ?? 0) };
 }
 
 export async function getDocument(
@@ -58,9 +68,10 @@ export async function getDocument(
   return withTenant(deps.db, tenantId, async (tx) => {
     const row = await findDocumentOrAnswerByClave(tx, tenantId, clave);
     if (!row) throw notFound(clave);
-    const entregas = await listDeliveries(tx, tenantId, row.id);
+    const webhook = await listRecentDeliveries(tx, tenantId, row.id, RECENT_ENTRIES);
+    // At most one event per estado (UNIQUE (document_id, estado)): the history is bounded as it is.
     const events = await listEvents(tx, tenantId, row.id);
-    const envios = await listMailOfDocument(tx, tenantId, row.id);
+    const correo = await listRecentMailOfDocument(tx, tenantId, row.id, RECENT_ENTRIES);
     const detalle = Array.isArray(row.detalle)
       ? (row.detalle as DocumentData['mensajeHacienda']['detalle'])
       : [];
@@ -83,8 +94,8 @@ export async function getDocument(
         fecha: new Date(e.created_at).toISOString(),
         detalle: e.detalle,
       })),
-      webhook: { entregas },
-      correo: { envios },
+      webhook,
+      correo,
     };
   });
 }

@@ -4,6 +4,7 @@ import type { BusinessCalendar } from '@cr/hacienda-xml';
 import type { XsdValidator } from '@cr/xsd';
 import type { SubmissionDeps } from '../documents/submission-deps';
 import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
+import type { TenantLimiter } from '../tenancy/tenant-rate-limit';
 import type { ReceivedXmlChecker } from './received-xml-pool';
 
 export interface RecepcionDeps extends SubmissionDeps {
@@ -13,4 +14,6 @@ export interface RecepcionDeps extends SubmissionDeps {
   calendar: BusinessCalendar;
   /** RECEPCION_UPLOADS_PER_TENANT: uploads one tenant may have in progress at once. */
   uploads: Pick<TenantConcurrency, 'run'>;
+  /** RECEPCION_SYNC_LIMIT per …_WINDOW_SECONDS: POST /api/recepcion/sincronizar calls per tenant. */
+  syncLimiter: TenantLimiter;
 }

@@ -3,12 +3,16 @@
 // submissions), it pages through GET /comprobantes?receptor=<tipo+id> (REFERENCE §4.5) and reads each new
 // clave with GET /comprobantes/{clave}; a document whose XML comes with it is received like an upload
 // (origen `sincronizacion`, same inspection). Hacienda's production API does not return the XML there:
-// such claves are reported as skipped with the reason, for the supplier to send the XML.
+// such claves are reported as skipped with the reason, for the supplier to send the XML. A call is up to 20
+// pages and a thousand reads at Hacienda, and its imports read XML on the event loop every tenant shares: a
+// tenant may call it RECEPCION_SYNC_LIMIT times per window (429 with Retry-After), and a call counts as one of
+// its uploads in progress (RECEPCION_UPLOADS_PER_TENANT).
 import { RecepcionSincronizarRequest, type RecepcionSincronizarResponse } from '@cr/contracts';
 import { type Ambiente, IdpError, RateLimitedError } from '@cr/hacienda-client';
 import { AppError, parseBody } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { findIssuer } from '../emisor/issuer-repository';
+import { takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import { receiveDocument } from './receive-document';
 import type { RecepcionDeps } from './recepcion-deps';
 import { listStoredClaves } from './received-repository';
@@ -32,6 +36,14 @@ export async function synchronizeReceived(
 ): Promise<Data> {
   const { tenantId } = input;
   const { receptor } = parseBody(RecepcionSincronizarRequest, input.body);
+  // The gate first: refused there (429, Retry-After: 1), the call has not spent a slot of the window.
+  return deps.uploads.run(tenantId, async () => {
+    await takeTenantSlot(deps.db, deps.syncLimiter, tenantId, 'synchronizations with Hacienda');
+    return importListed(deps, tenantId, receptor);
+  });
+}
+
+async function importListed(deps: RecepcionDeps, tenantId: string, receptor: string): Promise<Data> {
   const issuer = await withTenant(
     deps.db,
     tenantId,

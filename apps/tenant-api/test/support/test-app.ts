@@ -126,6 +126,8 @@ export async function startTestApp(
     /** Submissions in progress per tenant (default: SUBMISSIONS_PER_TENANT's). */
     submissions?: TenantConcurrency;
     recepcionUploads?: RecepcionDeps['uploads'];
+    /** RECEPCION_SYNC_LIMIT's limiter (default: 1,000 a minute). */
+    recepcionSyncLimiter?: RecepcionDeps['syncLimiter'];
     /** JOBS_CONCURRENCY and WEBHOOK_CONCURRENCY (default 8 and 4). */
     concurrency?: { jobs?: number; webhooks?: number };
     /** P12_OPEN_TIMEOUT_MS (default 5000). */
@@ -263,6 +265,9 @@ export async function startTestApp(
     pdfRenders: options.pdfRenders ?? new TenantConcurrency('PDF renders', 64),
     ...(options.submissions ? { submissions: options.submissions } : {}),
     recepcionUploads: options.recepcionUploads ?? new TenantConcurrency('uploads', 64),
+    recepcionSyncLimiter:
+      options.recepcionSyncLimiter ??
+      createTenantLimiter('received document synchronizations', { limit: 1_000, windowSeconds: 60 }),
     brandingWriteLimiter:
       options.brandingWriteLimiter ??
       createTenantLimiter('branding changes', { limit: 1_000, windowSeconds: 60 }),

@@ -555,6 +555,7 @@ export const documentQueryResponseExample: DocumentQueryResponse = {
           fecha: '2025-01-01T14:20:12.000Z',
         },
       ],
+      total: 1,
     },
     correo: {
       envios: [
@@ -582,6 +583,7 @@ export const documentQueryResponseExample: DocumentQueryResponse = {
           fecha: '2025-01-01T14:20:12.000Z',
         },
       ],
+      total: 1,
     },
   },
 };
@@ -619,6 +621,7 @@ export const documentRejectedResponseExample: DocumentQueryResponse = {
           fecha: '2025-01-01T14:20:12.000Z',
         },
       ],
+      total: 1,
     },
   },
 };

@@ -1157,6 +1157,12 @@ function recepcionRoutes(): RouteDoc[] {
           message: 'Hacienda: GET /comprobantes answered serverError',
         },
         {
+          code: 'too_many_requests',
+          when: 'the tenant used up its window of synchronizations (RECEPCION_SYNC_LIMIT per RECEPCION_SYNC_WINDOW_SECONDS), or already has RECEPCION_UPLOADS_PER_TENANT uploads or synchronizations in progress (with `Retry-After`)',
+          message: 'too many synchronizations with Hacienda for this tenant; retry in 42 s',
+          headers: RETRY_AFTER,
+        },
+        {
           code: 'service_unavailable',
           when: "the issuer's Hacienda credentials cannot get a token now",
           message:

@@ -1,12 +1,25 @@
 // One document: its state explained in plain words, the timeline, Hacienda's findings when rejected, the
-// downloads (XML, Hacienda's answer, PDF), the webhook deliveries with a replay and the e-mails to the
-// receptor with a resend.
+// downloads (XML, Hacienda's answer, PDF), the latest webhook deliveries with a replay and the latest e-mails
+// to the receptor with a resend (with how many there are in all when there are more).
 import type { DocumentQueryResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import { useWords } from '../i18n';
 import { onLink } from '../router';
 import { ErrorLine, StateBadge, crDate, useLoad } from '../ui';
+
+/** Under a list the service cut to its latest entries: how many of how many (`total` is absent from older servers). */
+function LatestOf({ shown, total }: { shown: number; total: number | undefined }) {
+  const t = useWords();
+  if (total === undefined || total <= shown) return null;
+  return (
+    <p>
+      <small>
+        {t.latestShown} {shown} {t.ofTotal} {total}
+      </small>
+    </p>
+  );
+}
 
 export function DocumentPage({ clave }: { clave: string }) {
   const t = useWords();
@@ -128,6 +141,7 @@ export function DocumentPage({ clave }: { clave: string }) {
               </tbody>
             </table>
           )}
+          <LatestOf shown={d.webhook.entregas.length} total={d.webhook.total} />
           <button type="button" onClick={replay}>
             {t.replay}
           </button>
@@ -158,6 +172,7 @@ export function DocumentPage({ clave }: { clave: string }) {
               </tbody>
             </table>
           )}
+          <LatestOf shown={d.correo.envios.length} total={d.correo.total} />
           {d.estado === 'aceptado' && (
             <button type="button" onClick={resendMail}>
               {t.resendMail}
