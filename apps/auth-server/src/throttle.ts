@@ -64,7 +64,14 @@ interface PairState {
   /** Failed within the window before this attempt. */
   failedBefore: boolean;
   lastSuccessAt: number | null;
+  /** The base's failures within the window, read in the pair's statement (one round trip per attempt). */
+  baseFailures: number;
 }
+
+/** The failures of base `key` since `since` (0 past the window or without a row), as a scalar subquery. */
+const baseFailuresSince = (key: string, since: string) =>
+  `(SELECT CASE WHEN b.last_failure_at >= ${since} THEN b.failures ELSE 0 END
+    FROM login_failures b WHERE b.scope = 'base' AND b.key = ${key})`;
 
 /**
  * Counts one failure of ($1 scope, $2 key) at $3 (now), in one statement: the count restarts at 1 when the
@@ -115,16 +122,9 @@ export class LoginThrottle {
         headers: { 'Retry-After': String(seconds) },
       });
     }
-    const { rows } = await this.options.db.query<{ failures: number; last_failure_at: string }>(
-      `SELECT failures, last_failure_at FROM login_failures WHERE scope = 'base' AND key = $1`,
-      [base],
-    );
-    const baseRow = rows[0];
-    const baseFailures =
-      baseRow && Number(baseRow.last_failure_at) >= now - this.windowMs ? Number(baseRow.failures) : 0;
-    const baseUnderAttack = baseFailures > this.policies.base.freeFailures;
+    const baseUnderAttack = pair.baseFailures > this.policies.base.freeFailures;
     if (!baseUnderAttack) return { delayMs: 0, baseUnderAttack };
-    this.alert(base, baseFailures, now);
+    this.alert(base, pair.baseFailures, now);
     const recentSuccess = pair.lastSuccessAt !== null && pair.lastSuccessAt >= now - this.successMemoryMs;
     return { delayMs: pair.failedBefore && !recentSuccess ? this.attackDelayMs : 0, baseUnderAttack };
   }
@@ -141,16 +141,28 @@ export class LoginThrottle {
       failures: number;
       blocked_until: string;
       last_success_at: string | null;
+      base_failures: number | null;
     }>(
       `WITH charged AS (
          ${COUNT_FAILURE} WHERE f.blocked_until <= $3
          RETURNING failures, last_success_at
+       ), pair AS (
+         SELECT true AS admitted, failures, '0' AS blocked_until, last_success_at FROM charged
+         UNION ALL
+         SELECT false, failures, blocked_until::text, last_success_at FROM login_failures
+         WHERE scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM charged)
        )
-       SELECT true AS admitted, failures, '0' AS blocked_until, last_success_at FROM charged
-       UNION ALL
-       SELECT false, failures, blocked_until::text, last_success_at FROM login_failures
-       WHERE scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM charged)`,
-      ['base_ip', keyOf(base, ip), now, now - this.windowMs, p.freeFailures, p.baseDelayMs, p.maxDelayMs],
+       SELECT pair.*, ${baseFailuresSince('$8', '$4')} AS base_failures FROM pair`,
+      [
+        'base_ip',
+        keyOf(base, ip),
+        now,
+        now - this.windowMs,
+        p.freeFailures,
+        p.baseDelayMs,
+        p.maxDelayMs,
+        base,
+      ],
     );
     const row = rows.find((r) => r.admitted);
     if (!row)
@@ -158,31 +170,40 @@ export class LoginThrottle {
         blockedUntil: Math.max(now + 1, Number(rows[0]?.blocked_until ?? 0)),
         failedBefore: true,
         lastSuccessAt: null,
+        baseFailures: 0,
       };
     return {
       blockedUntil: 0,
       // This attempt is already counted: the pair had failed before it when the count is past 1.
       failedBefore: Number(row.failures) > 1,
       lastSuccessAt: row.last_success_at === null ? null : Number(row.last_success_at),
+      baseFailures: Number(row.base_failures ?? 0),
     };
   }
 
   private async readPair(base: string, ip: string, now: number): Promise<PairState> {
+    // One row whether or not the pair has one (its columns are then null).
     const { rows } = await this.options.db.query<{
-      failures: number;
-      last_failure_at: string;
-      blocked_until: string;
+      failures: number | null;
+      last_failure_at: string | null;
+      blocked_until: string | null;
       last_success_at: string | null;
+      base_failures: number | null;
     }>(
-      `SELECT failures, last_failure_at, blocked_until, last_success_at FROM login_failures
-       WHERE scope = 'base_ip' AND key = $1`,
-      [keyOf(base, ip)],
+      `SELECT p.failures, p.last_failure_at, p.blocked_until, p.last_success_at,
+              ${baseFailuresSince('$3', '$2')} AS base_failures
+       FROM (SELECT 1) AS one LEFT JOIN login_failures p ON p.scope = 'base_ip' AND p.key = $1`,
+      [keyOf(base, ip), now - this.windowMs, base],
     );
     const r = rows[0];
     return {
       blockedUntil: Number(r?.blocked_until ?? 0),
-      failedBefore: !!r && Number(r.last_failure_at) >= now - this.windowMs && Number(r.failures) > 0,
+      failedBefore:
+        r?.last_failure_at != null &&
+        Number(r.last_failure_at) >= now - this.windowMs &&
+        Number(r.failures) > 0,
       lastSuccessAt: r?.last_success_at == null ? null : Number(r.last_success_at),
+      baseFailures: Number(r?.base_failures ?? 0),
     };
   }
 
