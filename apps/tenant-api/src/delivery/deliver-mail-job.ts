@@ -29,7 +29,7 @@ import {
   insertMailMessage,
 } from './mail-repository';
 import type { MailSettingsRow } from './mail-settings-repository';
-import { isNewAddressCharged, markNewAddressCharged, namesNewAddress } from './new-address-budget';
+import { markNewAddressCharged, namesNewAddress } from './new-address-budget';
 import { renderPdf } from './render-document-pdf';
 import { type SendOutcome, sendMail } from './send-mail';
 import { type SmtpServer, platformServer, tenantServer } from './smtp-server';
@@ -41,6 +41,7 @@ type Prepared =
       message: MailMessageRow;
       doc: DocumentForMail & { respuesta_xml: string };
       attempt: number;
+      newAddressCharged: boolean;
       settings: MailSettingsRow | undefined;
       branding: BrandingRow | undefined;
     };
@@ -86,6 +87,7 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
     doc: { ...doc, respuesta_xml: doc.respuesta_xml },
     // A message written by this run has no attempts yet.
     attempt: inputs.attempts + 1,
+    newAddressCharged: inputs.newAddressCharged,
     settings,
     branding,
   };
@@ -120,14 +122,9 @@ async function newAddressesAllowed(
   tenantId: string,
   message: MailMessageRow,
   doc: DocumentForMail,
+  charged: boolean,
 ): Promise<boolean> {
   if (!namesNewAddress(comprobanteView(doc.xml), doc.correo_copias, message.recipients)) return true;
-  const charged = await withTenant(
-    deps.db,
-    tenantId,
-    (tx) => isNewAddressCharged(tx, tenantId, message.id),
-    ONE_STATEMENT,
-  );
   if (charged) return true;
   // Slot first, mark second: a run cut off between them (or two runs after a lost lease) charges twice,
   // never zero times.
@@ -176,13 +173,13 @@ export async function runMailDelivery(
 ): Promise<JobResult> {
   const prepared = await prepare(deps, job, context.now());
   if (prepared.kind === 'stop') return prepared.result;
-  const { message, doc, attempt, settings, branding } = prepared;
+  const { message, doc, attempt, newAddressCharged, settings, branding } = prepared;
   const { tenantId } = job.payload;
   const server = await serverFor(deps, tenantId, settings);
   // Settled before any SMTP: no usable server, or a budget that refuses this e-mail.
   let refused: SendOutcome | undefined = 'ok' in server ? server : undefined;
   if (!('ok' in server) && server.origin === 'plataforma') {
-    if (!(await newAddressesAllowed(deps, tenantId, message, doc))) {
+    if (!(await newAddressesAllowed(deps, tenantId, message, doc, newAddressCharged))) {
       refused = { ok: false, code: null, reply: NEW_ADDRESS_BUDGET_SPENT };
     } else {
       // The platform's server is every tenant's: past its budget a tenant's e-mail waits, not another's.

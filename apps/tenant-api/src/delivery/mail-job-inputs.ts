@@ -21,6 +21,8 @@ export interface MailJobInputs {
   message: MailMessageRow | undefined;
   /** The attempts already recorded for `message` (0 without one). */
   attempts: number;
+  /** Whether `message` was charged to MAIL_RESEND_NEW_ADDRESS_LIMIT (new-address-budget.ts); false without one. */
+  newAddressCharged: boolean;
   settings: MailSettingsRow | undefined;
   branding: BrandingRow | undefined;
 }
@@ -31,6 +33,7 @@ type Row = DocumentForMail &
   JoinedBranding & {
     message: MailMessageRow | null;
     attempts: string | number;
+    new_address_charged: boolean | null;
     settings: MailSettingsRow | null;
   };
 
@@ -47,7 +50,7 @@ export async function findMailJobInputs(
 ): Promise<MailJobInputs | undefined> {
   const r = await tx.query<Row>(
     `SELECT d.id, d.clave, d.estado, d.tipo_doc, d.xml, d.respuesta_xml, d.correo_copias,
-            to_jsonb(m) AS message, to_jsonb(s) AS settings, ${JOINED_BRANDING_COLUMNS},
+            to_jsonb(m) AS message, m.new_address_charged, to_jsonb(s) AS settings, ${JOINED_BRANDING_COLUMNS},
             (SELECT count(*) FROM mail_attempts a WHERE a.tenant_id = $1 AND a.message_id = m.id) AS attempts
      FROM documents d
      LEFT JOIN mail_messages m ON m.tenant_id = d.tenant_id AND m.id = $3
@@ -62,6 +65,7 @@ export async function findMailJobInputs(
     doc: documentForMailOf(row),
     message: row.message ? mailMessageOf(row.message) : undefined,
     attempts: Number(row.attempts),
+    newAddressCharged: row.new_address_charged === true,
     settings: row.settings ? mailSettingsOf(row.settings) : undefined,
     branding: joinedBrandingOf(row),
   };

@@ -70,19 +70,19 @@ export function mailAttemptWrites(
   return w;
 }
 
-interface MailAttemptRow {
-  message_id: string;
+interface MailAttemptJson {
   attempt: number;
   ok: boolean;
   code: number | null;
   reply: string | null;
-  created_at: Date | string;
+  created_at: string;
 }
 
 /**
  * The latest `limit` e-mails of a document with their attempts, oldest first (consultar/documento's
  * `correo.envios`), and how many e-mails it has in all. Each resend adds one and none is ever deleted, so
- * only the latest are read; their attempts are grouped in one pass (a scan per e-mail was quadratic).
+ * only the latest are read. One statement: the total is a count beside the LIMIT (a window count would carry
+ * every row through the sort), and each e-mail's attempts (a few: its retries) come with it as a JSON array.
  */
 export async function listRecentMailOfDocument(
   tx: Queryable,
@@ -90,43 +90,37 @@ export async function listRecentMailOfDocument(
   documentId: string,
   limit: number,
 ): Promise<{ envios: CorreoEnvio[]; total: number }> {
-  const counted = await tx.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM mail_messages WHERE tenant_id = $1 AND document_id = $2',
-    [tenantId, documentId],
-  );
-  const total = Number(counted.rows[0]?.n ?? 0);
-  if (total === 0) return { envios: [], total };
-  const newest = await tx.query<MailMessageRow>(
-    `SELECT id, document_id, reason, recipients, state, created_at FROM mail_messages
-     WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+  const r = await tx.query<MailMessageRow & { total: string | number; attempts: unknown }>(
+    `SELECT m.*, COALESCE((
+         SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'ok', a.ok, 'code', a.code, 'reply', a.reply,
+                                             'created_at', a.created_at) ORDER BY a.attempt)
+         FROM mail_attempts a WHERE a.tenant_id = $1 AND a.message_id = m.id), '[]'::jsonb) AS attempts
+     FROM (SELECT id, document_id, reason, recipients, state, created_at,
+                  (SELECT count(*) FROM mail_messages WHERE tenant_id = $1 AND document_id = $2) AS total
+           FROM mail_messages WHERE tenant_id = $1 AND document_id = $2
+           ORDER BY created_at DESC, id DESC LIMIT $3) AS m
+     ORDER BY m.created_at, m.id`,
     [tenantId, documentId, limit],
   );
-  const messages = newest.rows.reverse();
-  const attempts = await tx.query<MailAttemptRow>(
-    `SELECT message_id, attempt, ok, code, reply, created_at FROM mail_attempts
-     WHERE tenant_id = $1 AND message_id = ANY($2::text[]) ORDER BY attempt`,
-    [tenantId, messages.map((m) => m.id)],
-  );
-  const attemptsOf = new Map<string, CorreoEnvio['intentos']>(messages.map((m) => [m.id, []]));
-  for (const a of attempts.rows) {
-    attemptsOf.get(a.message_id)?.push({
+  const envios = r.rows.map((m) => ({
+    envioId: m.id,
+    motivo: m.reason,
+    destinatarios: parseJson(m.recipients),
+    estado: m.state,
+    intentos: parseAttempts(m.attempts).map((a) => ({
       intento: Number(a.attempt),
       ok: a.ok,
       codigo: a.code === null ? null : Number(a.code),
       respuesta: a.reply,
       fecha: new Date(a.created_at).toISOString(),
-    });
-  }
-  const envios = messages.map((m) => ({
-    envioId: m.id,
-    motivo: m.reason,
-    destinatarios: parseJson(m.recipients),
-    estado: m.state,
-    intentos: attemptsOf.get(m.id) ?? [],
+    })),
     fecha: new Date(m.created_at).toISOString(),
   }));
-  return { envios, total };
+  return { envios, total: Number(r.rows[0]?.total ?? 0) };
 }
+
+const parseAttempts = (v: unknown): MailAttemptJson[] =>
+  typeof v === 'string' ? JSON.parse(v) : (v as MailAttemptJson[]);
 
 export interface DocumentForMail {
   id: string;

@@ -3,7 +3,8 @@
 // charged when it is asked for if the platform is then the tenant's server. One asked for while the tenant
 // had a server of its own is charged by the job if the platform sends it after all (the tenant returned to
 // it, `predeterminado`, while the e-mail waited for a retry): whose server sends is only known at each
-// attempt. mail_messages.new_address_charged records the charge, so an e-mail is charged once.
+// attempt. mail_messages.new_address_charged records the charge, so an e-mail is charged once (the job reads
+// the flag with its inputs, mail-job-inputs.ts).
 import type { ComprobanteView } from '@cr/pdf';
 import type { Queryable } from '@cr/service-kit';
 import { documentAddresses } from './mail-message';
@@ -16,18 +17,6 @@ export function namesNewAddress(
 ): boolean {
   const own = new Set(documentAddresses(view, copias).map((a) => a.toLowerCase()));
   return recipients.some((a) => !own.has(a.toLowerCase()));
-}
-
-export async function isNewAddressCharged(
-  tx: Queryable,
-  tenantId: string,
-  messageId: string,
-): Promise<boolean> {
-  const r = await tx.query<{ new_address_charged: boolean }>(
-    'SELECT new_address_charged FROM mail_messages WHERE tenant_id = $1 AND id = $2',
-    [tenantId, messageId],
-  );
-  return r.rows[0]?.new_address_charged === true;
 }
 
 export async function markNewAddressCharged(

@@ -31,10 +31,7 @@ async function listRecentDeliveries(
   documentId: string,
   limit: number,
 ): Promise<{ entregas: WebhookEntrega[]; total: number }> {
-  const counted = await tx.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1 AND document_id = $2',
-    [tenantId, documentId],
-  );
+  // One statement: the total is a count beside the LIMIT (a window count would carry every row through the sort).
   const r = await tx.query<{
     event_id: string;
     attempt: number;
@@ -43,11 +40,15 @@ async function listRecentDeliveries(
     latency_ms: number | null;
     error: string | null;
     created_at: Date | string;
+    total: string | number;
   }>(
-    `SELECT event_id, attempt, url, status, latency_ms, error, created_at FROM webhook_deliveries
+    `SELECT event_id, attempt, url, status, latency_ms, error, created_at,
+            (SELECT count(*) FROM webhook_deliveries WHERE tenant_id = $1 AND document_id = $2) AS total
+     FROM webhook_deliveries
      WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at DESC, attempt DESC, event_id DESC LIMIT $3`,
     [tenantId, documentId, limit],
   );
+  const total = Number(r.rows[0]?.total ?? 0);
   const entregas = r.rows.reverse().map((row) => ({
     eventId: row.event_id,
     intento: Number(row.attempt),
@@ -57,7 +58,7 @@ async function listRecentDeliveries(
     error: row.error,
     fecha: new Date(row.created_at).toISOString(),
   }));
-  return { entregas, total: Number(counted.rows[0]?.n ?? 0) };
+  return { entregas, total };
 }
 
 export async function getDocument(
