@@ -216,4 +216,15 @@ describe('issuer writes per tenant (issue 11.1)', () => {
     const other = await post(limited, 'globex', '/api/enviar/emisor', issuerBody());
     expect(other.status).toBe(200);
   });
+
+  it('when a body has the wrong shape, then 400 naming the field without spending a write: the slots pay for opening a .p12', async () => {
+    for (const path of ['/api/enviar/emisor', '/api/actualizar/emisor', '/api/enviar/emisor']) {
+      const typo = await post(limited, 'initech', path, { ...issuerBody(), telefono: 88887777 });
+      expect(typo.status).toBe(400);
+      expect(typo.body.message).toMatch(/telefono/);
+    }
+    expect((await post(limited, 'initech', '/api/enviar/emisor', issuerBody())).status).toBe(200);
+    expect((await post(limited, 'initech', '/api/actualizar/emisor', issuerBody())).status).toBe(200);
+    expect((await post(limited, 'initech', '/api/actualizar/emisor', issuerBody())).status).toBe(429);
+  });
 });

@@ -9,7 +9,7 @@ import type { IssuerDeps } from './issuer-deps';
 import { takeIssuerWriteSlot } from './issuer-write-limit';
 import { findIssuer, insertIssuer, type IssuerRow } from './issuer-repository';
 import { secretContext, toIssuerValues } from './issuer-secrets';
-import { type ValidRegistration, validateRegistration } from './validate-registration';
+import { type ValidRegistration, parseRegistration, validateRegistration } from './validate-registration';
 
 export interface RegisterIssuerResult {
   created: boolean;
@@ -56,8 +56,10 @@ export async function registerIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<RegisterIssuerResult> {
+  // A body of the wrong shape is refused before the slot: the slot pays for opening a .p12.
+  const body = parseRegistration(input.body);
   await takeIssuerWriteSlot(deps, input.tenantId);
-  const valid = await validateRegistration(input.body, {
+  const valid = await validateRegistration(body, {
     territory: deps.territory,
     now: deps.now(),
     certificates: deps.certificates,

@@ -9,14 +9,16 @@ import type { IssuerDeps } from './issuer-deps';
 import { takeIssuerWriteSlot } from './issuer-write-limit';
 import { updateIssuer as updateIssuerRow } from './issuer-repository';
 import { toIssuerValues } from './issuer-secrets';
-import { validateRegistration } from './validate-registration';
+import { parseRegistration, validateRegistration } from './validate-registration';
 
 export async function updateIssuer(
   deps: IssuerDeps,
   input: { tenantId: string; body: unknown },
 ): Promise<{ identificacion: string; warnings: Warning[] }> {
+  // A body of the wrong shape is refused before the slot: the slot pays for opening a .p12.
+  const body = parseRegistration(input.body);
   await takeIssuerWriteSlot(deps, input.tenantId);
-  const valid = await validateRegistration(input.body, {
+  const valid = await validateRegistration(body, {
     territory: deps.territory,
     now: deps.now(),
     certificates: deps.certificates,

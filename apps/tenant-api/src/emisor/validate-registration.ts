@@ -48,11 +48,16 @@ function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** The body's shape (EmisorRegistration): checked before the tenant's issuer-write slot is taken. */
+export function parseRegistration(input: unknown): EmisorRegistration {
+  return parseBody(EmisorRegistration, input);
+}
+
+/** The rest, on a body of the right shape: this is where the .p12 is opened. */
 export async function validateRegistration(
-  input: unknown,
+  body: EmisorRegistration,
   ctx: ValidationContext,
 ): Promise<ValidRegistration> {
-  const body = parseBody(EmisorRegistration, input);
   const problems: ErrorDetail[] = [];
   const fail = (path: string, reason: string) => problems.push({ path, reason });
 
