@@ -11,6 +11,7 @@ import { ReceivedPage } from './pages/received';
 import { SignInPage } from './pages/sign-in';
 import { WebhookPage } from './pages/webhook';
 import { onLink, usePath } from './router';
+import { ErrorLine } from './ui';
 
 type Session = SessionResponse['data'];
 
@@ -37,6 +38,11 @@ function page(path: string) {
 export function App() {
   const [lang, setLang] = useState<Lang>(initialLang);
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  // A sign-out that failed before anything changed (403, 503…): the person is still signed in and retries.
+  const [signOutError, setSignOutError] = useState<unknown>(undefined);
+  // The `expira` of a session whose cookie went but whose token the auth-server did not revoke: the
+  // sign-in page says it stays valid until then, so nobody believes a copied token died with the sign-out.
+  const [unrevokedUntil, setUnrevokedUntil] = useState<string | undefined>(undefined);
   const path = usePath();
   const t = WORDS[lang];
 
@@ -56,17 +62,31 @@ export function App() {
 
   const signedIn = (s: Session) => {
     setCsrf(s.csrf);
+    setUnrevokedUntil(undefined);
+    setSignOutError(undefined);
     setSession(s);
   };
   const signOut = async () => {
+    setSignOutError(undefined);
     try {
       await call('DELETE', '/app/session');
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
+      // 502 upstream_error: the tenant-api cleared the cookie but the auth-server did not revoke the token.
+      if (err.code === 'upstream_error') setUnrevokedUntil(session?.expira);
+      // 401: the token no longer works, which is what signing out wants. Anything else failed before the
+      // cookie was touched: still signed in.
+      else if (err.status !== 401) {
+        setSignOutError(err);
+        return;
+      }
     }
     setCsrf(undefined);
     setSession(null);
   };
+  const unrevokedNotice = unrevokedUntil
+    ? t.signOutNotRevoked(new Date(unrevokedUntil).toLocaleString(lang === 'en' ? 'en-US' : 'es-CR'))
+    : undefined;
 
   const nav: [string, string][] = [
     ['/app/documentos', t.navDocuments],
@@ -117,10 +137,11 @@ export function App() {
         </nav>
       )}
       <main id="main" tabIndex={-1}>
+        {session && <ErrorLine error={signOutError} />}
         {session === undefined ? (
           <p role="status">{t.loading}</p>
         ) : session === null ? (
-          <SignInPage onSignedIn={signedIn} />
+          <SignInPage onSignedIn={signedIn} notice={unrevokedNotice} />
         ) : (
           (page(path) ?? <p>{t.notFound}</p>)
         )}

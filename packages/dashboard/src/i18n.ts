@@ -14,6 +14,8 @@ const es = {
   base: 'Base (cliente)',
   password: 'Contraseña',
   signOut: 'Salir',
+  signOutNotRevoked: (until: string) =>
+    `Salió de este navegador, pero el servidor no pudo cerrar la sesión: sigue válida hasta ${until}`,
   signedInAs: 'Sesión de',
   navDocuments: 'Documentos',
   navIssuers: 'Emisores',
@@ -166,6 +168,8 @@ const en: Words = {
   base: 'Base (client)',
   password: 'Password',
   signOut: 'Sign out',
+  signOutNotRevoked: (until: string) =>
+    `You left this browser, but the server could not end the session: it stays valid until ${until}`,
   signedInAs: 'Signed in as',
   navDocuments: 'Documents',
   navIssuers: 'Issuers',

@@ -2,7 +2,8 @@
 // auth-server, tenant-api with the built dashboard, hacienda-sandbox): sign in, find an accepted invoice and
 // download its PDF, read a rejected one's reason, replay a webhook, every page in Spanish and English and
 // on a phone; the session cookie's flags, a state-changing call without the CSRF header refused, another
-// tenant's documents never shown, and sign-out revoking the token. Screenshots go to test-artifacts/.
+// tenant's documents never shown, sign-out revoking the token, and a sign-out the auth-server did not
+// confirm told as such (the token still valid until its exp). Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_EMISOR, type Stack, invoice, startStack } from '@cr/stack';
@@ -317,5 +318,40 @@ run('the dashboard in Chromium', () => {
       if (Date.now() > deadline) throw new Error(`the signed-out token still answers ${r.status}`);
       await new Promise((res) => setTimeout(res, 200));
     }
+  });
+
+  it('when the auth-server is down at sign-out, then the sign-in page says the session is still valid and until when', async () => {
+    await page.goto(appUrl('globex', '/app/documentos'));
+    const signOut = page.getByRole('button', { name: 'Salir' });
+    const signIn = page.getByLabel('Contraseña');
+    await signOut.or(signIn).first().waitFor();
+    // Signed in since the globex test above; signed in again when this test runs alone.
+    if (await signIn.isVisible()) {
+      await signIn.fill('globex-dashboard-password-1');
+      await page.getByRole('button', { name: 'Ingresar' }).click();
+      await signOut.waitFor();
+    }
+    const token = (await context.cookies(appUrl('globex')))[0]!.value;
+    // The session's expiry as this browser writes it in Spanish: the date the notice must name.
+    const until = await page.evaluate(async () => {
+      const { data } = (await (await fetch('/app/session')).json()) as { data: { expira: string } };
+      return new Date(data.expira).toLocaleString('es-CR');
+    });
+    await stack.whileAuthServerDown(async () => {
+      await signOut.click();
+      await page.getByRole('button', { name: 'Ingresar' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'servidor no pudo cerrar la sesión' }).waitFor();
+    });
+    const notice = await page.getByRole('alert').filter({ hasText: 'sigue válida hasta' }).textContent();
+    expect(notice).toBe(
+      `Salió de este navegador, pero el servidor no pudo cerrar la sesión: sigue válida hasta ${until}`,
+    );
+    await shot('12-salida-sin-revocar');
+    expect(await context.cookies(appUrl('globex'))).toEqual([]);
+    // What the notice says: the token was not revoked and still works until its exp.
+    const r = await tenantFetch(`${stack.tenantUrl('globex')}/api/documentos`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(r.status).toBe(200);
   });
 });

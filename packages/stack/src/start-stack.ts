@@ -64,6 +64,11 @@ export interface Stack {
   demoEmisor(): DemoEmisorRegistration;
   /** Moves the tenant-api's token clock (expiry checks) forward, to meet a token past its exp. */
   advanceTenantClock(seconds: number): void;
+  /**
+   * Runs `fn` while the auth-server is really down: its listener and open connections closed (callers get
+   * connection refused), then listening again on the same port with the same app, whatever `fn` did.
+   */
+  whileAuthServerDown<T>(fn: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -131,7 +136,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       hashConcurrency: 1,
       hashQueueLimit: 64,
     });
-    const authServer = await listen(createAuthApp(auth), authPort, '127.0.0.1');
+    const authApp = createAuthApp(auth);
+    let authServer = await listen(authApp, authPort, '127.0.0.1');
+    // The current listener: whileAuthServerDown replaces it.
     closers.push(() => authServer.close());
 
     let clockOffset = 0;
@@ -163,6 +170,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       demoEmisor: () => demoRegistration(sandbox.demo),
       advanceTenantClock(seconds) {
         clockOffset += seconds;
+      },
+      async whileAuthServerDown(fn) {
+        const closed = authServer.close();
+        // Kept-alive connections (the tenant-api's fetch pool) would otherwise still reach the app.
+        authServer.server.closeAllConnections();
+        await closed;
+        try {
+          return await fn();
+        } finally {
+          authServer = await listen(authApp, authPort, '127.0.0.1');
+        }
       },
       stop,
     };

@@ -1,12 +1,20 @@
 // Sign-in with the tenant's base (prefilled from the host: acme.<domain> → acme) and password. The
 // tenant-api logs in at the auth-server and sets the session cookie; the page only learns the CSRF value.
+// After a sign-out the auth-server did not confirm, it says the old session is still valid and until when.
 import type { SessionResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import { useWords } from '../i18n';
 import { ErrorLine } from '../ui';
 
-export function SignInPage({ onSignedIn }: { onSignedIn: (s: SessionResponse['data']) => void }) {
+export function SignInPage({
+  onSignedIn,
+  notice,
+}: {
+  onSignedIn: (s: SessionResponse['data']) => void;
+  /** What the last sign-out left undone (the token still valid at the server), shown until the next sign-in. */
+  notice?: string | undefined;
+}) {
   const t = useWords();
   const [base, setBase] = useState(location.hostname.split('.')[0] ?? '');
   const [password, setPassword] = useState('');
@@ -27,6 +35,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (s: SessionResponse['da
   return (
     <form class="card narrow" onSubmit={submit}>
       <h1>{t.signInTitle}</h1>
+      {notice && (
+        <p class="error" role="alert">
+          {notice}
+        </p>
+      )}
       <label>
         {t.base}
         <input
