@@ -16,7 +16,12 @@ import {
 } from '../listing/list-query';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { RecepcionDeps } from './recepcion-deps';
-import { RECEIVED_SELECT, type ReceivedRow, findReceivedByClave } from './received-repository';
+import {
+  RECEIVED_SELECT,
+  type ReceivedRow,
+  findReceivedByClave,
+  findReceivedXml,
+} from './received-repository';
 import { toReceivedData } from './received-view';
 
 interface Cursor {
@@ -73,6 +78,25 @@ export async function listReceived(
   const page = rows.slice(0, limite);
   const last = page[page.length - 1];
   return { data: page.map(toReceivedData), cursor: rows.length > limite && last ? cursorOf(last) : null };
+}
+
+/** The supplier's XML, or Hacienda's answer that came with it, of a received document of the tenant. */
+export async function getReceivedXml(
+  deps: Pick<RecepcionDeps, 'db'>,
+  input: { tenantId: string; clave: string; which: 'xml' | 'respuesta-hacienda' },
+): Promise<string> {
+  const { tenantId, clave } = input;
+  const column = input.which === 'xml' ? 'xml' : 'respuesta_hacienda_xml';
+  const row = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findReceivedXml(tx, tenantId, clave, column),
+    ONE_STATEMENT,
+  );
+  if (!row) throw new AppError('not_found', `clave: received document ${clave} not found`);
+  if (row.xml === null)
+    throw new AppError('not_found', `clave: no Hacienda answer was supplied with ${clave}`);
+  return row.xml;
 }
 
 export async function getReceived(

@@ -37,9 +37,7 @@ export interface ReceivedRow {
   moneda: string;
   total: string;
   impuestos: string | null;
-  xml: string;
   xml_sha256: string;
-  respuesta_hacienda_xml: string | null;
   findings: RecepcionFinding[];
   vence: string;
   origen: 'carga' | 'sincronizacion';
@@ -52,11 +50,15 @@ export interface ReceivedRow {
   respuesta_consecutivo: string | null;
 }
 
-/** The row with its derived state and the latest answer's; `vence` as YYYY-MM-DD on both engines. */
+/**
+ * The row with its derived state and the latest answer's; `vence` as YYYY-MM-DD on both engines. Without the
+ * stored XMLs (the supplier's, up to RECEPCION_MAX_XML_BYTES, and Hacienda's answer): nothing that shows a
+ * row uses them, and a 200-row page of 2 MiB documents read them all, ~400 MB of strings for a 219 KB answer.
+ * They are read one at a time, by `findReceivedXml`, for a download.
+ */
 export const RECEIVED_SELECT = `
   SELECT r.id, r.clave, r.receptor, r.tipo, r.emisor_tipo, r.emisor_numero, r.emisor_nombre,
-    r.fecha_emision_text, r.moneda, r.total, r.impuestos, r.xml, r.xml_sha256, r.respuesta_hacienda_xml,
-    r.findings, to_char(r.vence, 'YYYY-MM-DD') AS vence, r.origen, r.respuesta_document_id,
+    r.fecha_emision_text, r.moneda, r.total, r.impuestos, r.xml_sha256, r.findings, to_char(r.vence, 'YYYY-MM-DD') AS vence, r.origen, r.respuesta_document_id,
     r.aviso_vencimiento, r.created_at, r.tenant_id, r.fecha_dia, r.vence AS vence_d,
     CASE
       WHEN d.id IS NULL OR d.estado IN ('rechazado', 'error') THEN 'pendiente'
@@ -111,6 +113,21 @@ export async function findReceivedByClave(
     tenantId,
     clave,
   ]);
+  return r.rows[0];
+}
+
+/** One of a received document's stored XMLs (null: no answer from Hacienda came with it); undefined: no such clave. */
+export async function findReceivedXml(
+  tx: Queryable,
+  tenantId: string,
+  clave: string,
+  which: 'xml' | 'respuesta_hacienda_xml',
+): Promise<{ xml: string | null } | undefined> {
+  const column = which === 'xml' ? 'xml' : 'respuesta_hacienda_xml';
+  const r = await tx.query<{ xml: string | null }>(
+    `SELECT ${column} AS xml FROM received_documents WHERE tenant_id = $1 AND clave = $2`,
+    [tenantId, clave],
+  );
   return r.rows[0];
 }
 

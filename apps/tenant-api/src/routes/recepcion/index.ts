@@ -7,11 +7,10 @@ import type {
   RecepcionRespuestaResponse,
   RecepcionSincronizarResponse,
 } from '@cr/contracts';
-import { AppError } from '@cr/service-kit';
 import type { RequestHandler, Router } from 'express';
 import { checkClave } from '../../documents/get-document';
 import { answerReceived } from '../../recepcion/answer-received';
-import { getReceived, listReceived } from '../../recepcion/list-received';
+import { getReceived, getReceivedXml, listReceived } from '../../recepcion/list-received';
 import { uploadReceivedDocument } from '../../recepcion/receive-document';
 import type { RecepcionDeps } from '../../recepcion/recepcion-deps';
 import { toReceivedData } from '../../recepcion/received-view';
@@ -50,9 +49,7 @@ function detalle(deps: RecepcionDeps): RequestHandler {
 function descargar(deps: RecepcionDeps, which: 'xml' | 'respuesta-hacienda'): RequestHandler {
   return async (req, res) => {
     const clave = checkClave(String(req.params.clave));
-    const row = await getReceived(deps, { tenantId: res.locals.tenantId, clave });
-    const xml = which === 'xml' ? row.xml : row.respuesta_hacienda_xml;
-    if (!xml) throw new AppError('not_found', `clave: no Hacienda answer was supplied with ${clave}`);
+    const xml = await getReceivedXml(deps, { tenantId: res.locals.tenantId, clave, which });
     const name = which === 'xml' ? `${clave}.xml` : `${clave}_respuesta_hacienda.xml`;
     res.setHeader('Content-Type', 'application/xml; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
