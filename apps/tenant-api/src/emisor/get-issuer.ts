@@ -4,7 +4,7 @@ import type { EmisorData } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { IssuerDeps } from './issuer-deps';
-import { type IssuerRow, findIssuer } from './issuer-repository';
+import { type PublicIssuerRow, findIssuer } from './issuer-repository';
 
 export async function getIssuer(
   deps: Pick<IssuerDeps, 'db'>,
@@ -23,7 +23,7 @@ export async function getIssuer(
 }
 
 /** An issuer's public fields; the sealed secrets never leave the row. */
-export function toEmisorData(row: IssuerRow): EmisorData {
+export function toEmisorData(row: PublicIssuerRow): EmisorData {
   return {
     identificacion: Number(row.identificacion),
     tipoIdentificacion: row.tipo_identificacion,

@@ -87,12 +87,35 @@ export async function findIssuer(
   return r.rows[0] ? normalise(r.rows[0]) : undefined;
 }
 
-/** Every issuer of the tenant, by identificacion. */
-export async function listIssuerRows(tx: Queryable, tenantId: string): Promise<IssuerRow[]> {
-  const r = await tx.query<IssuerRow>('SELECT * FROM issuers WHERE tenant_id = $1 ORDER BY identificacion', [
-    tenantId,
-  ]);
-  return r.rows.map(normalise);
+/** What GET /api/emisores shows of an issuer: its public data, none of its sealed secrets. */
+export const PUBLIC_ISSUER_COLUMNS = [
+  'identificacion',
+  'tipo_identificacion',
+  'nombre_comercial',
+  'correo_electronico',
+  'telefono',
+  'ambiente',
+  'certificate_subject',
+  'certificate_not_after',
+] as const satisfies ReadonlyArray<keyof IssuerRow>;
+
+export type PublicIssuerRow = Pick<IssuerRow, (typeof PUBLIC_ISSUER_COLUMNS)[number]>;
+
+/**
+ * Every issuer of the tenant, by identificacion, without the sealed secrets: an accounting firm's tenant may
+ * hold thousands of issuers, each with a .p12 of up to 150 KB, which the list never shows.
+ */
+export async function listIssuerRows(tx: Queryable, tenantId: string): Promise<PublicIssuerRow[]> {
+  const r = await tx.query<PublicIssuerRow>(
+    `SELECT ${PUBLIC_ISSUER_COLUMNS.join(', ')} FROM issuers WHERE tenant_id = $1 ORDER BY identificacion`,
+    [tenantId],
+  );
+  return r.rows.map((row) => ({
+    ...row,
+    tipo_identificacion: Number(row.tipo_identificacion),
+    ambiente: Number(row.ambiente),
+    certificate_not_after: new Date(row.certificate_not_after),
+  }));
 }
 
 /** The issuer's current version (bigint as a string), or undefined when it is not registered. */
