@@ -209,15 +209,18 @@ export async function findDocumentByClave(
 
 /**
  * An issued document by its clave or, when the tenant issued none with it, the latest receiver's answer
- * (MensajeReceptor) to the received document with that clave.
+ * (MensajeReceptor) to the received document with that clave: only `columns` of it. A caller names what it
+ * uses: the row holds the signed XML and Hacienda's answer (about 2 MB for a 1,000-line invoice), and a
+ * consult that read them to show neither took 300+ MB for 64 at once.
  */
-export async function findDocumentOrAnswerByClave(
+export async function findDocumentOrAnswerByClave<K extends keyof DocumentRow>(
   tx: Queryable,
   tenantId: string,
   clave: string,
-): Promise<DocumentRow | undefined> {
-  const r = await tx.query<DocumentRow>(
-    `SELECT * FROM documents WHERE tenant_id = $1 AND (clave = $2 OR clave_recibida = $2)
+  columns: readonly K[],
+): Promise<Pick<DocumentRow, K> | undefined> {
+  const r = await tx.query<Pick<DocumentRow, K>>(
+    `SELECT ${columns.join(', ')} FROM documents WHERE tenant_id = $1 AND (clave = $2 OR clave_recibida = $2)
      ORDER BY (clave = $2) DESC, created_at DESC LIMIT 1`,
     [tenantId, clave],
   );

@@ -61,13 +61,30 @@ async function listRecentDeliveries(
   return { entregas, total };
 }
 
+/** What consultar/documento shows of the document's own row (never its XMLs or its sealed callback token). */
+const CONSULTED = [
+  'id',
+  'clave',
+  'clave_recibida',
+  'tipo_doc',
+  'emisor',
+  'numero_referencia',
+  'consecutivo',
+  'fecha_emision_text',
+  'estado',
+  'mensaje',
+  'detalle',
+  'error_cause',
+  'submit_attempts',
+] as const;
+
 export async function getDocument(
   deps: Pick<IssuerDeps, 'db'>,
   input: { tenantId: string; clave: string },
 ): Promise<DocumentData> {
   const { tenantId, clave } = input;
   return withTenant(deps.db, tenantId, async (tx) => {
-    const row = await findDocumentOrAnswerByClave(tx, tenantId, clave);
+    const row = await findDocumentOrAnswerByClave(tx, tenantId, clave, CONSULTED);
     if (!row) throw notFound(clave);
     const webhook = await listRecentDeliveries(tx, tenantId, row.id, RECENT_ENTRIES);
     // At most one event per estado (UNIQUE (document_id, estado)): the history is bounded as it is.
@@ -101,20 +118,26 @@ export async function getDocument(
   });
 }
 
-/** The signed comprobante, or Hacienda's answer (404 until the document is final). */
+/** The signed comprobante, or Hacienda's answer (404 until the document is final): the one XML asked for. */
 export async function getDocumentXml(
   deps: Pick<IssuerDeps, 'db'>,
   input: { tenantId: string; clave: string; which: 'xml' | 'respuesta' },
 ): Promise<string> {
   const { tenantId, clave } = input;
-  const row: DocumentRow | undefined = await withTenant(
-    deps.db,
-    tenantId,
-    (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave),
-    ONE_STATEMENT,
-  );
+  const read = <K extends keyof DocumentRow>(columns: readonly K[]) =>
+    withTenant(
+      deps.db,
+      tenantId,
+      (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave, columns),
+      ONE_STATEMENT,
+    );
+  if (input.which === 'xml') {
+    const row = await read(['xml']);
+    if (!row) throw notFound(clave);
+    return row.xml;
+  }
+  const row = await read(['estado', 'respuesta_xml']);
   if (!row) throw notFound(clave);
-  if (input.which === 'xml') return row.xml;
   if (!row.respuesta_xml) {
     throw new AppError(
       'not_found',

@@ -22,7 +22,7 @@ export async function replayWebhook(
   const doc = await withTenant(
     deps.db,
     tenantId,
-    (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave),
+    (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave, ['id', 'estado'] as const),
     ONE_STATEMENT,
   );
   if (!doc) throw new AppError('not_found', `clave: document ${clave} not found`);
