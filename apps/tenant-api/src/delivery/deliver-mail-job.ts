@@ -18,7 +18,7 @@ import { finishWithWrites } from '../db/finish-job';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { BrandingRow } from './branding-repository';
 import { comprobanteView } from './comprobante-views';
-import { findMailJobInputs } from './mail-job-inputs';
+import { findMailJobGate, findMailJobInputs } from './mail-job-inputs';
 import { composeMail, defaultRecipients } from './mail-message';
 import { MAIL_QUEUE, type MailDeps, type MailJobDeps, type MailJobPayload } from './mail-deps';
 import {
@@ -166,11 +166,44 @@ function deferred(
   return jobResult.retryAt(new Date(now.getTime() + waitMs), reason);
 }
 
+/**
+ * A deferred e-mail wakes every one to two minutes while its tenant's budget stays spent (a day, for a tenant
+ * past its daily one), and prepare would read both of its document's XMLs (up to megabytes), the branding and
+ * parse the XML on each wake only for tryAcquire to say no: a tenant's hundreds of them would hold the event
+ * loop for every tenant. So a re-run asks the platform's window first, taking nothing, and past the budget
+ * reads only what decides that the e-mail goes through the platform's server (it is recorded and pendiente,
+ * the tenant has no server of its own) and defers. It runs before MAIL_RESEND_NEW_ADDRESS_LIMIT is asked,
+ * which needs the XML: an e-mail that budget refuses is given up on the run after the window frees a slot.
+ * A first claim skips it: the acceptance's e-mail is not recorded yet (its recipients come from the XML) and
+ * every e-mail would pay a statement more; the re-runs are what pile up.
+ */
+async function deferredBeforeReading(
+  deps: MailJobDeps,
+  job: Job<MailJobPayload>,
+  now: () => Date,
+): Promise<JobResult | undefined> {
+  if (job.attempts < 2 || !deps.mail.smtpUrl) return undefined;
+  const { tenantId, documentId, messageId } = job.payload;
+  const slot = await deps.platformMailLimiter.peek(deps.db, tenantId);
+  if (slot.ok) return undefined;
+  const gate = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findMailJobGate(tx, tenantId, documentId, messageId),
+    ONE_STATEMENT,
+  );
+  // Anything else (not recorded, no longer pendiente, the tenant's own server) is for prepare to settle.
+  if (!gate || gate.ownServer || gate.state !== 'pendiente' || gate.estado !== 'aceptado') return undefined;
+  return deferred(deps, job, gate.clave, messageId, now(), slot.retryAfterMs);
+}
+
 export async function runMailDelivery(
   deps: MailJobDeps,
   job: Job<MailJobPayload>,
   context: Pick<JobContext, 'now'> & Partial<Pick<JobContext, 'finishIn'>>,
 ): Promise<JobResult> {
+  const early = await deferredBeforeReading(deps, job, context.now);
+  if (early) return early;
   const prepared = await prepare(deps, job, context.now());
   if (prepared.kind === 'stop') return prepared.result;
   const { message, doc, attempt, newAddressCharged, settings, branding } = prepared;

@@ -70,3 +70,41 @@ export async function findMailJobInputs(
     branding: joinedBrandingOf(row),
   };
 }
+
+/** What decides whether a run of a recorded e-mail waits for the platform's budget (deliver-mail-job.ts). */
+export interface MailJobGate {
+  clave: string;
+  estado: string;
+  state: MailMessageRow['state'];
+  /** The tenant has SMTP settings of its own: the platform's budget does not apply. */
+  ownServer: boolean;
+}
+
+/**
+ * The e-mail's state, its document's clave and estado and whether the tenant has a server of its own, in one
+ * statement that reads neither of the document's XMLs nor the branding: what a run asks before deferring,
+ * so a deferred e-mail's wake costs a few small columns. Undefined when the e-mail is not recorded yet.
+ */
+export async function findMailJobGate(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+  messageId: string,
+): Promise<MailJobGate | undefined> {
+  const r = await tx.query<{
+    clave: string;
+    estado: string;
+    state: MailMessageRow['state'];
+    own_server: boolean;
+  }>(
+    `SELECT d.clave, d.estado, m.state, s.tenant_id IS NOT NULL AS own_server
+     FROM documents d
+     JOIN mail_messages m ON m.tenant_id = d.tenant_id AND m.id = $3
+     LEFT JOIN tenant_mail_settings s ON s.tenant_id = d.tenant_id
+     WHERE d.tenant_id = $1 AND d.id = $2`,
+    [tenantId, documentId, messageId],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  return { clave: row.clave, estado: row.estado, state: row.state, ownServer: row.own_server === true };
+}

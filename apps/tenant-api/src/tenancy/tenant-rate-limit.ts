@@ -6,7 +6,7 @@
 // `windowSeconds`, whichever process serves them.
 import type { Acquired } from '@cr/hacienda-client';
 import { AppError, type Db } from '@cr/service-kit';
-import { withTenant } from '../db/with-tenant';
+import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 
 export interface TenantLimitOptions {
   limit: number;
@@ -20,6 +20,11 @@ export interface TenantLimiter {
   readonly name: string;
   /** Takes a slot of the tenant now if one is free, else says how long until one frees up. */
   tryAcquire(db: Db, tenantId: string): Promise<Acquired>;
+  /**
+   * What tryAcquire would answer now, taking nothing: a caller that must do costly work before it may take
+   * the slot asks first and, past the limit, skips that work. Another caller may take the slot in between.
+   */
+  peek(db: Db, tenantId: string): Promise<Acquired>;
 }
 
 // Keeps the calls still inside the window and adds this one when fewer than the limit remain. A first call
@@ -33,6 +38,11 @@ ON CONFLICT (tenant_id, name) DO UPDATE SET (hits, granted) = (
   FROM unnest(w.hits) AS h
   WHERE h > $3::bigint - $5::bigint)
 RETURNING granted, hits[1] AS oldest`;
+
+// The calls still inside the window, and the oldest of them (the next to leave it), as TAKE_SLOT counts them.
+const PEEK_SLOT = `SELECT count(*) AS hits, min(h) AS oldest
+FROM tenant_rate_windows w, unnest(w.hits) AS h
+WHERE w.tenant_id = $1 AND w.name = $2 AND h > $3::bigint - $4::bigint`;
 
 export function createTenantLimiter(name: string, options: TenantLimitOptions): TenantLimiter {
   if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be ≥ 1');
@@ -53,6 +63,24 @@ export function createTenantLimiter(name: string, options: TenantLimitOptions): 
       );
       const row = rows[0]!;
       if (row.granted) return { ok: true };
+      return { ok: false, retryAfterMs: Math.max(1, Number(row.oldest) + windowMs - now) };
+    },
+    async peek(db, tenantId) {
+      const now = Math.floor(clock());
+      const { rows } = await withTenant(
+        db,
+        tenantId,
+        (tx) =>
+          tx.query<{ hits: string | number; oldest: string | null }>(PEEK_SLOT, [
+            tenantId,
+            name,
+            now,
+            windowMs,
+          ]),
+        ONE_STATEMENT,
+      );
+      const row = rows[0]!;
+      if (Number(row.hits) < options.limit) return { ok: true };
       return { ok: false, retryAfterMs: Math.max(1, Number(row.oldest) + windowMs - now) };
     },
   };
