@@ -3,6 +3,7 @@
 // sends identical bytes under the same webhook-id; each attempt signs with the secrets active at that moment
 // and is recorded. Retries follow the Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h,
 // 10 h, 10 h, with jitter); 410 disables the endpoint. No transaction is held while the receiver is called.
+// An event with no active endpoint to go to is recorded without a body: its PDF is never rendered.
 import { type Job, type JobContext, type JobResult, type QueueOptions, jobResult } from '@cr/jobs';
 import { deliverWebhook, webhookRetryDelayMs } from '@cr/webhooks';
 import { metrics } from '@cr/service-kit';
@@ -36,35 +37,49 @@ type Prepared =
       secrets: string[];
     };
 
-/** What a first run freezes: the event its payload carries, or one built from the document (with its PDF). */
-async function eventToFreeze(
+/**
+ * What a first run freezes: the event its payload carries, or one built from the document. The body is built
+ * only when asked for (`body()`): an accepted document's carries its PDF, about a second of CPU and tens of
+ * MB to render for a document of a thousand lines, so it waits until there is somewhere to send it.
+ */
+function eventSource(
   job: Job<WebhookJobPayload>,
   inputs: WebhookJobInputs,
-): Promise<Pick<WebhookEventRow, 'document_id' | 'clave' | 'estado' | 'body'> | { result: JobResult }> {
+):
+  | (Pick<WebhookEventRow, 'document_id' | 'clave' | 'estado'> & { body: () => Promise<string> })
+  | { result: JobResult } {
   const { documentId } = job.payload;
   if (job.payload.event) {
     const { clave, type, body } = job.payload.event;
-    return { document_id: documentId, clave, estado: type, body: JSON.stringify(body) };
+    return { document_id: documentId, clave, estado: type, body: async () => JSON.stringify(body) };
   }
   const doc = inputs.doc;
   if (!doc) return { result: jobResult.fail(`document ${documentId} not found`) };
-  if (!isFinalState(doc.estado)) {
-    return { result: jobResult.fail(`document ${doc.clave} is ${doc.estado}, not final`) };
+  const { estado } = doc;
+  if (!isFinalState(estado)) {
+    return { result: jobResult.fail(`document ${doc.clave} is ${estado}, not final`) };
   }
-  // An accepted document's event carries its PDF, rendered once here and frozen with the event.
-  const pdf =
-    doc.estado === 'aceptado' && !doc.clave_recibida
-      ? await renderPrintablePdf(doc, inputs.branding)
-      : undefined;
-  const body = JSON.stringify(buildEventPayload({ ...doc, estado: doc.estado, ...(pdf ? { pdf } : {}) }));
-  return { document_id: doc.id, clave: doc.clave, estado: doc.estado, body };
+  return {
+    document_id: doc.id,
+    clave: doc.clave,
+    estado,
+    body: async () => {
+      // An accepted document's event carries its PDF, rendered once here and frozen with the event.
+      const pdf =
+        estado === 'aceptado' && !doc.clave_recibida
+          ? await renderPrintablePdf(doc, inputs.branding)
+          : undefined;
+      return JSON.stringify(buildEventPayload({ ...doc, estado, ...(pdf ? { pdf } : {}) }));
+    },
+  };
 }
 
 /**
- * Loads (or freezes) the event and decides whether there is anywhere to send it. The read and the freezing
- * are a statement each, their own transactions: the PDF is rendered between them with no connection held,
- * and a read takes no lock for a transaction around both to keep (two runs of one job, after a lost lease,
- * still meet at the event's unique job_id: the second one's insert fails and it is retried).
+ * Loads (or freezes) the event and decides whether there is anywhere to send it, before its body is built.
+ * The read and the freezing are a statement each, their own transactions: the PDF is rendered between them
+ * with no connection held, and a read takes no lock for a transaction around both to keep (two runs of one
+ * job, after a lost lease, still meet at the event's unique job_id: the second one's insert fails and it is
+ * retried).
  */
 async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date): Promise<Prepared> {
   const { tenantId, documentId } = job.payload;
@@ -77,24 +92,33 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
   );
   // A job claimed again after its event finished (crash between the two writes): nothing left to do.
   if (inputs.finished) return { kind: 'stop', result: jobResult.done() };
-  let event = inputs.event;
-  if (!event) {
-    const frozen = await eventToFreeze(job, inputs);
-    if ('result' in frozen) return { kind: 'stop', result: frozen.result };
+  const pending = inputs.event;
+  let event: Omit<WebhookEventRow, 'body'>;
+  let body: () => Promise<string>;
+  if (pending) {
+    event = pending;
+    body = async () => pending.body;
+  } else {
+    const source = eventSource(job, inputs);
+    if ('result' in source) return { kind: 'stop', result: source.result };
+    const { body: build, ...fields } = source;
     event = {
-      ...frozen,
+      ...fields,
       id: job.payload.eventId ?? newEventId(),
       tenant_id: tenantId,
       job_id: job.id,
       state: 'pending',
     };
+    body = build;
   }
   // An event frozen by this run has no deliveries yet.
-  const frozenNow = !inputs.event;
+  const frozenNow = !pending;
   const attempt = inputs.attempts + 1;
   const endpoint = inputs.endpoint;
   if (!endpoint?.active) {
-    // Recorded so consultar shows why nothing arrived; a replay after configuring sends it.
+    // Recorded so consultar shows why nothing arrived; a replay after configuring sends it. Nothing is sent,
+    // so a new event is recorded without a body (and no PDF rendered for it): a finished event's body is
+    // never read again (a replay builds a new event from the document), as after the housekeeping (ADR 0051).
     const end = endpoint ? 'disabled' : 'no_endpoint';
     const attemptRow = {
       documentId: event.document_id,
@@ -107,18 +131,19 @@ async function prepare(deps: WebhookDeps, job: Job<WebhookJobPayload>, now: Date
       at: now,
     };
     const writes = frozenNow
-      ? deliveryWrites(tenantId, attemptRow, {}, eventWrites(event, now, end))
+      ? deliveryWrites(tenantId, attemptRow, {}, eventWrites({ ...event, body: null }, now, end))
       : deliveryWrites(tenantId, attemptRow, { end });
     await withTenant(deps.db, tenantId, (tx) => writes.run(tx), ONE_STATEMENT);
     return { kind: 'stop', result: jobResult.done() };
   }
+  const sent: WebhookEventRow = { ...event, body: await body() };
   if (frozenNow) {
-    const frozen = eventWrites(event, now);
+    const frozen = eventWrites(sent, now);
     await withTenant(deps.db, tenantId, (tx) => frozen.run(tx), ONE_STATEMENT);
   }
   return {
     kind: 'deliver',
-    event,
+    event: sent,
     attempt,
     endpoint,
     secrets: signingSecrets(deps.secrets, endpoint, now),

@@ -80,9 +80,15 @@ export interface WebhookEventRow {
 /**
  * Freezes event `e` (its id and body, sent identically by every attempt), as the writes of one statement:
  * pending, or already finished as `end` when `deliveryWrites` adds its attempt to the same statement (a row
- * inserted by one CTE cannot be updated by another of the same statement).
+ * inserted by one CTE cannot be updated by another of the same statement). Only a finished event may come
+ * without a body (one that had nowhere to go): a pending one's retries send it.
  */
-export function eventWrites(e: Omit<WebhookEventRow, 'state'>, now: Date, end?: EventEnd): CteWrites {
+export function eventWrites(
+  e: Omit<WebhookEventRow, 'state' | 'body'> & { body: string | null },
+  now: Date,
+  end?: EventEnd,
+): CteWrites {
+  if (e.body === null && !end) throw new Error(`webhook event ${e.id}: a pending event needs its body`);
   const w = new CteWrites();
   const [id, tenant, document, clave, estado, job, body, at] = [
     e.id,
