@@ -8,10 +8,10 @@
 // freed, the e-mail goes.
 import { getJob } from '@cr/jobs';
 import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
-import { TENANT_ROLE } from '../src/db/with-tenant';
 import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
 import { raiseAcceptedMail } from './support/mail-helpers';
 import { type TestApp, startTestApp } from './support/test-app';
+import { withColumnsWithheld } from './support/withheld-columns';
 import { TestClock, drain } from './support/webhook-helpers';
 
 jest.setTimeout(60_000);
@@ -43,21 +43,6 @@ afterAll(async () => {
   await catcher?.stop();
 });
 
-/** Grants the tenant role SELECT on every column of documents but the signed XML and Hacienda's answer. */
-async function withholdXmlColumns(): Promise<void> {
-  const r = await ctx.db.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_name = 'documents'`,
-  );
-  const shown = r.rows.map((c) => c.column_name).filter((c) => !XML_COLUMNS.includes(c));
-  expect(shown.length).toBeGreaterThan(10);
-  await ctx.db.query(`REVOKE SELECT ON documents FROM ${TENANT_ROLE}`);
-  await ctx.db.query(`GRANT SELECT (${shown.join(', ')}) ON documents TO ${TENANT_ROLE}`);
-}
-
-async function restoreSelect(): Promise<void> {
-  await ctx.db.query(`GRANT SELECT ON documents TO ${TENANT_ROLE}`);
-}
-
 async function mailState(tenantId: string, messageId: string) {
   const r = await ctx.db.query<{ state: string; attempts: string | number }>(
     `SELECT m.state, (SELECT count(*) FROM mail_attempts a WHERE a.tenant_id = m.tenant_id AND a.message_id = m.id) AS attempts
@@ -84,8 +69,7 @@ describe("a deferred e-mail's wake while the tenant's platform budget is spent",
       lastError: expect.stringContaining(BUDGET_SPENT),
     });
 
-    await withholdXmlColumns();
-    try {
+    await withColumnsWithheld(ctx.db, 'documents', XML_COLUMNS, async () => {
       // It wakes when the slot frees up, but another e-mail of the tenant took it first (a tenant past its
       // budget has many waiting): twice it waits again, with no error and no attempt.
       for (let wake = 0; wake < 2; wake++) {
@@ -100,9 +84,7 @@ describe("a deferred e-mail's wake while the tenant's platform budget is spent",
       }
       expect(await mailState('acme', waiting.messageId)).toEqual({ state: 'pendiente', attempts: 0 });
       expect(catcher.catcher.messages).toHaveLength(before + 1);
-    } finally {
-      await restoreSelect();
-    }
+    });
 
     // The slot frees up again and nothing takes it: the next wake reads the document and sends.
     clock.ms = (await getJob(ctx.db, { key: waiting.key }))!.runAt.getTime() + 1;

@@ -4,10 +4,10 @@
 // (peaks of 665–691 MB, past the tenant-api pod's 512 MiB). The proof that they no longer read them is the
 // database's own: with the tenant role's SELECT on those columns withdrawn (a read of them is "permission
 // denied"), both answer; with it back, each download reads the one XML it sends.
-import { TENANT_ROLE } from '../src/db/with-tenant';
 import { getBytes, post } from './support/client';
 import { insertTestDocument, signedInvoiceXml } from './support/documents';
 import { type TestApp, startTestApp } from './support/test-app';
+import { withColumnsWithheld } from './support/withheld-columns';
 
 jest.setTimeout(120_000);
 
@@ -20,31 +20,18 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-async function withholdColumns(): Promise<void> {
-  const r = await ctx.db.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_name = 'documents'`,
-  );
-  const shown = r.rows.map((c) => c.column_name).filter((c) => !WITHHELD.includes(c));
-  expect(shown.length).toBeGreaterThan(20);
-  await ctx.db.query(`REVOKE SELECT ON documents FROM ${TENANT_ROLE}`);
-  await ctx.db.query(`GRANT SELECT (${shown.join(', ')}) ON documents TO ${TENANT_ROLE}`);
-}
-
 it('when the XMLs and the callback token cannot be read, then consultar/documento and a webhook replay still answer; each download reads its one XML', async () => {
   const doc = await insertTestDocument(ctx.db, 'acme', { estado: 'aceptado' });
   const before = await post(ctx, 'acme', '/api/consultar/documento', { clave: doc.clave });
   expect(before.status).toBe(200);
-  await withholdColumns();
-  try {
+  await withColumnsWithheld(ctx.db, 'documents', WITHHELD, async () => {
     const consulted = await post(ctx, 'acme', '/api/consultar/documento', { clave: doc.clave });
     expect(consulted.status).toBe(200);
     expect(consulted.body).toEqual(before.body);
     const replay = await post(ctx, 'acme', '/api/reenviar/webhook', { clave: doc.clave });
     expect(replay.status).toBe(200);
     expect(replay.body.message).toContain(`for document ${doc.clave} (aceptado)`);
-  } finally {
-    await ctx.db.query(`GRANT SELECT ON documents TO ${TENANT_ROLE}`);
-  }
+  });
   const xml = await getBytes(ctx, 'acme', `/api/descargar/${doc.clave}/xml`);
   expect(xml.status).toBe(200);
   expect(xml.body.toString('utf8')).toBe(signedInvoiceXml());

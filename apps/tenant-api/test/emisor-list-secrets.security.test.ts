@@ -4,10 +4,10 @@
 // 373 KB answer. The proof that it no longer does is the database's own: with the tenant role's SELECT on the
 // sealed columns withdrawn (any read of them is "permission denied"), the list still answers in full.
 import request from 'supertest';
-import { TENANT_ROLE } from '../src/db/with-tenant';
 import { post } from './support/client';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
+import { withColumnsWithheld } from './support/withheld-columns';
 
 jest.setTimeout(120_000);
 
@@ -30,19 +30,10 @@ const list = () =>
 it('when the sealed secrets cannot be read, then the issuers list still answers with every public field', async () => {
   const before = await list();
   expect(before.status).toBe(200);
-  const columns = await ctx.db.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_name = 'issuers'`,
-  );
-  const shown = columns.rows.map((c) => c.column_name).filter((c) => !SEALED.includes(c));
-  expect(shown.length).toBeGreaterThan(15);
-  await ctx.db.query(`REVOKE SELECT ON issuers FROM ${TENANT_ROLE}`);
-  try {
-    await ctx.db.query(`GRANT SELECT (${shown.join(', ')}) ON issuers TO ${TENANT_ROLE}`);
+  await withColumnsWithheld(ctx.db, 'issuers', SEALED, async () => {
     const after = await list();
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before.body);
     expect(after.body.data).toHaveLength(1);
-  } finally {
-    await ctx.db.query(`GRANT SELECT ON issuers TO ${TENANT_ROLE}`);
-  }
+  });
 });

@@ -4,10 +4,10 @@
 // pod's 512 MiB. Only a download needs a stored XML. The proof is the database's own: with the tenant role's
 // SELECT on those two columns withdrawn, uploading, listing and showing a received document still work (any
 // read of them would be "permission denied"); with it back, the download gives the XML byte for byte.
-import { TENANT_ROLE } from '../src/db/with-tenant';
 import { getBytes, post } from './support/client';
 import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
+import { withColumnsWithheld } from './support/withheld-columns';
 
 jest.setTimeout(120_000);
 
@@ -21,29 +21,13 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-/** Grants the tenant role SELECT on every column of received_documents but the stored XMLs. */
-async function withholdXmlColumns(): Promise<void> {
-  const r = await ctx.db.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_name = 'received_documents'`,
-  );
-  const shown = r.rows.map((c) => c.column_name).filter((c) => !XML_COLUMNS.includes(c));
-  expect(shown.length).toBeGreaterThan(10);
-  await ctx.db.query(`REVOKE SELECT ON received_documents FROM ${TENANT_ROLE}`);
-  await ctx.db.query(`GRANT SELECT (${shown.join(', ')}) ON received_documents TO ${TENANT_ROLE}`);
-}
-
-async function restoreSelect(): Promise<void> {
-  await ctx.db.query(`GRANT SELECT ON received_documents TO ${TENANT_ROLE}`);
-}
-
 it('when the stored XMLs cannot be read, then uploads, the listing and a document page still answer; only a download needs them', async () => {
   const first = supplierInvoice(901);
   expect(
     (await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(first.xml) }))
       .status,
   ).toBe(201);
-  await withholdXmlColumns();
-  try {
+  await withColumnsWithheld(ctx.db, 'received_documents', XML_COLUMNS, async () => {
     const second = supplierInvoice(902);
     const uploaded = await post(ctx, 'acme', '/api/recepcion/documentos', {
       receptor: RECEIVER_ID,
@@ -67,9 +51,7 @@ it('when the stored XMLs cannot be read, then uploads, the listing and a documen
     const shown = await getBytes(ctx, 'acme', `/api/recepcion/documentos/${first.clave}`);
     expect(shown.status).toBe(200);
     expect(JSON.parse(shown.body.toString('utf8')).data).toMatchObject({ clave: first.clave });
-  } finally {
-    await restoreSelect();
-  }
+  });
   const download = await getBytes(ctx, 'acme', `/api/recepcion/documentos/${first.clave}/xml`);
   expect(download.status).toBe(200);
   expect(download.body.toString('utf8')).toBe(first.xml);
