@@ -11,31 +11,20 @@ import { renderDocumentPdf } from '../src/delivery/render-document-pdf';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { post } from './support/client';
 import { insertTestDocument } from './support/documents';
-import { type TestApp, startTestApp } from './support/test-app';
-import { TestClock, deliveriesOf, drain, raiseFinalStateEvent } from './support/webhook-helpers';
-import { WebhookReceiver } from './support/webhook-receiver';
+import {
+  TestClock,
+  deliveriesOf,
+  drain,
+  raiseFinalStateEvent,
+  useWebhookHarness,
+} from './support/webhook-helpers';
 
-let ctx: TestApp;
-let receiver: WebhookReceiver;
 const clock = new TestClock();
-
-beforeAll(async () => {
-  ctx = await startTestApp({ now: clock.now });
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await receiver.stop();
-  await ctx.close();
-});
-beforeEach(() => {
-  clock.keepAhead();
-  receiver.received.length = 0;
-  receiver.script = [];
-});
+const h = useWebhookHarness(clock);
 
 /** A footer no other render of this file shares. */
 async function brandUniquely(tenant: string): Promise<void> {
-  const res = await post(ctx, tenant, '/api/configurar/marca', { pieDePagina: `Pie ${randomUUID()}` });
+  const res = await post(h.ctx, tenant, '/api/configurar/marca', { pieDePagina: `Pie ${randomUUID()}` });
   expect(res.status).toBe(200);
 }
 
@@ -49,14 +38,14 @@ async function rendersForDownload(tenant: string, clave: string): Promise<number
       return slots.run(tenantId, work);
     },
   };
-  const pdf = await renderDocumentPdf({ db: ctx.db, pdfRenders }, { tenantId: tenant, clave });
+  const pdf = await renderDocumentPdf({ db: h.ctx.db, pdfRenders }, { tenantId: tenant, clave });
   expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
   return renders;
 }
 
 /** Each event of the document: its state, whether it finished, and whether it kept a body. */
 async function eventsOf(tenant: string, documentId: string) {
-  const r = await ctx.db.query<{ state: string; finished: boolean; has_body: boolean }>(
+  const r = await h.ctx.db.query<{ state: string; finished: boolean; has_body: boolean }>(
     `SELECT state, finished_at IS NOT NULL AS finished, body IS NOT NULL AS has_body FROM webhook_events
      WHERE tenant_id = $1 AND document_id = $2 ORDER BY created_at`,
     [tenant, documentId],
@@ -68,11 +57,11 @@ describe('webhooks: an event with no active endpoint renders no PDF', () => {
   it('when a tenant without a webhook endpoint has a document accepted, then no_endpoint is recorded as before and no PDF is rendered for it', async () => {
     const tenant = 'noendpoint';
     await brandUniquely(tenant);
-    const doc = await insertTestDocument(ctx.db, tenant, { estado: 'aceptado' });
-    await raiseFinalStateEvent(ctx.db, tenant, doc);
-    expect(await drain(ctx)).toBe(1);
+    const doc = await insertTestDocument(h.ctx.db, tenant, { estado: 'aceptado' });
+    await raiseFinalStateEvent(h.ctx.db, tenant, doc);
+    expect(await drain(h.ctx)).toBe(1);
 
-    const rows = await deliveriesOf(ctx.db, tenant, doc.id);
+    const rows = await deliveriesOf(h.ctx.db, tenant, doc.id);
     expect(rows).toEqual([
       {
         event_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
@@ -87,7 +76,7 @@ describe('webhooks: an event with no active endpoint renders no PDF', () => {
     expect(await eventsOf(tenant, doc.id)).toEqual([
       { state: 'no_endpoint', finished: true, has_body: false },
     ]);
-    const consulted = await post(ctx, tenant, '/api/consultar/documento', { clave: doc.clave });
+    const consulted = await post(h.ctx, tenant, '/api/consultar/documento', { clave: doc.clave });
     expect(consulted.status).toBe(200);
     expect(consulted.body.data.webhook).toMatchObject({
       total: 1,
@@ -102,18 +91,18 @@ describe('webhooks: an event with no active endpoint renders no PDF', () => {
         },
       ],
     });
-    expect((await post(ctx, tenant, '/api/consultar/webhook', {})).status).toBe(404);
+    expect((await post(h.ctx, tenant, '/api/consultar/webhook', {})).status).toBe(404);
   });
 
   it('when a tenant without a webhook endpoint replays an accepted document, then no PDF is rendered for the replay', async () => {
     const tenant = 'noendpoint-replay';
     await brandUniquely(tenant);
-    const doc = await insertTestDocument(ctx.db, tenant, { estado: 'aceptado' });
-    const replay = await post(ctx, tenant, '/api/reenviar/webhook', { clave: doc.clave });
+    const doc = await insertTestDocument(h.ctx.db, tenant, { estado: 'aceptado' });
+    const replay = await post(h.ctx, tenant, '/api/reenviar/webhook', { clave: doc.clave });
     expect(replay.status).toBe(200);
-    expect(await drain(ctx)).toBe(1);
+    expect(await drain(h.ctx)).toBe(1);
 
-    expect(await deliveriesOf(ctx.db, tenant, doc.id)).toEqual([
+    expect(await deliveriesOf(h.ctx.db, tenant, doc.id)).toEqual([
       expect.objectContaining({
         event_id: replay.body.data.eventId,
         attempt: 1,
@@ -128,23 +117,23 @@ describe('webhooks: an event with no active endpoint renders no PDF', () => {
 
   it('when the endpoint was disabled by a 410, then a later accepted document is recorded as disabled and no PDF is rendered for it; a replay after re-configuring sends it with its PDF', async () => {
     const tenant = 'disabled-endpoint';
-    expect((await post(ctx, tenant, '/api/configurar/webhook', { url: receiver.url })).status).toBe(200);
-    const gone = await insertTestDocument(ctx.db, tenant, { estado: 'aceptado' });
-    await raiseFinalStateEvent(ctx.db, tenant, gone);
-    receiver.script = [410];
-    expect(await drain(ctx)).toBe(1);
-    expect((await post(ctx, tenant, '/api/consultar/webhook', {})).body.data.activo).toBe(false);
+    expect((await post(h.ctx, tenant, '/api/configurar/webhook', { url: h.receiver.url })).status).toBe(200);
+    const gone = await insertTestDocument(h.ctx.db, tenant, { estado: 'aceptado' });
+    await raiseFinalStateEvent(h.ctx.db, tenant, gone);
+    h.receiver.script = [410];
+    expect(await drain(h.ctx)).toBe(1);
+    expect((await post(h.ctx, tenant, '/api/consultar/webhook', {})).body.data.activo).toBe(false);
 
     // The 410 delivery rendered this tenant's PDF under its old branding; the later document's render is new.
     await brandUniquely(tenant);
-    const later = await insertTestDocument(ctx.db, tenant, { estado: 'aceptado' });
-    await raiseFinalStateEvent(ctx.db, tenant, later);
-    expect(await drain(ctx)).toBe(1);
-    expect(receiver.received).toHaveLength(1);
-    expect(await deliveriesOf(ctx.db, tenant, later.id)).toEqual([
+    const later = await insertTestDocument(h.ctx.db, tenant, { estado: 'aceptado' });
+    await raiseFinalStateEvent(h.ctx.db, tenant, later);
+    expect(await drain(h.ctx)).toBe(1);
+    expect(h.receiver.received).toHaveLength(1);
+    expect(await deliveriesOf(h.ctx.db, tenant, later.id)).toEqual([
       expect.objectContaining({
         attempt: 1,
-        url: receiver.url,
+        url: h.receiver.url,
         status: null,
         error: 'webhook endpoint is disabled',
       }),
@@ -155,12 +144,12 @@ describe('webhooks: an event with no active endpoint renders no PDF', () => {
     ]);
 
     // Nothing the tenant can ask for was lost: the replay builds its event, PDF included, from the document.
-    expect((await post(ctx, tenant, '/api/configurar/webhook', { url: receiver.url })).status).toBe(200);
-    const replay = await post(ctx, tenant, '/api/reenviar/webhook', { clave: later.clave });
+    expect((await post(h.ctx, tenant, '/api/configurar/webhook', { url: h.receiver.url })).status).toBe(200);
+    const replay = await post(h.ctx, tenant, '/api/reenviar/webhook', { clave: later.clave });
     expect(replay.status).toBe(200);
-    expect(await drain(ctx)).toBe(1);
-    expect(receiver.received).toHaveLength(2);
-    const sent = JSON.parse(receiver.received[1]!.body);
+    expect(await drain(h.ctx)).toBe(1);
+    expect(h.receiver.received).toHaveLength(2);
+    const sent = JSON.parse(h.receiver.received[1]!.body);
     expect(sent.folioDetails.map((f: { fileType: string }) => f.fileType)).toEqual(['XML', 'PDF']);
     expect(await eventsOf(tenant, later.id)).toEqual([
       { state: 'disabled', finished: true, has_body: false },

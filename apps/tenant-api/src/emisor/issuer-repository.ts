@@ -64,15 +64,15 @@ function valuesOf(v: IssuerValues): unknown[] {
   return COLUMNS.map((c) => v[c]);
 }
 
-function normalise(row: IssuerRow): IssuerRow {
-  return {
-    ...row,
-    tipo_identificacion: Number(row.tipo_identificacion),
-    sucursal: Number(row.sucursal),
-    ambiente: Number(row.ambiente),
-    certificate_not_before: new Date(row.certificate_not_before),
-    certificate_not_after: new Date(row.certificate_not_after),
-  };
+const NUMBER_COLUMNS = ['tipo_identificacion', 'sucursal', 'ambiente'] as const;
+const DATE_COLUMNS = ['certificate_not_before', 'certificate_not_after'] as const;
+
+/** The row's numbers and dates as such, whichever of them the query read (drivers differ in what they return). */
+function normalise<T extends Partial<IssuerRow>>(row: T): T {
+  const out: Partial<IssuerRow> = { ...row };
+  for (const c of NUMBER_COLUMNS) if (c in row) out[c] = Number(row[c]);
+  for (const c of DATE_COLUMNS) if (c in row) out[c] = new Date(row[c]!);
+  return out as T;
 }
 
 export async function findIssuer(
@@ -110,12 +110,7 @@ export async function listIssuerRows(tx: Queryable, tenantId: string): Promise<P
     `SELECT ${PUBLIC_ISSUER_COLUMNS.join(', ')} FROM issuers WHERE tenant_id = $1 ORDER BY identificacion`,
     [tenantId],
   );
-  return r.rows.map((row) => ({
-    ...row,
-    tipo_identificacion: Number(row.tipo_identificacion),
-    ambiente: Number(row.ambiente),
-    certificate_not_after: new Date(row.certificate_not_after),
-  }));
+  return r.rows.map(normalise);
 }
 
 /** The issuer's current version (bigint as a string), or undefined when it is not registered. */

@@ -86,11 +86,10 @@ export async function getReceivedXml(
   input: { tenantId: string; clave: string; which: 'xml' | 'respuesta-hacienda' },
 ): Promise<string> {
   const { tenantId, clave } = input;
-  const column = input.which === 'xml' ? 'xml' : 'respuesta_hacienda_xml';
   const row = await withTenant(
     deps.db,
     tenantId,
-    (tx) => findReceivedXml(tx, tenantId, clave, column),
+    (tx) => findReceivedXml(tx, tenantId, clave, input.which),
     ONE_STATEMENT,
   );
   if (!row) throw new AppError('not_found', `clave: received document ${clave} not found`);

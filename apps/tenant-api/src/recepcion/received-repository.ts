@@ -58,8 +58,9 @@ export interface ReceivedRow {
  */
 export const RECEIVED_SELECT = `
   SELECT r.id, r.clave, r.receptor, r.tipo, r.emisor_tipo, r.emisor_numero, r.emisor_nombre,
-    r.fecha_emision_text, r.moneda, r.total, r.impuestos, r.xml_sha256, r.findings, to_char(r.vence, 'YYYY-MM-DD') AS vence, r.origen, r.respuesta_document_id,
-    r.aviso_vencimiento, r.created_at, r.tenant_id, r.fecha_dia, r.vence AS vence_d,
+    r.fecha_emision_text, r.moneda, r.total, r.impuestos, r.xml_sha256, r.findings,
+    to_char(r.vence, 'YYYY-MM-DD') AS vence, r.origen, r.respuesta_document_id, r.aviso_vencimiento,
+    r.created_at, r.tenant_id, r.fecha_dia, r.vence AS vence_d,
     CASE
       WHEN d.id IS NULL OR d.estado IN ('rechazado', 'error') THEN 'pendiente'
       WHEN d.estado = 'aceptado' THEN 'respondido'
@@ -121,8 +122,9 @@ export async function findReceivedXml(
   tx: Queryable,
   tenantId: string,
   clave: string,
-  which: 'xml' | 'respuesta_hacienda_xml',
+  which: 'xml' | 'respuesta-hacienda',
 ): Promise<{ xml: string | null } | undefined> {
+  // The column named here, never taken from the caller: it is spliced into the statement.
   const column = which === 'xml' ? 'xml' : 'respuesta_hacienda_xml';
   const r = await tx.query<{ xml: string | null }>(
     `SELECT ${column} AS xml FROM received_documents WHERE tenant_id = $1 AND clave = $2`,

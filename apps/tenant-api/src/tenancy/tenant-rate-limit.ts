@@ -44,6 +44,11 @@ const PEEK_SLOT = `SELECT count(*) AS hits, min(h) AS oldest
 FROM tenant_rate_windows w, unnest(w.hits) AS h
 WHERE w.tenant_id = $1 AND w.name = $2 AND h > $3::bigint - $4::bigint`;
 
+/** A refusal: the wait until the oldest call inside the window leaves it (at least 1 ms). */
+function refused(oldest: string | null, windowMs: number, now: number): Acquired {
+  return { ok: false, retryAfterMs: Math.max(1, Number(oldest) + windowMs - now) };
+}
+
 export function createTenantLimiter(name: string, options: TenantLimitOptions): TenantLimiter {
   if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be ≥ 1');
   const windowMs = options.windowSeconds * 1000;
@@ -52,18 +57,22 @@ export function createTenantLimiter(name: string, options: TenantLimitOptions): 
     name,
     async tryAcquire(db, tenantId) {
       const now = Math.floor(clock());
-      const { rows } = await withTenant(db, tenantId, (tx) =>
-        tx.query<{ granted: boolean; oldest: string }>(TAKE_SLOT, [
-          tenantId,
-          name,
-          now,
-          options.limit,
-          windowMs,
-        ]),
+      // The slot taken is the whole transaction (ADR 0047).
+      const { rows } = await withTenant(
+        db,
+        tenantId,
+        (tx) =>
+          tx.query<{ granted: boolean; oldest: string }>(TAKE_SLOT, [
+            tenantId,
+            name,
+            now,
+            options.limit,
+            windowMs,
+          ]),
+        ONE_STATEMENT,
       );
       const row = rows[0]!;
-      if (row.granted) return { ok: true };
-      return { ok: false, retryAfterMs: Math.max(1, Number(row.oldest) + windowMs - now) };
+      return row.granted ? { ok: true } : refused(row.oldest, windowMs, now);
     },
     async peek(db, tenantId) {
       const now = Math.floor(clock());
@@ -80,8 +89,7 @@ export function createTenantLimiter(name: string, options: TenantLimitOptions): 
         ONE_STATEMENT,
       );
       const row = rows[0]!;
-      if (Number(row.hits) < options.limit) return { ok: true };
-      return { ok: false, retryAfterMs: Math.max(1, Number(row.oldest) + windowMs - now) };
+      return Number(row.hits) < options.limit ? { ok: true } : refused(row.oldest, windowMs, now);
     },
   };
 }

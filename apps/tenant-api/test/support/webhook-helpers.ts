@@ -4,7 +4,8 @@ import { enqueue } from '@cr/jobs';
 import type { Db } from '@cr/service-kit';
 import { withTenant } from '../../src/db/with-tenant';
 import { WEBHOOK_QUEUE, type WebhookJobPayload } from '../../src/webhooks/webhook-event';
-import type { TestApp } from './test-app';
+import { type TestApp, startTestApp } from './test-app';
+import { WebhookReceiver } from './webhook-receiver';
 
 /** A clock that only moves when told; starts a little ahead of real time so jobs enqueued now are due. */
 export class TestClock {
@@ -24,6 +25,45 @@ export class TestClock {
   get unixSeconds(): number {
     return Math.floor(this.ms / 1000);
   }
+}
+
+/**
+ * One app on the test clock and one webhook endpoint for a file of tests: started before its first test and
+ * stopped after its last; before each test the clock is kept ahead and the endpoint forgets what it received
+ * and answers 2xx again.
+ */
+export function useWebhookHarness(clock: TestClock): {
+  readonly ctx: TestApp;
+  readonly receiver: WebhookReceiver;
+} {
+  let ctx: TestApp | undefined;
+  let receiver: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    ctx = await startTestApp({ now: clock.now });
+    receiver = await new WebhookReceiver().start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await ctx?.close();
+  });
+  beforeEach(() => {
+    clock.keepAhead();
+    receiver!.received.length = 0;
+    receiver!.script = [];
+  });
+  const started = <T>(what: string, value: T | undefined): T => {
+    if (value === undefined)
+      throw new Error(`useWebhookHarness: the ${what} is used before beforeAll started it`);
+    return value;
+  };
+  return {
+    get ctx() {
+      return started('app', ctx);
+    },
+    get receiver() {
+      return started('receiver', receiver);
+    },
+  };
 }
 
 /** Runs the worker until nothing is due at the current clock; returns how many jobs ran. */
