@@ -28,8 +28,19 @@ const H = 792;
 const M = 36;
 const CONTENT = W - 2 * M;
 const BOTTOM = H - M - 14; // room for the page number line
+/** What a fresh page holds between its top margin and BOTTOM. */
+const PAGE_ROOM = BOTTOM - M;
 const GRAY = '#555555';
 const RULE = '#999999';
+
+interface BlockLine {
+  text: string;
+  font?: string;
+  size?: number;
+  color?: string;
+  /** A section title: it stays on the page of the line after it. */
+  title?: boolean;
+}
 
 interface Column {
   title: string;
@@ -82,16 +93,18 @@ class LetterWriter {
   }
 
   /** A block of lines at x; returns its height (y is not moved). */
-  block(
-    lines: { text: string; font?: string; size?: number; color?: string }[],
-    x: number,
-    width: number,
-  ): number {
+  block(lines: BlockLine[], x: number, width: number): number {
     const start = this.y;
     for (const l of lines) this.y += this.text(l.text, x, width, l) + 1;
     const h = this.y - start;
     this.y = start;
     return h;
+  }
+
+  /** The height `block` gives a line at `width`, before drawing it: as pdfkit will wrap it. */
+  measure(line: BlockLine, width: number): number {
+    this.doc.font(line.font ?? REGULAR).fontSize(line.size ?? 8);
+    return this.doc.heightOfString(line.text, { width }) + 1;
   }
 
   shortRule(x: number, width: number): void {
@@ -372,26 +385,50 @@ function summary(w: LetterWriter, v: ComprobanteView): void {
   if (devuelto) rows.push([...devuelto, false]);
   rows.push(['TOTAL', formatMoney(v.resumen.totalComprobante, moneda), true]);
 
-  const left: { text: string; font?: string; size?: number; color?: string }[] = [];
+  const left: BlockLine[] = [];
   const medios = mediosPagoLines(v);
   if (medios.length > 0) {
-    left.push({ text: 'Medios de pago', font: BOLD, size: 8 });
+    left.push({ text: 'Medios de pago', font: BOLD, size: 8, title: true });
     for (const m of medios) left.push({ text: m });
   }
   if (v.referencias.length > 0) {
-    left.push({ text: 'Documentos de referencia', font: BOLD, size: 8 });
+    left.push({ text: 'Documentos de referencia', font: BOLD, size: 8, title: true });
     for (const r of v.referencias) left.push({ text: referenciaText(r) });
   }
   if (v.otros.length > 0) {
-    left.push({ text: 'Observaciones', font: BOLD, size: 8 });
+    left.push({ text: 'Observaciones', font: BOLD, size: 8, title: true });
     for (const o of v.otros) left.push({ text: o });
   }
-  const rightHeight = rows.length * 12 + 6;
   const leftWidth = CONTENT - 240;
+  // Measured as drawn: a reference or an observation wraps to several rows in this column, and a block
+  // that does not fit lets pdfkit turn the page by itself, over the page number and away from the totals.
+  const heights = left.map((l) => w.measure(l, leftWidth));
+  const leftHeight = heights.reduce((sum, h) => sum + h, 0);
+  const rightHeight = rows.reduce((sum, [, , strong]) => sum + (strong ? 17 : 11), 0);
   w.y += 6;
-  w.ensure(Math.max(rightHeight, left.length * 12));
-  const leftHeight = w.block(left, M, leftWidth);
-  const start = w.y;
+  if (Math.max(leftHeight, rightHeight) <= PAGE_ROOM) {
+    // The usual case: the column and the totals side by side, together on one page.
+    w.ensure(Math.max(leftHeight, rightHeight));
+    const start = w.y;
+    const drawn = w.block(left, M, leftWidth);
+    totals(w, rows);
+    w.y = Math.max(w.y, start + drawn) + 8;
+    return;
+  }
+  // Longer than a page (many references or observations): the column flows line by line, each title
+  // with the line after it, and the totals follow it together, so the TOTAL ends the section.
+  left.forEach((l, i) => {
+    w.ensure(heights[i]! + (l.title ? (heights[i + 1] ?? 0) : 0));
+    w.y += w.text(l.text, M, leftWidth, l) + 1;
+  });
+  w.y += 6;
+  w.ensure(rightHeight);
+  totals(w, rows);
+  w.y += 8;
+}
+
+/** The totals in the right column from y, the TOTAL under a rule (17 pt) and the others 11 pt each. */
+function totals(w: LetterWriter, rows: [string, string, boolean][]): void {
   const rx = W - M - 220;
   for (const [name, amount, strong] of rows) {
     const font = strong ? BOLD : REGULAR;
@@ -401,7 +438,6 @@ function summary(w: LetterWriter, v: ComprobanteView): void {
     w.text(amount, rx + 110, 110, { font, size, align: 'right' });
     w.y += strong ? 14 : 11;
   }
-  w.y = Math.max(w.y, start + leftHeight) + 8;
 }
 
 function closing(w: LetterWriter, doc: Doc, v: ComprobanteView, branding: DrawnBranding): void {
