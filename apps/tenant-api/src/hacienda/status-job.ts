@@ -1,5 +1,7 @@
 // Job `hacienda.status`: GET recepción/{clave} until aceptado, rechazado or error, on the backoff (2 s, 5 s,
-// 15 s, 1 min, 5 min, … capped at 1 h); Hacienda's callback only brings the next check forward. A final
+// 15 s, 1 min, 5 min, … capped at 1 h); Hacienda's callback only brings the next check forward. A 429 waits
+// the longer of its Retry-After and the backoff, never beyond the cap. A 404 (Hacienda never stored it) puts
+// the document back to be submitted again once its last submission is old enough (resubmission.ts). A final
 // state stores the MensajeHacienda (signature verified, findings kept), its Mensaje, DetalleMensaje lines
 // and totals.
 import { type StatusOutcome, isFinalEstado } from '@cr/hacienda-client';
@@ -9,7 +11,9 @@ import { type FinalEstado, findDocumentStatusById } from '../documents/document-
 import type { DocumentJobPayload } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
 import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
+import { retryAfterRateLimit } from './rate-limited-retry';
 import { readRespuesta, recordFinal, unverifiedVerdict } from './record-transitions';
+import { resubmitUnknown } from './resubmission';
 
 function describeOutcome(out: StatusOutcome): string {
   if (out.kind === 'found') return `recepcion ind-estado ${out.indEstado}`;
@@ -35,7 +39,8 @@ export async function runStatusJob(
   if (!doc) return jobResult.fail(`document ${documentId} not found`);
   const later = (reason: string) =>
     retryOnSchedule(now, job.attempts, schedules.status, reason, schedules.statusCapMs);
-  // Started early by a callback: wait for the submission job to record `enviado` (it nudges this job).
+  // Started early by a callback, or put back after a 404: wait for the submission job to record `enviado`
+  // (it nudges this job).
   if (doc.estado === 'pendiente') return later('not yet recorded as enviado');
   if (doc.estado !== 'enviado') return jobResult.done();
 
@@ -44,8 +49,12 @@ export async function runStatusJob(
   if ('result' in access) return access.result;
   const out = await deps.hacienda.recepcion(key.ambiente).status(access.token, doc.clave);
   if (out.kind === 'unauthorized') deps.hacienda.tokens.invalidate(key);
-  if (out.kind === 'rateLimited' && out.retryAfterMs !== undefined) {
-    return jobResult.retryAt(new Date(now.getTime() + out.retryAfterMs), describeOutcome(out));
+  if (out.kind === 'rateLimited') {
+    const { status: schedule, statusCapMs: capMs } = schedules;
+    return retryAfterRateLimit(now, job.attempts, schedule, out.retryAfterMs, capMs, describeOutcome(out));
+  }
+  if (out.kind === 'notFound') {
+    return resubmitUnknown(deps, job, context, doc, later(describeOutcome(out)), out.cause);
   }
   if (out.kind !== 'found' || !isFinalEstado(out.indEstado)) return later(describeOutcome(out));
 

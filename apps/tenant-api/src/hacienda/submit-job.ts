@@ -1,7 +1,8 @@
 // Job `hacienda.submit`: POST the signed comprobante to recepción. 2xx or "ya fue recibido" → enviado and
 // the status follow-up; any other 400 → error (X-Error-Cause kept); 401 → a fresh token and one more try;
 // 429/5xx/timeouts/network → retried on the backoff without an end (a signed document must get there),
-// within the issuer's limit of 100 submissions per minute.
+// within the issuer's limit of 100 submissions per minute; a 429 waits the longer of its Retry-After and the
+// backoff, never beyond the schedule's longest step.
 import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
 import { KIND_RULES } from '@cr/hacienda-xml';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
@@ -11,6 +12,7 @@ import { type DocumentRow, findDocumentById, submitAttemptWrites } from '../docu
 import { type DocumentJobPayload, callbackSecretContext } from '../documents/submit-document';
 import { type SubmissionDeps, schedulesOf } from '../documents/submission-deps';
 import { accessTokenFor, retryOnSchedule, tokenKeyOf } from './hacienda-access';
+import { retryAfterRateLimit } from './rate-limited-retry';
 import { recordEnviado, recordFinal } from './record-transitions';
 
 function describeOutcome(out: SubmitOutcome): string {
@@ -126,10 +128,17 @@ export async function runSubmitJob(
         }
         return countedRetry(retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)));
       case 'rateLimited':
+        // Capped at the schedule's longest step, the wait between tries at the end of the schedule: a signed
+        // document must get there, and a retry inside a longer block costs one more 429, nothing else.
         return countedRetry(
-          out.retryAfterMs !== undefined
-            ? jobResult.retryAt(new Date(now.getTime() + out.retryAfterMs), describeOutcome(out))
-            : retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)),
+          retryAfterRateLimit(
+            now,
+            job.attempts,
+            schedules.submit,
+            out.retryAfterMs,
+            Math.max(...schedules.submit),
+            describeOutcome(out),
+          ),
         );
       default:
         return countedRetry(retryOnSchedule(now, job.attempts, schedules.submit, describeOutcome(out)));
