@@ -72,6 +72,7 @@ export class HaciendaUpstreamError extends AppError {
 export interface PublicApiOptions {
   /** HACIENDA_PUBLIC_API_URL, e.g. https://api.hacienda.go.cr */
   baseUrl: string;
+  /** The whole request, connection to last byte of the answer (`createHttp`). */
   timeoutMs?: number;
   /** Delays before each retry of a 5xx/timeout/connection failure; default [300, 1000, 3000] ms. */
   retryDelaysMs?: readonly number[];

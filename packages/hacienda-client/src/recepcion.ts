@@ -139,6 +139,7 @@ const ALREADY_RECEIVED = /ya\s+fue\s+recibid/i;
 export interface RecepcionClientOptions {
   /** Base URL ending in /recepcion/v1 (HACIENDA_RECEPCION_URL_TEST / _PROD). */
   baseUrl: string;
+  /** The whole request, connection to last byte of the answer (`createHttp`). */
   timeoutMs?: number;
   clock?: Clock;
 }

@@ -27,7 +27,8 @@ export class FakeHacienda {
   readonly refreshTokens = new Map<string, string>(); // refresh token → realm
   readonly logouts: string[] = [];
   expiresIn = 300;
-  refreshExpiresIn = 1800;
+  /** undefined: the token answer has no refresh_expires_in at all. */
+  refreshExpiresIn: number | undefined = 1800;
   idpDelayMs = 0;
   idpScript: Script[] = [];
   readonly received = new Map<string, { body: Record<string, unknown>; estado: string }>();
@@ -83,7 +84,7 @@ export class FakeHacienda {
       return res.json({
         access_token: access,
         expires_in: this.expiresIn,
-        refresh_expires_in: this.refreshExpiresIn,
+        ...(this.refreshExpiresIn === undefined ? {} : { refresh_expires_in: this.refreshExpiresIn }),
         refresh_token: refresh,
         token_type: 'bearer',
         'not-before-policy': 0,

@@ -112,18 +112,19 @@ describe('TokenManager', () => {
     expect(fake.grants.map((g) => g.grantType)).toEqual(['password', 'refresh_token']);
   });
 
-  it('when credentials come as a function, then it is called only when a password grant is needed', async () => {
+  it('when credentials come as a function, then it is read on every call and the session kept while they match', async () => {
     const tokens = manager();
-    let decrypted = 0;
+    let read = 0;
     const source = async () => {
-      decrypted += 1;
+      read += 1;
       return STAG_USER;
     };
-    await tokens.getToken(key, source);
-    await tokens.getToken(key, source);
+    const first = await tokens.getToken(key, source);
+    expect(await tokens.getToken(key, source)).toBe(first);
     tokens.invalidate(key);
     await tokens.getToken(key, source);
-    expect(decrypted).toBe(1);
+    expect(read).toBe(3);
+    expect(fake.grants.map((g) => g.grantType)).toEqual(['password', 'refresh_token']);
   });
 
   it('when the password is wrong, then a non-retryable invalid_credentials error says so without the password', async () => {

@@ -1,4 +1,5 @@
 // What the issuer use cases need, built once by createApp (and by the submission pipeline later).
+import type { TokenManager } from '@cr/hacienda-client';
 import type { Db, Logger, SecretBox } from '@cr/service-kit';
 import type { TenantLimiter } from '../tenancy/tenant-rate-limit';
 import type { TerritorialTable } from '../territory/territorial-table';
@@ -21,4 +22,9 @@ export interface IssuerDeps {
   taxpayerRegistry?: TaxpayerRegistry;
   /** Longest wait for that check before registering with a warning; default 5 s. */
   taxpayerCheckTimeoutMs?: number;
+  /**
+   * This process's IdP sessions (the app's Hacienda clients): an update retires the issuer's at once. Other
+   * processes notice the new credentials on their next token request.
+   */
+  hacienda?: { tokens: Pick<TokenManager, 'retire'> };
 }

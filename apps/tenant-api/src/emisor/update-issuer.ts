@@ -1,8 +1,10 @@
 // Use case of POST /api/actualizar/emisor: the same body as the registration, fully re-validated
-// (certificate included), replacing the stored issuer; 404 when this tenant has no such issuer.
+// (certificate included), replacing the stored issuer; 404 when this tenant has no such issuer. The issuer's
+// IdP sessions in this process end at once: they were opened with the credentials just replaced.
 import type { Warning } from '@cr/contracts';
 import { AppError } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
+import { issuerTokenKeys } from '../hacienda/hacienda-access';
 import { warnIfExpiringSoon } from './certificate-expiry';
 import { checkIssuerWithHacienda } from './check-with-hacienda';
 import type { IssuerDeps } from './issuer-deps';
@@ -32,6 +34,10 @@ export async function updateIssuer(
     throw new AppError('not_found', `identificacion: issuer ${values.identificacion} is not registered`);
   }
   deps.logger.info('issuer updated', { tenantId: input.tenantId, identificacion: values.identificacion });
+  // Not awaited: the cache entry goes now, the logout at the IdP is best effort and never rejects.
+  for (const key of issuerTokenKeys(input.tenantId, values.identificacion)) {
+    void deps.hacienda?.tokens.retire(key, 'issuer updated');
+  }
   warnIfExpiringSoon(deps, input.tenantId, values.identificacion, valid.certificate.notAfter);
   return { identificacion: values.identificacion, warnings };
 }

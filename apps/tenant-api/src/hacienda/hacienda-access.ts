@@ -1,6 +1,8 @@
 // The issuer's IdP access token for its ambiente, through the TokenManager (cached, refreshed, single-flight,
-// ≤ 10 grants per issuer per minute). The ATV password is decrypted only when a grant is really needed.
-// Failures become job results: wait for the limiter, or retry on the backoff.
+// ≤ 10 grants per issuer per minute). The credentials are read on every call, so a session opened with
+// credentials replaced since (actualizar/emisor, in any process) is dropped; reading them costs one version
+// query, the SigningMaterialLoader decrypting only when the issuer changed. Failures become job results:
+// wait for the limiter, or retry on the backoff.
 import { type Ambiente, IdpError, RateLimitedError, type TokenKey } from '@cr/hacienda-client';
 import { type Job, type JobResult, computeBackoff, jobResult } from '@cr/jobs';
 import type { DocumentRow } from '../documents/document-repository';
@@ -11,6 +13,11 @@ export function tokenKeyOf(tenantId: string, doc: Pick<DocumentRow, 'emisor' | '
     issuerId: `${tenantId}/${doc.emisor}`,
     ambiente: (Number(doc.ambiente) === 1 ? 1 : 2) as Ambiente,
   };
+}
+
+/** The issuer's token keys in both ambientes (an update may have moved it from one to the other). */
+export function issuerTokenKeys(tenantId: string, identificacion: string): TokenKey[] {
+  return ([1, 2] as const).map((ambiente) => tokenKeyOf(tenantId, { emisor: identificacion, ambiente }));
 }
 
 export function retryOnSchedule(
