@@ -67,6 +67,10 @@ function children(el: Element, name: string): Element[] {
   return out;
 }
 
+function childrenNS(el: Element, ns: string, name: string): Element[] {
+  return children(el, name).filter((c) => c.namespaceURI === ns);
+}
+
 function child(el: Element | undefined, name: string): Element | undefined {
   return el ? children(el, name)[0] : undefined;
 }
@@ -96,7 +100,11 @@ export function parseComprobante(xml: string): ParsedComprobante {
   const rootName = root.localName ?? root.nodeName;
   const amounts = readComprobanteAmounts(root);
   const signature = children(root, 'Signature').find((s) => s.namespaceURI === DS_NS);
-  const certEl = signature ? signature.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0] : undefined;
+  // The certificate the signature check verifies with (verifySignedXml: the first X509Certificate under the
+  // signature's KeyInfo), not the first anywhere under ds:Signature, which could sit in an unsigned ds:Object
+  // placed before KeyInfo and name someone else.
+  const keyInfo = signature ? childrenNS(signature, DS_NS, 'KeyInfo')[0] : undefined;
+  const certEl = keyInfo?.getElementsByTagNameNS(DS_NS, 'X509Certificate')[0];
   return {
     xml,
     doc,

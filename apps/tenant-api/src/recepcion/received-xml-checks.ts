@@ -2,6 +2,7 @@
 // worker thread (received-xml-pool.ts), because a 2 MiB upload takes about half a second to parse and every
 // tenant shares the event loop. The document is parsed once and every check reads that tree. What throws
 // AppError 400 (nothing stored): XML that is not well-formed, a root that is not a v4.4 comprobante, a
+// ds:Signature that is not the root's one last element, a field it reads written twice (parseComprobante), a
 // signature that does not verify, a document addressed to someone else, an unreadable Hacienda answer. What
 // becomes findings: the signer's certificate against the issuer and the pinned CAs, the §9 arithmetic and
 // Hacienda's answer against Hacienda's pinned seal (the XSD is checked by the caller, with the process's
@@ -25,6 +26,7 @@ import {
   verifySignedXml,
 } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
+import { signaturePlacementProblem } from './received-structure';
 
 export interface ReceivedXmlInput {
   /** The comprobante's text (decoded, no DTD). */
@@ -257,6 +259,10 @@ export function checkReceivedXml(input: ReceivedXmlInput, trust: ReceivedXmlTrus
       `xml: the root element ${rootName} (${root?.namespaceURI ?? 'no namespace'}) is not a v4.4 comprobante (${Object.keys(COMPROBANTE_KINDS).join(', ')})`,
     );
   }
+  // What the signature does not cover is never read (parseComprobante reads exact paths from the root), and a
+  // document shaped to carry it where a reader might is refused outright.
+  const misplaced = signaturePlacementProblem(root);
+  if (misplaced) throw bad(`xml: ${misplaced}`);
   let parsed: ParsedComprobante;
   try {
     parsed = parseComprobante(xml, doc);
