@@ -5,7 +5,9 @@
 // seconds of blocked event loop: ajv checks every item even past `maxItems`. Every failure is reported as at
 // most MAX_LISTED_ISSUES {path, reason} that name the fields the client got wrong. Strings (and keys)
 // holding U+0000 are refused here too: PostgreSQL `text`/`jsonb` cannot store them, so they would otherwise
-// end as a 500 deep in a use case.
+// end as a 500 deep in a use case. So are the other characters XML 1.0 cannot carry (C0 controls but tab,
+// LF and CR; lone surrogates; U+FFFE, U+FFFF): the XML writer drops them, so "\u0001\u0001\u0001" passed
+// minLength 3 here and became an empty Nombre that the XSD refuses after the document was numbered.
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -27,6 +29,22 @@ const MAX_VALUES_FOR_ALL_ISSUES = 5_000;
 const MAX_TEXT_FOR_ALL_ISSUES = 128 * 1024;
 
 export const NUL_REASON = 'must not contain the NUL character (U+0000)';
+export const XML_CHAR_REASON =
+  'must not contain control characters (other than tab, LF and CR), unpaired surrogates, U+FFFE or U+FFFF: XML cannot carry them';
+
+// With the `u` flag a well-formed surrogate pair is one code point, so the surrogate range matches only a
+// lone one. Every string is tested once on the valid path (one regex test, as cheap as `includes`). Built
+// from its source text so that this file holds no control character (the same set as xml-text's).
+const NOT_XML_CHARACTERS = '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF]';
+const NOT_XML_CHARACTER = new RegExp(NOT_XML_CHARACTERS, 'u');
+const NOT_XML_CHARACTER_ALL = new RegExp(NOT_XML_CHARACTERS, 'gu');
+const escapeCharacter = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** Why `text` cannot be accepted, or undefined when every character is storable and XML-safe. */
+function characterProblem(text: string): string | undefined {
+  if (!NOT_XML_CHARACTER.test(text)) return undefined;
+  return text.includes('\u0000') ? NUL_REASON : XML_CHAR_REASON;
+}
 
 const compiled = new Map<string, ValidateFunction>();
 const compiledFailFast = new Map<string, ValidateFunction>();
@@ -70,15 +88,15 @@ export function validatorFor(schema: TSchema): ValidateFunction {
 export function validate<S extends TSchema>(schema: S, data: unknown): ValidationResult<Static<S>> {
   const failFast = compileOnce(failFastAjv, compiledFailFast, schema);
   if (failFast(data)) {
-    if (!holdsNul(data)) return { ok: true, value: data as Static<S> };
-    return capped(findNulCharacters(data));
+    if (!holdsForbiddenCharacter(data)) return { ok: true, value: data as Static<S> };
+    return capped(findForbiddenCharacters(data));
   }
   if (!isSmall(data)) return { ok: false, issues: toIssues(failFast.errors ?? []), more: 'unsearched' };
   const all = validatorFor(schema);
   all(data);
   // ajv's errors are cheap; describing each is not (40,000 took ~0.3 s): only the listed ones are described.
   const listed = firstIssues(all.errors ?? [], MAX_LISTED_ISSUES);
-  const found = capped([...listed.issues, ...findNulCharacters(data)]);
+  const found = capped([...listed.issues, ...findForbiddenCharacters(data)]);
   return { ...found, more: (found.more as number) + listed.unlisted };
 }
 
@@ -111,19 +129,19 @@ function isSmall(data: unknown): boolean {
   return true;
 }
 
-/** Whether any string or key of `data` holds U+0000: the valid body's pass, without building paths. */
-function holdsNul(data: unknown): boolean {
+/** Whether any string or key of `data` holds U+0000 or another non-XML character: the valid body's pass, without building paths. */
+function holdsForbiddenCharacter(data: unknown): boolean {
   // Iterative: a body's depth is the client's choice.
   const pending: unknown[] = [data];
   while (pending.length > 0) {
     const value = pending.pop();
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return true;
+      if (NOT_XML_CHARACTER.test(value)) return true;
     } else if (Array.isArray(value)) {
       for (const item of value) pending.push(item);
     } else if (value !== null && typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) {
-        if (key.includes('\u0000')) return true;
+        if (NOT_XML_CHARACTER.test(key)) return true;
         pending.push(child);
       }
     }
@@ -146,14 +164,18 @@ function pathOf(step: Step | undefined): string {
   return path || '(body)';
 }
 
-/** Every string and key holding U+0000, by path (a NUL in a key is shown as the text `\u0000`). */
-function findNulCharacters(data: unknown): ValidationIssue[] {
+/**
+ * Every string and key holding U+0000 or another non-XML character, by path (in a key each such character is
+ * shown escaped, e.g. the text `\u0000`).
+ */
+function findForbiddenCharacters(data: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const pending: { value: unknown; at: Step | undefined }[] = [{ value: data, at: undefined }];
   while (pending.length > 0) {
     const { value, at } = pending.pop() as { value: unknown; at: Step | undefined };
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) issues.push({ path: pathOf(at), reason: NUL_REASON });
+      const problem = characterProblem(value);
+      if (problem) issues.push({ path: pathOf(at), reason: problem });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--)
         pending.push({ value: value[i], at: { parent: at, segment: i } });
@@ -161,9 +183,10 @@ function findNulCharacters(data: unknown): ValidationIssue[] {
       const entries = Object.entries(value);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i] as [string, unknown];
-        if (key.includes('\u0000')) {
-          const shown = key.replaceAll('\u0000', '\\u0000');
-          issues.push({ path: pathOf({ parent: at, segment: shown }), reason: NUL_REASON });
+        const problem = characterProblem(key);
+        if (problem) {
+          const shown = key.replace(NOT_XML_CHARACTER_ALL, escapeCharacter);
+          issues.push({ path: pathOf({ parent: at, segment: shown }), reason: problem });
         } else pending.push({ value: child, at: { parent: at, segment: key } });
       }
     }

@@ -2,6 +2,7 @@
 // v4.4 fields the spec does not carry. Only structural rules live here; cross-field rules (receptor per
 // tipoDoc, tarifa vs codigoTarifa, totals, exoneration fields per type) are checked by @cr/hacienda-xml.
 import { type Static, type TOptional, type TString, Type } from '@sinclair/typebox';
+import { CODIGOS_MONEDA } from './currencies';
 import { EmailAddress } from './delivery.schema';
 
 /** The request's tipoDoc: 1 FE, 2 ND, 3 NC, 4 TE, 8 FEC, 9 FEE, 10 REP (the consecutivo's type without the 0). */
@@ -257,6 +258,17 @@ const fechaHora = (description: string) =>
     description: `${description}; ISO 8601 date-time, with or without UTC offset (no offset means Costa Rica time, UTC-06:00)`,
   });
 
+/**
+ * NumTelefono is an xs:integer from 100 to 20 digits (REFERENCE §8): 3 to 20 digits whose value is at least
+ * 100, so leading zeros may pad it but "000" or "00000000099" may not stand for it. (FEC and FEE raise the
+ * minimum to 10000000; kind-check refuses a shorter number there.)
+ */
+export const TELEFONO_PATTERN = '^(?=\\d{3,20}$)0*[1-9]\\d{2,}$';
+const TELEFONO_DESCRIPTION =
+  'Telephone, digits only, value at least 100 (at least 10000000 in tipoDoc 8 and 9); written with country code 506';
+/** Canton and Distrito are xs:positiveInteger with pattern \d\d: 01 to 99, never 00. */
+export const TWO_DIGIT_CODE_PATTERN = '^(0[1-9]|[1-9]\\d)$';
+
 export const DocumentIdentificacion = Type.Object(
   {
     tipo: code(
@@ -278,8 +290,8 @@ export const DocumentReceptor = Type.Object(
     nombre: Type.String({ minLength: 3, maxLength: 100, description: 'Full name or business name' }),
     telefono: Type.Optional(
       Type.String({
-        pattern: '^\\d{3,20}$',
-        description: 'Telephone, digits only (written with country code 506)',
+        pattern: TELEFONO_PATTERN,
+        description: TELEFONO_DESCRIPTION,
       }),
     ),
     identificacion: DocumentIdentificacion,
@@ -301,8 +313,11 @@ export const DocumentReceptor = Type.Object(
 export const DocumentUbicacion = Type.Object(
   {
     provincia: Type.String({ pattern: '^[1-7]$', description: 'Provincia code (Nota 14)' }),
-    canton: Type.String({ pattern: '^\\d{2}$', description: 'Cantón code, 2 digits' }),
-    distrito: Type.String({ pattern: '^\\d{2}$', description: 'Distrito code, 2 digits' }),
+    canton: Type.String({ pattern: TWO_DIGIT_CODE_PATTERN, description: 'Cantón code, 2 digits, 01 to 99' }),
+    distrito: Type.String({
+      pattern: TWO_DIGIT_CODE_PATTERN,
+      description: 'Distrito code, 2 digits, 01 to 99',
+    }),
     barrio: Type.Optional(Type.String({ minLength: 5, maxLength: 50, description: 'Barrio name' })),
     otrasSenas: Type.String({ minLength: 5, maxLength: 250, description: 'Address details' }),
   },
@@ -324,8 +339,8 @@ export const DocumentProveedor = Type.Object(
     ),
     telefono: Type.Optional(
       Type.String({
-        pattern: '^\\d{3,20}$',
-        description: 'Telephone, digits only (written with country code 506)',
+        pattern: TELEFONO_PATTERN,
+        description: TELEFONO_DESCRIPTION,
       }),
     ),
     correoElectronico: Type.Optional(Type.String({ format: 'email', maxLength: 160 })),
@@ -818,9 +833,11 @@ export const DocumentRequest = Type.Object(
       {
         codigoTipoMoneda: Type.Object(
           {
-            codigoMoneda: Type.String({
-              pattern: '^[A-Z]{3}$',
-              description: 'ISO 4217 code, e.g. CRC or USD',
+            // Typed as string: the 168 codes are checked here, callers need not narrow to the union.
+            codigoMoneda: Type.Unsafe<string>({
+              type: 'string',
+              enum: [...CODIGOS_MONEDA],
+              description: 'ISO 4217 code the v4.4 XSD enumerates (CodigoMonedaType), e.g. CRC or USD',
             }),
             tipoCambio: Type.Optional(
               amount(

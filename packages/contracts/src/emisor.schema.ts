@@ -14,8 +14,12 @@ const Base64 = (description: string, maxLength: number) =>
 export const EmisorUbicacion = Type.Object(
   {
     provincia: Type.String({ pattern: '^[1-7]$', description: 'province code, 1 to 7' }),
-    canton: Type.String({ pattern: '^[0-9]{2}$', description: 'canton code, 2 digits' }),
-    distrito: Type.String({ pattern: '^[0-9]{2}$', description: 'district code, 2 digits' }),
+    // The XSD's Canton and Distrito are positive integers (01 to 99): "00" would fail every document.
+    canton: Type.String({ pattern: '^(0[1-9]|[1-9][0-9])$', description: 'canton code, 2 digits, 01 to 99' }),
+    distrito: Type.String({
+      pattern: '^(0[1-9]|[1-9][0-9])$',
+      description: 'district code, 2 digits, 01 to 99',
+    }),
     barrio: Type.String({ pattern: '^[0-9]{2}$', description: 'neighbourhood code, 2 digits' }),
     direccion: Type.String({
       minLength: 5,

@@ -30,9 +30,26 @@ function ubicacion(u: Issuer['ubicacion']): string {
   return `<Ubicacion>${el('Provincia', u.provincia)}${el('Canton', u.canton)}${el('Distrito', u.distrito)}${opt('Barrio', barrio)}${el('OtrasSenas', u.otrasSenas)}</Ubicacion>`;
 }
 
-function telefono(value: string | undefined): string {
+/** The issuer's NombreComercial when it fits the XSD's 3 to 80 characters (registration allows 1). */
+function fitsNombreComercial(value: string | undefined): string | undefined {
+  return value !== undefined && [...value].length >= 3 && [...value].length <= 80 ? value : undefined;
+}
+
+/** NumTelefono's minimum: 100, or 10000000 in FEC and FEE (their XSDs). */
+function minTelefono(doc: CheckedDocument): number {
+  return doc.rules.tipoDoc === '8' || doc.rules.tipoDoc === '9' ? 10_000_000 : 100;
+}
+
+/**
+ * The issuer's registered telephone, or nothing when its digits are not a NumTelefono of this kind (the
+ * element is optional, and the issuer cannot fix stored data per document; request telephones are refused
+ * instead by the contract and kind-check).
+ */
+function telefono(value: string | undefined, min: number): string {
   const tel = value ? digitsOnly(value) : '';
-  return tel.length >= 3 ? `<Telefono><CodigoPais>506</CodigoPais>${el('NumTelefono', tel)}</Telefono>` : '';
+  return tel.length >= 3 && tel.length <= 20 && Number(tel) >= min
+    ? `<Telefono><CodigoPais>506</CodigoPais>${el('NumTelefono', tel)}</Telefono>`
+    : '';
 }
 
 function identificacion(tipo: string, numero: string): string {
@@ -49,22 +66,22 @@ function correosOf(issuer: Issuer): string[] {
  * Our issuer as a party: the Emisor of every kind but FEC, where it is the buyer and so the Receptor. The two
  * XSD types differ only in how many CorreoElectronico they take (EmisorType up to 4, ReceptorType 1).
  */
-function buildIssuerParty(issuer: Issuer, tag: 'Emisor' | 'Receptor'): string {
+function buildIssuerParty(issuer: Issuer, tag: 'Emisor' | 'Receptor', minTel: number): string {
   const correos = correosOf(issuer).slice(0, tag === 'Emisor' ? 4 : 1);
   return (
     `<${tag}>` +
     el('Nombre', issuer.nombre) +
     identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion) +
-    opt('NombreComercial', issuer.nombreComercial) +
+    opt('NombreComercial', fitsNombreComercial(issuer.nombreComercial)) +
     ubicacion(issuer.ubicacion) +
-    telefono(issuer.telefono) +
+    telefono(issuer.telefono, minTel) +
     correos.map((c) => el('CorreoElectronico', c)).join('') +
     `</${tag}>`
   );
 }
 
 /** FEC: the supplier is the Emisor (REFERENCE §1.1, FacturaElectronicaCompra EmisorType). */
-function buildProveedorAsEmisor(p: DocumentProveedor): string {
+function buildProveedorAsEmisor(p: DocumentProveedor, minTel: number): string {
   return (
     '<Emisor>' +
     el('Nombre', p.nombre) +
@@ -72,7 +89,7 @@ function buildProveedorAsEmisor(p: DocumentProveedor): string {
     opt('NombreComercial', p.nombreComercial) +
     (p.ubicacion ? ubicacion(p.ubicacion) : '') +
     opt('OtrasSenasExtranjero', p.otrasSenasExtranjero) +
-    telefono(p.telefono) +
+    telefono(p.telefono, minTel) +
     opt('CorreoElectronico', p.correoElectronico) +
     '</Emisor>'
   );
@@ -94,10 +111,13 @@ function buildPaymentParties(doc: CheckedDocument, issuer: Issuer): string {
 }
 
 function buildParties(doc: CheckedDocument, issuer: Issuer): string {
+  const minTel = minTelefono(doc);
   if (doc.rules.receptor === 'issuer')
-    return buildProveedorAsEmisor(doc.document.proveedor!) + buildIssuerParty(issuer, 'Receptor');
+    return (
+      buildProveedorAsEmisor(doc.document.proveedor!, minTel) + buildIssuerParty(issuer, 'Receptor', minTel)
+    );
   if (doc.rules.resumen === 'payment') return buildPaymentParties(doc, issuer);
-  return buildIssuerParty(issuer, 'Emisor') + buildReceptor(doc);
+  return buildIssuerParty(issuer, 'Emisor', minTel) + buildReceptor(doc);
 }
 
 function buildReceptor(doc: CheckedDocument): string {

@@ -7,6 +7,7 @@ import {
   SUMMARY_TOTAL_NAMES,
   validate,
 } from '@cr/contracts';
+import { checkAmountLimits } from './amount-limits';
 import { type DesgloseEntry, type SummaryAmounts, computeSummary, desgloseKey } from './arithmetic';
 import { parseIsoDateTime } from './cr-time';
 import type { DocumentIssue } from './errors';
@@ -138,6 +139,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
     rules.resumen === 'full' && pagos.length > 0 && pagos.every((m) => medioCode(m.tipoMedioPago) === '02');
   const summary = computeSummary(lines, otrosCargos, { ivaDevuelto });
   checkClientSummary(doc.resumenFactura, summary, compare, add);
+  checkAmountLimits(lines, summary, add);
 
   // Payment means.
   const medios = doc.resumenFactura.mediosPago.map((m) => ({

@@ -4,6 +4,7 @@ export * from './errors';
 export * from './cr-time';
 export * from './identifiers';
 export * from './arithmetic';
+export * from './amount-limits';
 export * from './issuer';
 export * from './document-check';
 export * from './xml-text';

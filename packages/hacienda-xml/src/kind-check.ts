@@ -21,6 +21,23 @@ const REFERENCE_NEEDS_CLAVE = new Set(['01', '02', '03', '04', '09', '11', '12',
 /** Reference codes only one kind may use: 12 crédito por exoneración (NC), 17 pago a comprobante (REP). */
 const REFERENCE_CODE_ONLY_IN: Record<string, string> = { '12': '3', '17': '10' };
 
+/** FEC and FEE raise NumTelefono's minimum from 100 to 10000000 (their XSDs): an 8-digit number at least. */
+const EIGHT_DIGIT_TELEFONO_TIPOS: ReadonlySet<string> = new Set(['8', '9']);
+export const MIN_TELEFONO_FEC_FEE = 10_000_000;
+
+/** The request's telephone (the supplier's in FEC, the receptor's in FEE) must fit the kind's NumTelefono. */
+function checkTelefono(doc: DocumentRequest, rules: KindRules, add: AddIssue): void {
+  if (!EIGHT_DIGIT_TELEFONO_TIPOS.has(rules.tipoDoc)) return;
+  const party = rules.receptor === 'issuer' ? 'proveedor' : 'receptor';
+  const source = party === 'proveedor' ? doc.proveedor : doc.receptor;
+  const telefono = source === undefined || source === '' ? undefined : source.telefono;
+  if (telefono !== undefined && Number(telefono) < MIN_TELEFONO_FEC_FEE)
+    add(
+      `${party}.telefono`,
+      `must be at least ${MIN_TELEFONO_FEC_FEE} (8 digits) in ${articled(rules.name)}`,
+    );
+}
+
 /** The references as a list with the path prefix of each (a single object keeps its plain path). */
 export function referencesOf(
   doc: DocumentRequest,
@@ -220,6 +237,7 @@ export function checkKindRules(
   add: AddIssue,
 ): void {
   checkParties(doc, rules, add);
+  checkTelefono(doc, rules, add);
   // The contract allows INVOICE for every kind (the spec's original value) or the kind's own type; another
   // kind's type would be echoed in the webhook event as a document this is not.
   if (doc.folioType !== 'INVOICE' && doc.folioType !== rules.folioType)
