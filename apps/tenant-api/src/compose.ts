@@ -201,8 +201,21 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
       limit: config.HACIENDA_LOOKUP_RATE_LIMIT,
       windowSeconds: config.HACIENDA_LOOKUP_RATE_WINDOW_SECONDS,
     });
+  // One validator for the documents we sign and those we receive: each schema compiled once per process.
+  const xsd = createXsdValidator({
+    xsdDir: config.HACIENDA_XSD_DIR,
+    maxBytes: config.RECEPCION_MAX_XML_BYTES,
+    // Suppliers (and the engine) may use the 2026-04 reference codes the published XSDs lack (ADR 0010).
+    extendSchema: (text, dir) => extendXsdText(text, { importDir: dir }),
+    onUnavailable: (xsdFile, err) =>
+      logger.error('an official XSD does not compile; documents of its kind are not validated against it', {
+        xsdFile,
+        error: err.message,
+      }),
+  });
   const submission: SubmissionDeps & LookupDeps = {
     ...issuerDeps,
+    xsd,
     signing: new SigningMaterialLoader(issuerDeps),
     hacienda,
     publicUrl: config.PUBLIC_URL,
@@ -226,17 +239,6 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
   const dates = (list: string) => list.split(',').filter(Boolean);
   const recepcion: RecepcionDeps = {
     ...submission,
-    // Suppliers may use the 2026-04 reference codes the published XSDs lack (docs/decisions/0010).
-    xsd: createXsdValidator({
-      xsdDir: config.HACIENDA_XSD_DIR,
-      maxBytes: config.RECEPCION_MAX_XML_BYTES,
-      extendSchema: (text, dir) => extendXsdText(text, { importDir: dir }),
-      onUnavailable: (xsdFile, err) =>
-        logger.error('an official XSD does not compile; received documents are not validated against it', {
-          xsdFile,
-          error: err.message,
-        }),
-    }),
     calendar: new BusinessCalendar({
       add: dates(config.RECEPCION_HOLIDAYS_ADD),
       remove: dates(config.RECEPCION_HOLIDAYS_REMOVE),

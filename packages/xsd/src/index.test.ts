@@ -55,6 +55,10 @@ describe('XSD validation of untrusted XML', () => {
     // The bound is on the UTF-8 bytes: 40,000 characters of two bytes each are over 64 KiB, 30,000 are not.
     expect(await validator.validate(`<a>${'é'.repeat(40_000)}</a>`, MR)).toMatchObject({ refused: /larger/ });
     expect(await validator.validate(`<a>${'é'.repeat(30_000)}</a>`, MR)).not.toHaveProperty('refused');
+    // A bound given with the document replaces the validator's, either way.
+    const big = `<a>${'x'.repeat(70 * 1024)}</a>`;
+    expect(await validator.validate(big, MR, { maxBytes: 128 * 1024 })).not.toHaveProperty('refused');
+    expect(await validator.validate('<a>xx</a>', MR, { maxBytes: 4 })).toMatchObject({ refused: /4 bytes/ });
   });
 
   it('when a document breaks the schema, then libxml2 names the element by line; a wrong schema name or directory is unavailable', async () => {

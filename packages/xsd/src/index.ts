@@ -45,8 +45,11 @@ export type XsdOutcome =
 export interface XsdValidator {
   /** True when the XSD directory exists. */
   readonly available: boolean;
-  /** Undefined when the schema cannot be used here (missing, or does not compile). */
-  validate(xml: string, xsdFile: string): Promise<XsdOutcome | undefined>;
+  /**
+   * Undefined when the schema cannot be used here (missing, or does not compile). `maxBytes` replaces the
+   * validator's bound for this document (e.g. XML this service built, whose size its own limits bound).
+   */
+  validate(xml: string, xsdFile: string, options?: { maxBytes?: number }): Promise<XsdOutcome | undefined>;
   /** Frees the compiled schemas; the validator compiles them again if used later. */
   close(): Promise<void>;
 }
@@ -79,7 +82,7 @@ interface Entry {
 
 export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
   const { xsdDir } = options;
-  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const defaultMaxBytes = options.maxBytes ?? 2 * 1024 * 1024;
   const retryAfterMs = options.retryAfterMs ?? 60_000;
   const available = !!xsdDir && existsSync(xsdDir);
   /** Compiled once per schema file; one that failed is tried again after `retryAfterMs`. */
@@ -132,7 +135,8 @@ export function createXsdValidator(options: XsdValidatorOptions): XsdValidator {
         c?.doc.dispose();
       }
     },
-    async validate(xml, xsdFile) {
+    async validate(xml, xsdFile, validateOptions) {
+      const maxBytes = validateOptions?.maxBytes ?? defaultMaxBytes;
       // At most 3 bytes per UTF-16 unit: a string that short is within the bound without encoding it twice.
       const bytes = xml.length * 3 <= maxBytes ? undefined : Buffer.from(xml, 'utf8');
       if (bytes && bytes.length > maxBytes) {

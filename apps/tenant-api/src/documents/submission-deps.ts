@@ -5,6 +5,7 @@ import type { HaciendaClients } from '@cr/hacienda-client';
 import type { TrustedSigner } from '@cr/hacienda-xml';
 import { backoffSchedules } from '@cr/jobs';
 import type { IssuerDeps } from '../emisor/issuer-deps';
+import type { XsdValidator } from '@cr/xsd';
 import type { SigningMaterialLoader } from '../emisor/load-signing-material';
 
 export interface SubmissionSchedules {
@@ -37,6 +38,11 @@ export interface SubmissionDeps extends IssuerDeps {
    * that reach Hacienda count against its window (429 beyond it).
    */
   checkExonerations?: (input: { tenantId: string; document: DocumentRequest }) => Promise<ValidationIssue[]>;
+  /**
+   * The official XSDs (HACIENDA_XSD_DIR), compiled once: every signed document is validated against its
+   * kind's before it is stored (xsd-gate.ts). The inbox validates received documents with the same one.
+   */
+  xsd: XsdValidator;
   /** v4.4 ProveedorSistemas written in every document: the cédula of the software provider. */
   proveedorSistemas?: string;
   /**

@@ -4,7 +4,7 @@
 // terminal, type, numeroReferencia) is the natural idempotency key: the same body again answers the same
 // clave; another body for a used number is a conflict. Concurrent twins meet at the unique constraint.
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
-import { DocumentRequest } from '@cr/contracts';
+import { DocumentRequest, MAX_LISTED_ISSUES, describeIssues } from '@cr/contracts';
 import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
 import { AppError, metrics, parseBody } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
@@ -19,6 +19,7 @@ import {
 } from './document-repository';
 import type { SubmissionDeps } from './submission-deps';
 import { toEngineIssuer, toSigningKey } from './to-engine-issuer';
+import { checkSignedXml } from './xsd-gate';
 
 export const SUBMIT_QUEUE = 'hacienda.submit';
 export const STATUS_QUEUE = 'hacienda.status';
@@ -75,7 +76,10 @@ function numberOf(document: DocumentRequest, material: SigningMaterial): Documen
   };
 }
 
-/** The exonerations lookup (when configured), then the engine: validation, arithmetic, XML, XAdES. */
+/**
+ * The exonerations lookup (when configured), then the engine (validation, arithmetic, XML, XAdES), then the
+ * signed XML against its XSD. Every refusal lists at most MAX_LISTED_ISSUES problems, as the contract's.
+ */
 async function checkAndSign(
   deps: SubmissionDeps,
   tenantId: string,
@@ -85,24 +89,30 @@ async function checkAndSign(
   if (deps.checkExonerations) {
     const issues = await deps.checkExonerations({ tenantId, document });
     if (issues.length > 0) {
-      throw new AppError('bad_request', issues.map((i) => `${i.path}: ${i.reason}`).join('; '), {
-        details: issues,
+      const listed = issues.slice(0, MAX_LISTED_ISSUES);
+      throw new AppError('bad_request', describeIssues(listed, issues.length - listed.length), {
+        details: listed,
       });
     }
   }
+  let signed: Signed;
   try {
-    return buildSignedDocument({
+    signed = buildSignedDocument({
       document,
       issuer: toEngineIssuer(material, deps.proveedorSistemas),
       key: toSigningKey(material),
       now: deps.now(),
     });
   } catch (err) {
+    // The engine lists at most as many issues as the contract (DocumentError), with the count of the rest.
     if (err instanceof DocumentError) {
       throw new AppError('bad_request', err.message, { details: err.issues });
     }
     throw err;
   }
+  // Where the signing runs (this event loop): ~0.3 ms for 5 lines, ~20 ms for 1,000 (docs/decisions/0055).
+  await checkSignedXml(deps, signed);
+  return signed;
 }
 
 interface Prepared {
