@@ -40,7 +40,8 @@ export interface SubmissionDeps extends IssuerDeps {
   checkExonerations?: (input: { tenantId: string; document: DocumentRequest }) => Promise<ValidationIssue[]>;
   /**
    * The official XSDs (HACIENDA_XSD_DIR), compiled once: every signed document is validated against its
-   * kind's before it is stored (xsd-gate.ts). The inbox validates received documents with the same one.
+   * kind's before it is stored (xsd-gate.ts), the inbox's signed answers included. The inbox validates
+   * received documents with the same one.
    */
   xsd: XsdValidator;
   /** v4.4 ProveedorSistemas written in every document: the cédula of the software provider. */

@@ -1,8 +1,10 @@
 // The last check before a signed document is numbered, stored and queued: its XML against the official XSD
-// of its kind (docs/decisions/0055). The contract and the engine's rules are meant to accept only what the
-// XSD accepts; where they fall short (a code list, a pattern, a character XML 1.0 forbids) Hacienda would
-// reject the signed document after the number was spent. Here it is a 400 naming the element as libxml2 does,
-// and nothing is stored. The XSDs require ds:Signature, so the signed XML is what is validated.
+// of its kind (docs/decisions/0055). Signed documents are the comprobantes of POST /api/enviar/items and the
+// MensajeReceptor the inbox signs to answer a received one. The contract and the engine's rules are meant to
+// accept only what the XSD accepts; where they fall short (a code list, a pattern, a character XML 1.0
+// forbids) Hacienda would reject the signed document after the number was spent. Here it is a 400 naming the
+// element as libxml2 does, and nothing is stored. The XSDs require ds:Signature, so the signed XML is what is
+// validated.
 //
 // The schema is the one the inbox and the sandbox use: the official text with the 2026-04 codes the engine
 // may write (docs/decisions/0010). When it cannot be used here (HACIENDA_XSD_DIR missing, a schema that does
@@ -24,6 +26,11 @@ export interface XsdIssue {
   /** The XML element the XSD names, e.g. `CodigoMoneda`; `(xml)` when the XML itself is not well-formed. */
   path: string;
   reason: string;
+}
+
+export interface XsdGateDeps {
+  xsd: XsdValidator;
+  logger: Logger;
 }
 
 const UNAVAILABLE_LOG_INTERVAL_MS = 60_000;
@@ -58,30 +65,39 @@ const KIND_BY_TIPO = new Map(Object.values(COMPROBANTE_KINDS).map((k) => [k.tipo
 
 /** Throws a 400 when `xml`, a signed comprobante of type `tipo` (`01`…`10`), does not validate. */
 export async function checkSignedXml(
-  deps: { xsd: XsdValidator; logger: Logger },
+  deps: XsdGateDeps,
   signed: { tipo: string; xml: string },
 ): Promise<void> {
   const kind = KIND_BY_TIPO.get(signed.tipo);
   if (!kind) throw new Error(`documents: no XSD is known for document type ${signed.tipo}`);
-  const outcome = await deps.xsd.validate(signed.xml, kind.xsd, { maxBytes: SIGNED_XML_MAX_BYTES });
+  await checkSignedAgainst(deps, kind.xsd, signed.xml);
+}
+
+/**
+ * Throws a 400 when `xml`, a signed document, does not validate against `xsdFile` (a file name in
+ * HACIENDA_XSD_DIR): for what is not a comprobante, such as the MensajeReceptor (consecutivo types 05–07
+ * share one schema).
+ */
+export async function checkSignedAgainst(deps: XsdGateDeps, xsdFile: string, xml: string): Promise<void> {
+  const outcome = await deps.xsd.validate(xml, xsdFile, { maxBytes: SIGNED_XML_MAX_BYTES });
   if (outcome === undefined) {
-    logUnavailable(deps, kind.xsd);
+    logUnavailable(deps, xsdFile);
     return;
   }
   if (outcome.valid) return;
   const issues = outcome.errors.map(toXsdIssue);
-  const message = `the document does not validate against the official ${kind.xsd}: ${issues
+  const message = `the document does not validate against the official ${xsdFile}: ${issues
     .map((i) => `${i.path}: ${i.reason}`)
     .join('; ')}`;
   // Each of these is a rule the contract or the engine misses: worth knowing about, not only answering.
   deps.logger.warn('a signed document does not validate against its XSD; refused', {
-    xsd: kind.xsd,
+    xsd: xsdFile,
     issues: issues.slice(0, 5),
   });
   throw new AppError('bad_request', message, { details: issues });
 }
 
-function logUnavailable(deps: { xsd: XsdValidator; logger: Logger }, xsdFile: string): void {
+function logUnavailable(deps: XsdGateDeps, xsdFile: string): void {
   const logged = lastUnavailableLog.get(deps.xsd) ?? new Map<string, number>();
   lastUnavailableLog.set(deps.xsd, logged);
   const now = Date.now();

@@ -3,8 +3,11 @@
 // condición del IVA, @cr/hacienda-xml), numbered with the client's numeroReferencia under consecutivo type
 // 05/06/07, signed with the receptor issuer's key and stored as a document of its own (tipo_doc 5/6/7,
 // clave `<clave>-<consecutivo>`, Hacienda's id of the message) with its submission job: the same jobs,
-// retries, token cache, follow-up and webhook as any document. A second answer while one is with Hacienda
-// or after Hacienda accepted one is a 409; after Hacienda refused an answer, a new one may be sent.
+// retries, token cache, follow-up and webhook as any document. Before it is stored the signed message is
+// validated against MensajeReceptor_V4.4.xsd by the gate of every signed document (docs/decisions/0055): a
+// refusal is a 400 naming the element, the received document stays unanswered and the number free. A second
+// answer while one is with Hacienda or after Hacienda accepted one is a 409; after Hacienda refused an
+// answer, a new one may be sent.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RecepcionRespuestaRequest, type RecepcionRespuestaResponse } from '@cr/contracts';
 import {
@@ -26,10 +29,14 @@ import {
   callbackTokenHash,
 } from '../documents/submit-document';
 import { toSigningKey } from '../documents/to-engine-issuer';
+import { checkSignedAgainst } from '../documents/xsd-gate';
 import type { RecepcionDeps } from './recepcion-deps';
 import { attachAnswer, findReceivedByClave } from './received-repository';
 
 const ACTIVIDAD = /^(\d{4}\.\d|\d{6})$/;
+
+/** The one schema of the three kinds of answer (consecutivo types 05, 06, 07). */
+const MENSAJE_RECEPTOR_XSD = 'MensajeReceptor_V4.4.xsd';
 
 /** tipo_doc of an answer: the request style ('1', '3', '4') of consecutivo types 05, 06, 07. */
 export const TIPO_DOC_OF_MENSAJE: Record<1 | 2 | 3, string> = { 1: '5', 2: '6', 3: '7' };
@@ -114,6 +121,7 @@ export async function answerReceived(
     if (err instanceof HaciendaXmlError) throw new AppError('bad_request', err.message);
     throw err;
   }
+  await checkSignedAgainst(deps, MENSAJE_RECEPTOR_XSD, xml);
   const id = randomUUID();
   const token = randomBytes(32).toString('base64url');
   const fecha = formatCostaRicaDateTime(now);

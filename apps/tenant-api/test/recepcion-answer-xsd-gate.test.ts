@@ -1,0 +1,185 @@
+// The MensajeReceptor the inbox signs to answer a received document goes through the XSD gate of every signed
+// document (docs/decisions/0055) against MensajeReceptor_V4.4.xsd: one the XSD refuses is a 400 naming the
+// element, nothing is stored, the received document stays unanswered and the number stays free.
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildMensajeReceptor, extendXsdText, openP12, planMensajeReceptor } from '@cr/hacienda-xml';
+import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
+import { AppError, MemoryTransport, createLogger } from '@cr/service-kit';
+import { xsdDir } from '@cr/testkit';
+import { type XsdValidator, createXsdValidator } from '@cr/xsd';
+import request from 'supertest';
+import { checkSignedAgainst } from '../src/documents/xsd-gate';
+import { post } from './support/client';
+import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
+import { type TestApp, startTestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+
+const MR_XSD = 'MensajeReceptor_V4.4.xsd';
+
+/** A signed acceptance (Mensaje 1, condición 01) of a supplier's invoice with tax. */
+function signedAcceptance(): string {
+  const { p12, pin } = makeTestP12({ subjectSerial: 'CPJ-3-101-779527', commonName: 'PIXDEA & ASOCIADOS' });
+  const plan = planMensajeReceptor(
+    {
+      clave: '50626052600310295087500100001010000000033159073080',
+      emisorNumero: '3102950875',
+      fechaEmision: '2026-05-26T10:15:00-06:00',
+      totalComprobante: '11300',
+      totalImpuesto: '1300',
+    },
+    { mensaje: 1, condicionImpuesto: '01', codigoActividad: '620100' },
+  );
+  if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
+  return buildMensajeReceptor(
+    { ...plan.value, numeroCedulaReceptor: '3101779527', numeroConsecutivoReceptor: '00100001050000000001' },
+    openP12(p12, pin),
+  );
+}
+
+function capturingLogger() {
+  const log = new MemoryTransport();
+  return { log, logger: createLogger({ service: 'test', level: 'debug', transports: [log] }) };
+}
+
+const validators: XsdValidator[] = [];
+function validatorFor(dir: string): XsdValidator {
+  const v = createXsdValidator({ xsdDir: dir, extendSchema: (t, d) => extendXsdText(t, { importDir: d }) });
+  validators.push(v);
+  return v;
+}
+afterAll(async () => {
+  await Promise.all(validators.map((v) => v.close()));
+});
+
+async function refusalOf(promise: Promise<void>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('checkSignedAgainst MensajeReceptor_V4.4.xsd', () => {
+  const xml = signedAcceptance();
+
+  it('when the signed MensajeReceptor is valid, then it passes', async () => {
+    const { logger } = capturingLogger();
+    await expect(
+      checkSignedAgainst({ xsd: validatorFor(xsdDir()), logger }, MR_XSD, xml),
+    ).resolves.toBeUndefined();
+  });
+
+  it('when the signed MensajeReceptor breaks its XSD, then 400 bad_request naming the element, and a warning', async () => {
+    const { log, logger } = capturingLogger();
+    const bad = xml.replace('<CondicionImpuesto>01<', '<CondicionImpuesto>09<');
+    expect(bad).not.toBe(xml);
+    const err = await refusalOf(checkSignedAgainst({ xsd: validatorFor(xsdDir()), logger }, MR_XSD, bad));
+    expect(err.code).toBe('bad_request');
+    expect(err.message).toMatch(
+      /^the document does not validate against the official MensajeReceptor_V4\.4\.xsd: CondicionImpuesto: \[facet 'enumeration'\] The value '09'/,
+    );
+    expect(err.details).toEqual([{ path: 'CondicionImpuesto', reason: expect.stringContaining("'09'") }]);
+    expect(log.text).toMatch(/does not validate against its XSD/);
+  });
+
+  it('when the XSDs are not there, then it passes unvalidated and logs an error naming the schema', async () => {
+    const { log, logger } = capturingLogger();
+    const deps = { xsd: validatorFor('/nonexistent/xsd'), logger };
+    const bad = xml.replace('<CondicionImpuesto>01<', '<CondicionImpuesto>09<');
+    await expect(checkSignedAgainst(deps, MR_XSD, bad)).resolves.toBeUndefined();
+    const errors = log.lines.filter((l) => l.includes('stored without XSD validation'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(MR_XSD);
+  });
+});
+
+/** The official XSDs, with MensajeReceptor's DetalleMensaje limited to 20 characters (the contract: 160). */
+function stricterXsdDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'xsd-gate-mr-'));
+  for (const f of readdirSync(xsdDir()).filter((n) => n.endsWith('.xsd'))) {
+    copyFileSync(join(xsdDir(), f), join(dir, f));
+  }
+  const mr = join(dir, MR_XSD);
+  const text = readFileSync(mr, 'utf8');
+  const stricter = text.replace(
+    /(<xs:element name="DetalleMensaje"[\s\S]*?<xs:maxLength value=")160(")/,
+    '$120$2',
+  );
+  expect(stricter).not.toBe(text);
+  writeFileSync(mr, stricter);
+  return dir;
+}
+
+describe('POST /api/recepcion/documentos/{clave}/respuesta: the XSD gate', () => {
+  let ctx: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    dir = stricterXsdDir();
+    ctx = await startTestApp({ xsdDir: dir, checkExonerations: false });
+    await registerReceiver(ctx);
+  });
+  afterAll(async () => {
+    await ctx.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (path: string) =>
+    request(ctx.app)
+      .get(path)
+      .set('Host', ctx.host('acme'))
+      .set('Authorization', `Bearer ${ctx.forge.token('acme')}`);
+  const count = async (sql: string) => (await ctx.db.query<{ n: number }>(sql)).rows[0]!.n;
+
+  it('when the contract and the engine accept an answer its XSD refuses, then 400 naming the element, the document stays unanswered, and the number stays free', async () => {
+    const fe = supplierInvoice(1);
+    await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(fe.xml) }).expect(
+      201,
+    );
+    const path = `/api/recepcion/documentos/${fe.clave}/respuesta`;
+
+    const refused = await post(ctx, 'acme', path, {
+      mensaje: 3,
+      detalleMensaje: 'Mercadería no recibida en bodega',
+      numeroReferencia: 1,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      error: 'bad_request',
+      message: expect.stringMatching(
+        /^the document does not validate against the official MensajeReceptor_V4\.4\.xsd: DetalleMensaje: \[facet 'maxLength'\]/,
+      ),
+    });
+    expect(refused.body.details).toEqual([
+      { path: 'DetalleMensaje', reason: expect.stringContaining("'20'") },
+    ]);
+    const detail = await get(`/api/recepcion/documentos/${fe.clave}`);
+    expect(detail.body.data).toMatchObject({ estado: 'pendiente', respuesta: null });
+    expect(await count('SELECT count(*)::int AS n FROM documents')).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM jobs WHERE queue = 'hacienda.submit'")).toBe(0);
+
+    // The same number with a detalle the XSD accepts answers the document: neither a repeat nor a conflict.
+    const accepted = await post(ctx, 'acme', path, {
+      mensaje: 3,
+      detalleMensaje: 'No recibida',
+      numeroReferencia: 1,
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body.data).toEqual({
+      clave: fe.clave,
+      mensaje: 3,
+      consecutivo: '00100001070000000001',
+      estado: 'pendiente',
+    });
+    const answered = await get(`/api/recepcion/documentos/${fe.clave}`);
+    expect(answered.body.data).toMatchObject({
+      estado: 'respondiendo',
+      respuesta: { mensaje: 3, consecutivo: '00100001070000000001', estado: 'pendiente' },
+    });
+    expect(await count('SELECT count(*)::int AS n FROM documents')).toBe(1);
+  });
+});
