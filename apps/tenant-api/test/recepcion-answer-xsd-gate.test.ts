@@ -1,19 +1,16 @@
 // The MensajeReceptor the inbox signs to answer a received document goes through the XSD gate of every signed
 // document (docs/decisions/0055) against MensajeReceptor_V4.4.xsd: one the XSD refuses is a 400 naming the
 // element, nothing is stored, the received document stays unanswered and the number stays free.
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildMensajeReceptor, extendXsdText, openP12, planMensajeReceptor } from '@cr/hacienda-xml';
+import { rmSync } from 'node:fs';
+import { buildMensajeReceptor, openP12, planMensajeReceptor } from '@cr/hacienda-xml';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
-import { AppError, MemoryTransport, createLogger } from '@cr/service-kit';
 import { xsdDir } from '@cr/testkit';
-import { type XsdValidator, createXsdValidator } from '@cr/xsd';
 import request from 'supertest';
 import { checkSignedAgainst } from '../src/documents/xsd-gate';
 import { post } from './support/client';
 import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
+import { capturingLogger, refusalOf, validatorFor, xsdDirWithShorterLimit } from './support/xsd-gate';
 
 jest.setTimeout(120_000);
 
@@ -37,31 +34,6 @@ function signedAcceptance(): string {
     { ...plan.value, numeroCedulaReceptor: '3101779527', numeroConsecutivoReceptor: '00100001050000000001' },
     openP12(p12, pin),
   );
-}
-
-function capturingLogger() {
-  const log = new MemoryTransport();
-  return { log, logger: createLogger({ service: 'test', level: 'debug', transports: [log] }) };
-}
-
-const validators: XsdValidator[] = [];
-function validatorFor(dir: string): XsdValidator {
-  const v = createXsdValidator({ xsdDir: dir, extendSchema: (t, d) => extendXsdText(t, { importDir: d }) });
-  validators.push(v);
-  return v;
-}
-afterAll(async () => {
-  await Promise.all(validators.map((v) => v.close()));
-});
-
-async function refusalOf(promise: Promise<void>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('checkSignedAgainst MensajeReceptor_V4.4.xsd', () => {
@@ -98,28 +70,16 @@ describe('checkSignedAgainst MensajeReceptor_V4.4.xsd', () => {
   });
 });
 
-/** The official XSDs, with MensajeReceptor's DetalleMensaje limited to 20 characters (the contract: 160). */
-function stricterXsdDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'xsd-gate-mr-'));
-  for (const f of readdirSync(xsdDir()).filter((n) => n.endsWith('.xsd'))) {
-    copyFileSync(join(xsdDir(), f), join(dir, f));
-  }
-  const mr = join(dir, MR_XSD);
-  const text = readFileSync(mr, 'utf8');
-  const stricter = text.replace(
-    /(<xs:element name="DetalleMensaje"[\s\S]*?<xs:maxLength value=")160(")/,
-    '$120$2',
-  );
-  expect(stricter).not.toBe(text);
-  writeFileSync(mr, stricter);
-  return dir;
-}
-
 describe('POST /api/recepcion/documentos/{clave}/respuesta: the XSD gate', () => {
   let ctx: TestApp;
   let dir: string;
   beforeAll(async () => {
-    dir = stricterXsdDir();
+    // The official XSDs with MensajeReceptor's DetalleMensaje limited to 20 characters (the contract: 160).
+    dir = xsdDirWithShorterLimit(
+      MR_XSD,
+      /(<xs:element name="DetalleMensaje"[\s\S]*?<xs:maxLength value=")160(")/,
+      20,
+    );
     ctx = await startTestApp({ xsdDir: dir, checkExonerations: false });
     await registerReceiver(ctx);
   });

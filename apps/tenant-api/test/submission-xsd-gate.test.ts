@@ -2,20 +2,17 @@
 // and queued (docs/decisions/0055): a document the XSD refuses is a 400 naming the element, nothing is
 // stored and the number stays free. Without the XSDs (HACIENDA_XSD_DIR missing) documents go unvalidated,
 // as received ones do, and that is logged as an error.
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildSignedDocument, extendXsdText, openP12 } from '@cr/hacienda-xml';
+import { rmSync } from 'node:fs';
+import { buildSignedDocument, openP12 } from '@cr/hacienda-xml';
 import { ISSUER, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
-import { AppError, MemoryTransport, createLogger } from '@cr/service-kit';
 import { xsdDir } from '@cr/testkit';
-import { type XsdValidator, createXsdValidator } from '@cr/xsd';
 import { checkSignedXml, toXsdIssue } from '../src/documents/xsd-gate';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
+import { capturingLogger, refusalOf, validatorFor, xsdDirWithShorterLimit } from './support/xsd-gate';
 
 jest.setTimeout(120_000);
 
@@ -28,31 +25,6 @@ function signedInvoice(): { tipo: string; xml: string } {
     issuer: ISSUER,
     key: openP12(p12, pin),
   });
-}
-
-function capturingLogger() {
-  const log = new MemoryTransport();
-  return { log, logger: createLogger({ service: 'test', level: 'debug', transports: [log] }) };
-}
-
-const validators: XsdValidator[] = [];
-function validatorFor(dir: string): XsdValidator {
-  const v = createXsdValidator({ xsdDir: dir, extendSchema: (t, d) => extendXsdText(t, { importDir: d }) });
-  validators.push(v);
-  return v;
-}
-afterAll(async () => {
-  await Promise.all(validators.map((v) => v.close()));
-});
-
-async function refusalOf(promise: Promise<void>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('toXsdIssue: libxml2 complaints as {path, reason}', () => {
@@ -124,25 +96,16 @@ describe('checkSignedXml against the official XSDs', () => {
   });
 });
 
-/** The official XSDs, with FacturaElectronica's Detalle limited to 20 characters (the contract allows 200). */
-function stricterXsdDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'xsd-gate-'));
-  for (const f of readdirSync(xsdDir()).filter((n) => n.endsWith('.xsd'))) {
-    copyFileSync(join(xsdDir(), f), join(dir, f));
-  }
-  const fe = join(dir, 'FacturaElectronica_V4.4.xsd');
-  const text = readFileSync(fe, 'utf8');
-  const stricter = text.replace(/(<xs:element name="Detalle">[\s\S]*?<xs:maxLength value=")200(")/, '$120$2');
-  expect(stricter).not.toBe(text);
-  writeFileSync(fe, stricter);
-  return dir;
-}
-
 describe('POST /api/enviar/items: the XSD gate', () => {
   let ctx: TestApp;
   let dir: string;
   beforeAll(async () => {
-    dir = stricterXsdDir();
+    // The official XSDs with FacturaElectronica's Detalle limited to 20 characters (the contract allows 200).
+    dir = xsdDirWithShorterLimit(
+      'FacturaElectronica_V4.4.xsd',
+      /(<xs:element name="Detalle">[\s\S]*?<xs:maxLength value=")200(")/,
+      20,
+    );
     ctx = await startTestApp({ xsdDir: dir, checkExonerations: false });
     expect((await post(ctx, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
   });
