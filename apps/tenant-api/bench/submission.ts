@@ -35,6 +35,11 @@ import { issuerBody } from '../test/support/issuer-mother';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const E2E_DOCUMENTS = Number(process.env.BENCH_E2E_DOCUMENTS ?? 40);
+/**
+ * BENCH_XSD_DIR points the app at other XSDs; a directory without them (`/nonexistent`) measures the request
+ * path without the gate of ADR 0055, which otherwise validates every signed document (an A/B of its cost).
+ */
+const XSD_DIR = process.env.BENCH_XSD_DIR;
 const USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
 const PASSWORD = 'Bench-Hacienda-1';
 const PIN = '4821';
@@ -201,6 +206,7 @@ async function runEngine(
       WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
       WEBHOOK_TIMEOUT_MS: 5_000,
       JOBS_CONCURRENCY: 8,
+      ...(XSD_DIR ? { HACIENDA_XSD_DIR: XSD_DIR } : {}),
     }),
     db,
     logger,
@@ -347,7 +353,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (submission)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; server, worker and autocannon (10 connections) in one process, the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; server, worker and autocannon (10 connections) in one process, the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto, one thread): ${fmt(signing)} signatures/s.`,
     '',
