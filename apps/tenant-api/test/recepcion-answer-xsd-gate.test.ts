@@ -2,7 +2,8 @@
 // document (docs/decisions/0055) against MensajeReceptor_V4.4.xsd: one the XSD refuses is a 400 naming the
 // element, nothing is stored, the received document stays unanswered and the number stays free.
 import { rmSync } from 'node:fs';
-import { buildMensajeReceptor, openP12, planMensajeReceptor } from '@cr/hacienda-xml';
+import { openP12 } from '@cr/hacienda-xml';
+import { signedMensajeReceptor } from '@cr/hacienda-xml/src/testing/signature-corpus';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { xsdDir } from '@cr/testkit';
 import request from 'supertest';
@@ -16,28 +17,9 @@ jest.setTimeout(120_000);
 
 const MR_XSD = 'MensajeReceptor_V4.4.xsd';
 
-/** A signed acceptance (Mensaje 1, condición 01) of a supplier's invoice with tax. */
-function signedAcceptance(): string {
-  const { p12, pin } = makeTestP12({ subjectSerial: 'CPJ-3-101-779527', commonName: 'PIXDEA & ASOCIADOS' });
-  const plan = planMensajeReceptor(
-    {
-      clave: '50626052600310295087500100001010000000033159073080',
-      emisorNumero: '3102950875',
-      fechaEmision: '2026-05-26T10:15:00-06:00',
-      totalComprobante: '11300',
-      totalImpuesto: '1300',
-    },
-    { mensaje: 1, condicionImpuesto: '01', codigoActividad: '620100' },
-  );
-  if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
-  return buildMensajeReceptor(
-    { ...plan.value, numeroCedulaReceptor: '3101779527', numeroConsecutivoReceptor: '00100001050000000001' },
-    openP12(p12, pin),
-  );
-}
-
 describe('checkSignedAgainst MensajeReceptor_V4.4.xsd', () => {
-  const xml = signedAcceptance();
+  const { p12, pin } = makeTestP12({ subjectSerial: 'CPJ-3-101-779527', commonName: 'PIXDEA & ASOCIADOS' });
+  const xml = signedMensajeReceptor(openP12(p12, pin));
 
   it('when the signed MensajeReceptor is valid, then it passes', async () => {
     const { logger } = capturingLogger();

@@ -177,6 +177,29 @@ const PAYLOAD =
 type Named = Array<[string, () => string]>;
 
 /**
+ * A signed MensajeReceptor: an acceptance (Mensaje 1, condición 01) of a supplier's invoice with tax,
+ * answered by 3-101-779527 under consecutivo 00100001050000000001.
+ */
+export function signedMensajeReceptor(key: SigningKey, now?: Date): string {
+  const plan = planMensajeReceptor(
+    {
+      clave: '50626052600310295087500100001010000000033159073080',
+      emisorNumero: '3102950875',
+      fechaEmision: '2026-05-26T10:15:00-06:00',
+      totalComprobante: '11300',
+      totalImpuesto: '1300',
+    },
+    { mensaje: 1, condicionImpuesto: '01', codigoActividad: '620100' },
+  );
+  if (!plan.ok) throw new Error('the MensajeReceptor plan was refused');
+  return buildMensajeReceptor(
+    { ...plan.value, numeroCedulaReceptor: '3101779527', numeroConsecutivoReceptor: '00100001050000000001' },
+    key,
+    now ? { now } : undefined,
+  );
+}
+
+/**
  * Valid signed documents: `decided`, the shapes the fast path decides (every kind our engine signs, our
  * MensajeHacienda and MensajeReceptor, Hacienda's shape, xml-crypto's own signatures); `leftToXmlCrypto`,
  * valid for xml-crypto in shapes the fast path leaves to it.
@@ -195,28 +218,7 @@ export function signatureCorpus(key: SigningKey, now: Date) {
       key,
       sign: { now },
     });
-  const mensajeReceptor = () => {
-    const plan = planMensajeReceptor(
-      {
-        clave: '50626052600310295087500100001010000000033159073080',
-        emisorNumero: '3102950875',
-        fechaEmision: '2026-05-26T10:15:00-06:00',
-        totalComprobante: '11300',
-        totalImpuesto: '1300',
-      },
-      { mensaje: 1, condicionImpuesto: '01', codigoActividad: '620100' },
-    );
-    if (!plan.ok) throw new Error('the MensajeReceptor plan was refused');
-    return buildMensajeReceptor(
-      {
-        ...plan.value,
-        numeroCedulaReceptor: '3101779527',
-        numeroConsecutivoReceptor: '00100001050000000001',
-      },
-      key,
-      { now },
-    );
-  };
+  const mensajeReceptor = () => signedMensajeReceptor(key, now);
   const decided: Named = [
     ['FE', signed(invoice())],
     ['NC', signed(invoice({ tipoDoc: '3', informacionReferencia: NC_REFERENCE }))],
