@@ -150,10 +150,12 @@ async function main(): Promise<void> {
     db,
     clusterWorker: slot !== undefined,
   });
-  const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   // Today's receiving-deadline scan and this hour's housekeeping, if they have not run; then they chain.
+  // Before listening, as every step of the start: once /health/live answers, a SIGTERM must meet the
+  // shutdown handlers below, not the default action (killed mid-statement, exit by signal).
   await schedulePeriodicRuns(new Date());
   worker.start();
+  const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
   logger.info(
     `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
   );

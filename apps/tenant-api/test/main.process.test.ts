@@ -95,6 +95,40 @@ describe('tenant-api process', () => {
   }, 60_000);
 });
 
+describe('tenant-api process stopped as soon as it is live', () => {
+  it('when SIGTERM arrives the moment /health/live first answers, then the shutdown handlers stop it (exit 0, not killed by the signal)', async () => {
+    // A first start on a fresh embedded database is the slowest: every step of it must be over before the
+    // service answers, or an orchestrator's early SIGTERM meets the default action.
+    const dir = mkdtempSync(join(tmpdir(), 'tenant-api-early-stop-'));
+    const forge = new TokenForge();
+    writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
+    try {
+      const proc = await startApp({
+        app: 'tenant-api',
+        portVar: 'TENANT_PORT',
+        env: {
+          AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
+          DATA_DIR: join(dir, 'data'),
+          DATABASE_URL: undefined,
+          SECRETS_KEY: SecretBox.generateSetting('p1'),
+          HACIENDA_DATA_DIR: haciendaDataDir(),
+          HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+          TENANT_HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+        },
+        readyPath: '/health/live',
+        pollMs: 2,
+        timeoutMs: 60_000,
+      });
+      await proc.stop();
+      expect({ code: proc.child.exitCode, signal: proc.child.signalCode }).toEqual({ code: 0, signal: null });
+      expect(proc.output()).toContain('shutting down');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
 /** Starts main.ts in production with `settings` and waits for it to exit; the data dir is thrown away. */
 async function startInProduction(settings: Record<string, string>, drop: string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'tenant-api-prod-'));

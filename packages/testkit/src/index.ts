@@ -64,6 +64,8 @@ export interface StartAppOptions {
   env?: Record<string, string | undefined>;
   /** Path polled until it answers 200. */
   readyPath?: string;
+  /** How often it is polled (default 100 ms). */
+  pollMs?: number;
   timeoutMs?: number;
 }
 
@@ -105,7 +107,7 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
       child.kill('SIGKILL');
       throw new Error(`${options.app} did not become ready in time:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
   }
   return {
     url,
