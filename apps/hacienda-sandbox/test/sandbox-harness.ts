@@ -10,6 +10,7 @@ import {
   readMigrations,
   type TestDatabase,
 } from '@cr/service-kit';
+import { haciendaDataDir, xsdDir } from '@cr/testkit';
 import type { Express } from 'express';
 import { loadOrCreateKeys, type SandboxKeys } from '../src/certificate-authority';
 import { composeSandbox } from '../src/compose';
@@ -65,6 +66,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SANDBOX_CALLBACK_RETRY_DELAY_MS: '0',
     SANDBOX_CALLBACK_TIMEOUT_MS: '2000',
     NODE_ENV: 'test',
+    // The official files wherever the run says they are (HACIENDA_XSD_DIR, HACIENDA_DATA_DIR), not only
+    // beside this checkout: a sandbox without its XSDs would accept what Hacienda refuses.
+    HACIENDA_XSD_DIR: xsdDir(),
+    HACIENDA_DATA_DIR: haciendaDataDir(),
     ...options.env,
   });
   const logger = createLogger({ service: 'hacienda-sandbox', level: 'silent' });
