@@ -2,13 +2,13 @@
 // into March and PostgreSQL refuses; 9999-12-31, whose next day has five digits), forged cursors naming such
 // dates, and a supplier's FechaEmision of the year 50 or 9999. Each is a 400 naming the field, never a 500
 // from the database or the deadline calendar, on the real database and app.
-import request from 'supertest';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import { insertTestDocument } from './support/documents';
 import {
   RECEIVER_ID,
   b64,
   registerReceiver,
+  storedReceivedCount,
   supplierInvoice,
   supplierInvoiceDated,
 } from './support/supplier-documents';
@@ -18,19 +18,11 @@ jest.setTimeout(120_000);
 
 let ctx: TestApp;
 
-const get = (path: string, query: Record<string, string> = {}) =>
-  request(ctx.app)
-    .get(path)
-    .query(query)
-    .set('Host', ctx.host('acme'))
-    .set('Authorization', `Bearer ${ctx.forge.token('acme')}`);
+const get = (path: string, query: Record<string, string> = {}) => getAs(ctx, 'acme', path).query(query);
 
 const cursor = (position: object) => Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
 
-async function storedCount(): Promise<number> {
-  const r = await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents');
-  return Number(r.rows[0]!.n);
-}
+const storedCount = () => storedReceivedCount(ctx);
 
 beforeAll(async () => {
   ctx = await startTestApp({ checkExonerations: false });

@@ -4,10 +4,9 @@
 // numbering fail with a 500 (which also told it that the other had answered). Two tenants managing the same
 // company, answering the same supplier invoice, met it without any malice.
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { ONE_STATEMENT, withTenant } from '../src/db/with-tenant';
 import { insertPendingDocument } from '../src/documents/document-repository';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
 
@@ -15,11 +14,7 @@ jest.setTimeout(120_000);
 
 let ctx: TestApp;
 
-const get = (tenant: string, path: string) =>
-  request(ctx.app)
-    .get(path)
-    .set('Host', ctx.host(tenant))
-    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+const get = (tenant: string, path: string) => getAs(ctx, tenant, path);
 
 beforeAll(async () => {
   ctx = await startTestApp({ checkExonerations: false });

@@ -7,7 +7,13 @@ import { line } from '@cr/hacienda-xml/src/testing/mothers';
 import { TenantConfigSchema } from '../src/config';
 import { ReceivedXmlPool } from '../src/recepcion/received-xml-pool';
 import { post } from './support/client';
-import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
+import {
+  RECEIVER_ID,
+  b64,
+  registerReceiver,
+  storedReceivedCount,
+  supplierInvoice,
+} from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
@@ -165,8 +171,7 @@ describe('an upload whose checks need more memory than a thread has', () => {
   afterAll(() => ctx.close());
 
   it('when it is uploaded, then it is refused with 400 naming xml, nothing is stored, and the next upload is checked', async () => {
-    const stored = async () =>
-      Number((await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents')).rows[0]!.n);
+    const stored = () => storedReceivedCount(ctx);
     const before = await stored();
     const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
       receptor: RECEIVER_ID,

@@ -6,9 +6,8 @@ import { openP12 } from '@cr/hacienda-xml';
 import { signedMensajeReceptor } from '@cr/hacienda-xml/src/testing/signature-corpus';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { xsdDir } from '@cr/testkit';
-import request from 'supertest';
 import { checkSignedAgainst } from '../src/documents/xsd-gate';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
 import { capturingLogger, refusalOf, validatorFor, xsdDirWithShorterLimit } from './support/xsd-gate';
@@ -70,11 +69,7 @@ describe('POST /api/recepcion/documentos/{clave}/respuesta: the XSD gate', () =>
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const get = (path: string) =>
-    request(ctx.app)
-      .get(path)
-      .set('Host', ctx.host('acme'))
-      .set('Authorization', `Bearer ${ctx.forge.token('acme')}`);
+  const get = (path: string) => getAs(ctx, 'acme', path);
   const count = async (sql: string) => (await ctx.db.query<{ n: number }>(sql)).rows[0]!.n;
 
   it('when the contract and the engine accept an answer its XSD refuses, then 400 naming the element, the document stays unanswered, and the number stays free', async () => {

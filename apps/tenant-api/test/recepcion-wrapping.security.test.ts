@@ -22,13 +22,13 @@ import {
 } from '@cr/hacienda-xml';
 import { ISSUER, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
 import { issueTestP12, makeTestCa } from '@cr/hacienda-xml/src/testing/test-certificate';
-import request from 'supertest';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import {
   RECEIVER_ID,
   SUPPLIER_ID,
   b64,
   registerReceiver,
+  storedReceivedCount,
   supplierInvoice,
 } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -115,16 +115,9 @@ function signed(n: number, overrides: Parameters<typeof invoice>[0]) {
 const upload = (xml: string) =>
   post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(xml) });
 
-const get = (path: string) =>
-  request(ctx.app)
-    .get(path)
-    .set('Host', ctx.host('acme'))
-    .set('Authorization', `Bearer ${ctx.forge.token('acme')}`);
+const get = (path: string) => getAs(ctx, 'acme', path);
 
-async function storedCount(): Promise<number> {
-  const r = await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents');
-  return Number(r.rows[0]!.n);
-}
+const storedCount = () => storedReceivedCount(ctx);
 
 describe('a supplier document with unsigned content inside its ds:Signature', () => {
   it('when an exempt invoice carries a TotalImpuesto in a ds:Object, then none is stored and the answer claims no tax credit', async () => {

@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMensajeHacienda } from '@cr/hacienda-xml';
 import request from 'supertest';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import { describeSecurityTable } from './support/security-cases';
 import {
   RECEIVER_ID,
   answerFor,
   b64,
   registerReceiver,
+  storedReceivedCount,
   supplierInvoice,
   supplierSigningKey,
 } from './support/supplier-documents';
@@ -27,16 +28,9 @@ let ctx: TestApp;
 /** The app's RECEPCION_UPLOADS_PER_TENANT gate, at 2: a test holds its slots to see the route refuse. */
 const uploads = new TenantConcurrency('uploads', 2);
 
-const get = (path: string, tenant = 'acme') =>
-  request(ctx.app)
-    .get(path)
-    .set('Host', ctx.host(tenant))
-    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+const get = (path: string, tenant = 'acme') => getAs(ctx, tenant, path);
 
-async function storedCount(): Promise<number> {
-  const r = await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents');
-  return Number(r.rows[0]!.n);
-}
+const storedCount = () => storedReceivedCount(ctx);
 
 beforeAll(async () => {
   ctx = await startTestApp({ checkExonerations: false, recepcionUploads: uploads });

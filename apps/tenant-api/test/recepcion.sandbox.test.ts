@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { parseMensajeHacienda, parseMensajeReceptor } from '@cr/hacienda-xml';
 import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
 import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
-import request from 'supertest';
 import { runDeadlineScan } from '../src/recepcion/deadline-job';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import { haciendaSettingsFor, startFlowSandbox, sandboxAdmin } from './support/hacienda-sandbox';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
@@ -48,11 +47,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   }
 }
 
-const get = (tenant: string, path: string) =>
-  request(ctx.app)
-    .get(path)
-    .set('Host', ctx.host(tenant))
-    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+const get = (tenant: string, path: string) => getAs(ctx, tenant, path);
 
 describeIf('receiving end to end with the hacienda-sandbox', () => {
   const issued: string[] = [];

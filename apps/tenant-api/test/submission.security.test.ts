@@ -2,7 +2,7 @@
 // through the routes and through row-level security).
 import request from 'supertest';
 import { ONE_STATEMENT, withTenant } from '../src/db/with-tenant';
-import { post } from './support/client';
+import { get as getAs, post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { describeSecurityTable } from './support/security-cases';
@@ -41,11 +41,7 @@ describeSecurityTable('GET /api/descargar/{clave}/respuesta', () => ctx, {
 });
 
 describe('documents: tenant isolation', () => {
-  const get = (tenant: string, path: string) =>
-    request(ctx.app)
-      .get(path)
-      .set('Host', ctx.host(tenant))
-      .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+  const get = (tenant: string, path: string) => getAs(ctx, tenant, path);
 
   it('when the owner consults its document, then it is found', async () => {
     expect((await post(ctx, 'acme', '/api/consultar/documento', { clave })).status).toBe(200);

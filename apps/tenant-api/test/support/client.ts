@@ -16,6 +16,14 @@ export function post(
     .send(body as object);
 }
 
+/** GET as the tenant with its token (JSON answers; chain `.query()` for a query string). */
+export function get(ctx: TestApp, tenant: string, path: string) {
+  return request(ctx.app)
+    .get(path)
+    .set('Host', ctx.host(tenant))
+    .set('Authorization', `Bearer ${ctx.forge.token(tenant)}`);
+}
+
 /** GET as the tenant, the body kept as raw bytes (downloads: XML and PDF byte for byte). */
 export function getBytes(ctx: TestApp, tenant: string, path: string) {
   return request(ctx.app)

@@ -26,6 +26,12 @@ export const SUPPLIER_ID = ISSUER.numeroIdentificacion;
 
 let supplierKey: SigningKey | undefined;
 
+/** How many received documents are stored, across tenants (a refusal must leave it unchanged). */
+export async function storedReceivedCount(ctx: TestApp): Promise<number> {
+  const r = await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM received_documents');
+  return Number(r.rows[0]!.n);
+}
+
 export function supplierSigningKey(): SigningKey {
   supplierKey ??= openP12(
     makeP12({ identificacion: Number(SUPPLIER_ID), tipoIdentificacion: 2, pin: '1111' }),
