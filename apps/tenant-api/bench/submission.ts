@@ -6,7 +6,8 @@
 // database is created there). Writes `## tenant-api (submission)`.
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DocumentRequest } from '@cr/contracts';
@@ -40,6 +41,11 @@ const E2E_DOCUMENTS = Number(process.env.BENCH_E2E_DOCUMENTS ?? 40);
  * path without the gate of ADR 0055, which otherwise validates every signed document (an A/B of its cost).
  */
 const XSD_DIR = process.env.BENCH_XSD_DIR;
+/**
+ * BENCH_CPU_PROFILE names a directory: the full-rate run's V8 CPU profile is written there, per engine (open it
+ * in Chrome's DevTools); the figures are then printed, not written to docs/performance.md.
+ */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 const USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
 const PASSWORD = 'Bench-Hacienda-1';
 const PIN = '4821';
@@ -60,6 +66,26 @@ function postJson(url: string, headers: Record<string, string>, body: string): P
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** The V8 profiler of this thread (node:inspector): started now, its profile returned by stop(). */
+async function startCpuProfile(): Promise<{ stop: () => Promise<object> }> {
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params?: object) =>
+    new Promise<T>((resolve, reject) =>
+      session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result as T))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await post<{ profile: object }>('Profiler.stop');
+      session.disconnect();
+      return profile;
+    },
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -271,9 +297,15 @@ async function runEngine(
   };
 
   await cannon(); // warm-up (JIT, caches, the opened .p12)
+  const profile = PROFILE_DIR ? await startCpuProfile() : undefined;
   const cpu0 = process.cpuUsage();
   const full = await cannon();
   const cpu = process.cpuUsage(cpu0);
+  if (profile && PROFILE_DIR) {
+    const file = path.join(PROFILE_DIR, `submission-${engine}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(await profile.stop()));
+    process.stderr.write(`${engine}: CPU profile of the full-rate run in ${file}\n`);
+  }
   const cpuMsPerPost = (cpu.user + cpu.system) / 1000 / Math.max(1, full.total);
   const half = await cannon(Math.max(1, Math.floor(full.rps / 2)));
   // The throughput runs' documents are not sent to the sandbox (its per-issuer limit is 100 per minute):
@@ -394,7 +426,9 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
 
-  writePerformanceSection('## tenant-api (submission)', section);
+  // A profiled run's figures carry the profiler's own cost: printed, not recorded.
+  if (PROFILE_DIR) process.stdout.write(`${section}\n(profiled run: docs/performance.md left as it was)\n`);
+  else writePerformanceSection('## tenant-api (submission)', section);
 }
 
 main().catch((err: unknown) => {
