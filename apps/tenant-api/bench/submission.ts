@@ -42,10 +42,10 @@ const E2E_DOCUMENTS = Number(process.env.BENCH_E2E_DOCUMENTS ?? 40);
  */
 const XSD_DIR = process.env.BENCH_XSD_DIR;
 /**
- * BENCH_CPU_PROFILE names a directory: the full-rate run's V8 CPU profile is written there, per engine (open it
+ * BENCH_CPU_PROF names a directory: the full-rate run's V8 CPU profile is written there, per engine (open it
  * in Chrome's DevTools); the figures are then printed, not written to docs/performance.md.
  */
-const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
 const PASSWORD = 'Bench-Hacienda-1';
 const PIN = '4821';
