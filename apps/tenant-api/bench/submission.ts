@@ -4,9 +4,10 @@
 // job, webhook job, a local receiver), the raw RSA-2048 signing rate and the engine alone measured in the
 // same run. Runs on PGlite, and also on PostgreSQL when BENCH_DATABASE_URL names a server (a throw-away
 // database is created there). Writes `## tenant-api (submission)`.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -359,22 +360,50 @@ async function runEngine(
   };
 }
 
+// Each engine runs in a process of its own: one that opens PGlite compiles all its WebAssembly with Liftoff
+// only (ADR 0043), so a PostgreSQL run after it in the same process would validate (the XSD gate's libxml2)
+// slower than a tenant-api on PostgreSQL does.
+const ENGINE_CHILD = 'BENCH_SUBMISSION_ENGINE';
+const RESULT_FILE = 'BENCH_SUBMISSION_RESULT';
+
+function runEngineInChild(engine: string): EngineResult {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-submission-'));
+  try {
+    const file = path.join(dir, 'result.json');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', __filename], {
+      env: { ...process.env, [ENGINE_CHILD]: engine, [RESULT_FILE]: file },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (child.status !== 0)
+      throw new Error(`the ${engine} run failed (exit ${child.status ?? child.signal})`);
+    return JSON.parse(readFileSync(file, 'utf8')) as EngineResult;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'tenant-api-bench', level: 'error' });
 
-  const signing = rawSigningRate(3_000);
-  const loadStart = loadAverages();
-  const results: EngineResult[] = [];
   const engines: Array<[string, string | undefined]> = [['PGlite', undefined]];
   if (process.env.BENCH_DATABASE_URL) engines.push(['PostgreSQL', process.env.BENCH_DATABASE_URL]);
-  for (const [engine, url] of engines) {
+  const only = process.env[ENGINE_CHILD];
+  if (only) {
+    const [engine, url] = engines.find(([name]) => name === only) ?? [];
+    if (!engine) throw new Error(`${ENGINE_CHILD}=${only}: no such engine here`);
     const sandbox = await startSandbox();
     try {
-      results.push(await runEngine(engine, url, sandbox, logger));
+      const result = await runEngine(engine, url, sandbox, logger);
+      writeFileSync(process.env[RESULT_FILE]!, JSON.stringify(result));
     } finally {
       await sandbox.stop();
     }
+    return;
   }
+
+  const signing = rawSigningRate(3_000);
+  const loadStart = loadAverages();
+  const results = engines.map(([engine]) => runEngineInChild(engine));
 
   const load = loadAverages();
   const cpu = cpuModel();
@@ -385,7 +414,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (submission)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; server, worker and autocannon (10 connections) in one process, the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; per engine, server, worker and autocannon (10 connections) in one process of its own (ADR 0043: a process that opens PGlite runs its WebAssembly, the XSD gate's libxml2 included, on Liftoff only), the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto, one thread): ${fmt(signing)} signatures/s.`,
     '',
