@@ -38,29 +38,37 @@ function call(port: number, host: string, path: string, token: string, body: unk
   });
 }
 
+/**
+ * The settings `pnpm start` would give the service, on a fresh embedded database in `dir`, tokens checked
+ * against `forge`'s key (written to `dir`).
+ */
+function developmentEnv(dir: string, forge: TokenForge): Record<string, string | undefined> {
+  writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
+  return {
+    AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
+    AUTH_ISSUER: TEST_ISSUER,
+    AUTH_AUDIENCE: TEST_AUDIENCE,
+    DATA_DIR: join(dir, 'data'),
+    DATABASE_URL: undefined,
+    SECRETS_KEY: SecretBox.generateSetting('p1'),
+    HACIENDA_DATA_DIR: haciendaDataDir(),
+    // Never the real Hacienda from a test: nothing listens here, so the issuer check warns.
+    HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+    TENANT_HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  };
+}
+
 describe('tenant-api process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tenant-api-'));
   const forge = new TokenForge();
   let proc: AppProcess;
 
   beforeAll(async () => {
-    writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
     proc = await startApp({
       app: 'tenant-api',
       portVar: 'TENANT_PORT',
-      env: {
-        AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
-        AUTH_ISSUER: TEST_ISSUER,
-        AUTH_AUDIENCE: TEST_AUDIENCE,
-        DATA_DIR: join(dir, 'data'),
-        DATABASE_URL: undefined,
-        SECRETS_KEY: SecretBox.generateSetting('p1'),
-        HACIENDA_DATA_DIR: haciendaDataDir(),
-        // Never the real Hacienda from a test: nothing listens here, so the issuer check warns.
-        HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
-        TENANT_HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-      },
+      env: developmentEnv(dir, forge),
       timeoutMs: 60_000,
     });
   }, 90_000);
@@ -100,22 +108,11 @@ describe('tenant-api process stopped as soon as it is live', () => {
     // A first start on a fresh embedded database is the slowest: every step of it must be over before the
     // service answers, or an orchestrator's early SIGTERM meets the default action.
     const dir = mkdtempSync(join(tmpdir(), 'tenant-api-early-stop-'));
-    const forge = new TokenForge();
-    writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
     try {
       const proc = await startApp({
         app: 'tenant-api',
         portVar: 'TENANT_PORT',
-        env: {
-          AUTH_PUBLIC_KEY_PATH: join(dir, 'auth.pem'),
-          DATA_DIR: join(dir, 'data'),
-          DATABASE_URL: undefined,
-          SECRETS_KEY: SecretBox.generateSetting('p1'),
-          HACIENDA_DATA_DIR: haciendaDataDir(),
-          HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
-          TENANT_HOST: '127.0.0.1',
-          LOG_LEVEL: 'info',
-        },
+        env: developmentEnv(dir, new TokenForge()),
         readyPath: '/health/live',
         pollMs: 2,
         timeoutMs: 60_000,
