@@ -85,12 +85,16 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
           span.setAttribute('request.id', requestId);
           if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
-          res.locals.log.log(res.statusCode >= 500 ? 'error' : 'http', 'request', {
-            method: req.method,
-            path: req.path,
-            status: res.statusCode,
-            ms: Math.round(seconds * 1e4) / 10,
-          });
+          // Below the logger's level (`http` under the default `info`) not even the line is built.
+          const level = res.statusCode >= 500 ? 'error' : 'http';
+          if (res.locals.log.isLevelEnabled(level)) {
+            res.locals.log.log(level, 'request', {
+              method: req.method,
+              path: req.path,
+              status: res.statusCode,
+              ms: Math.round(seconds * 1e4) / 10,
+            });
+          }
         });
         runWithRequestContext({ requestId }, () => next());
       },

@@ -64,6 +64,33 @@ describe('logger redaction', () => {
   });
 });
 
+describe('logger levels', () => {
+  it('when a line is below the level, then it is dropped before any format reads it; at the level it is written', () => {
+    const mem = new MemoryTransport();
+    const log = createLogger({ service: 't', level: 'info', transports: [mem] });
+    let reads = 0;
+    const payload = Object.defineProperty({}, 'clave', {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return '506';
+      },
+    });
+    log.http('request', { payload });
+    log.debug('detail', { payload });
+    log.child({ requestId: 'req_1' }).http('request', { payload });
+    expect({ reads, lines: mem.lines.length }).toEqual({ reads: 0, lines: 0 });
+    log.info('kept', { payload });
+    expect(reads).toBeGreaterThan(0);
+    expect(mem.lines).toHaveLength(1);
+    expect(JSON.parse(mem.lines[0] ?? '{}')).toMatchObject({ message: 'kept', payload: { clave: '506' } });
+    // The level can be lowered at run time, and a child follows it.
+    log.level = 'http';
+    log.child({ requestId: 'req_2' }).http('request', { path: '/x' });
+    expect(JSON.parse(mem.lines[1] ?? '{}')).toMatchObject({ level: 'http', requestId: 'req_2', path: '/x' });
+  });
+});
+
 describe('redaction of hostile text', () => {
   // Each of these made a pattern restart inside a run it had already scanned: seconds to minutes of the
   // event loop for a 2 MB value a supplier's XML can carry into an error message. Linear now, so the test
