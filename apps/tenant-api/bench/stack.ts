@@ -41,6 +41,12 @@ export interface StackOptions {
   form?: ServiceForm;
   /** Extra settings for the tenant-api. */
   tenantEnv?: Record<string, string>;
+  /**
+   * The dist form only: a directory holding another build of the tenant-api's bundle (main.js and what
+   * sits beside it), to run instead of the working tree's (bench/ab.ts). It must sit inside apps/tenant-api,
+   * where the bundle finds its package root.
+   */
+  tenantBuild?: string;
 }
 
 export interface RunningService {
@@ -111,10 +117,13 @@ async function startService(
   form: ServiceForm,
   port: number,
   env: Record<string, string | undefined>,
-  readyPath = '/health/ready',
+  { readyPath = '/health/ready', build }: { readyPath?: string; build?: string | undefined } = {},
 ): Promise<RunningService> {
   const dir = path.join(REPO_ROOT, 'apps', app);
-  const entry = form === 'dist' ? path.join(dir, 'dist', 'main.js') : path.join(dir, 'src', 'main.ts');
+  const entry =
+    form === 'dist'
+      ? path.join(build ?? path.join(dir, 'dist'), 'main.js')
+      : path.join(dir, 'src', 'main.ts');
   if (!existsSync(entry)) throw new Error(`no ${entry}${form === 'dist' ? ' (build first)' : ''}`);
   // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it exits (where the time goes).
   const profile = process.env.BENCH_CPU_PROF
@@ -257,7 +266,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         HACIENDA_XSD_DIR: xsdDir(),
         LOG_LEVEL: 'error',
       },
-      '/health/live',
+      { readyPath: '/health/live' },
     );
     services.push(sandbox);
     const admin = (p: string, body: unknown) =>
@@ -338,35 +347,41 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const tenantPort = await freePort();
     const tenantUrl = `http://127.0.0.1:${tenantPort}`;
-    const tenant = await startService('tenant-api', form, tenantPort, {
-      TENANT_PORT: String(tenantPort),
-      TENANT_HOST: '127.0.0.1',
-      ...authEnv,
-      AUTH_AUDIENCE: BENCH_AUDIENCE,
-      DATA_DIR: path.join(scratch, 'tenant'),
-      DATABASE_URL: dbUrls['tenant-api'],
-      WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
-      SECRETS_KEY: SecretBox.generateSetting('b1'),
-      PUBLIC_URL: tenantUrl,
-      HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
-      HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
-      HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
-      HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
-      HACIENDA_PUBLIC_API_URL: sandbox.url,
-      HACIENDA_DATA_DIR: haciendaDataDir(),
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      // As `pnpm start` (its mail catcher): the receptor's e-mail, with the PDF, is sent.
-      SMTP_URL: smtp.url,
-      // One issuer sends everything here: its 100-per-minute submission limit is lifted (as the sandbox's
-      // is), so the jobs' keep-up figure measures the pipeline, not the limit.
-      HACIENDA_SUBMISSIONS_PER_MINUTE: '100000000',
-      // And its budget of e-mails through the platform's SMTP server (1,000 a day by default): past it the
-      // e-mails wait for a slot, and the bench waiting for them would measure the budget, not the pipeline.
-      MAIL_PLATFORM_LIMIT: '1000000',
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'error',
-      ...options.tenantEnv,
-    });
+    const tenant = await startService(
+      'tenant-api',
+      form,
+      tenantPort,
+      {
+        TENANT_PORT: String(tenantPort),
+        TENANT_HOST: '127.0.0.1',
+        ...authEnv,
+        AUTH_AUDIENCE: BENCH_AUDIENCE,
+        DATA_DIR: path.join(scratch, 'tenant'),
+        DATABASE_URL: dbUrls['tenant-api'],
+        WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
+        SECRETS_KEY: SecretBox.generateSetting('b1'),
+        PUBLIC_URL: tenantUrl,
+        HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
+        HACIENDA_IDP_URL_PROD: `${sandbox.url}/auth/realms/rut/protocol/openid-connect/token`,
+        HACIENDA_RECEPCION_URL_TEST: `${sandbox.url}/recepcion/v1`,
+        HACIENDA_RECEPCION_URL_PROD: `${sandbox.url}/recepcion/v1`,
+        HACIENDA_PUBLIC_API_URL: sandbox.url,
+        HACIENDA_DATA_DIR: haciendaDataDir(),
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // As `pnpm start` (its mail catcher): the receptor's e-mail, with the PDF, is sent.
+        SMTP_URL: smtp.url,
+        // One issuer sends everything here: its 100-per-minute submission limit is lifted (as the sandbox's
+        // is), so the jobs' keep-up figure measures the pipeline, not the limit.
+        HACIENDA_SUBMISSIONS_PER_MINUTE: '100000000',
+        // And its budget of e-mails through the platform's SMTP server (1,000 a day by default): past it the
+        // e-mails wait for a slot, and the bench waiting for them would measure the budget, not the pipeline.
+        MAIL_PLATFORM_LIMIT: '1000000',
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'error',
+        ...options.tenantEnv,
+      },
+      { build: options.tenantBuild },
+    );
     services.push(tenant);
     const headers = {
       host: 'acme.localhost',
