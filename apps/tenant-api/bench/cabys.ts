@@ -1,6 +1,7 @@
 // Benchmark: CABYS searches per second and p50/p99 latency through HTTP (POST /api/hacienda/cabys with a
 // verified RS256 token, the full middleware chain) over a mixed query set against the full catalogue, and the
-// search function alone for comparison. Goal: ≥ 1,000 searches/s through HTTP. Writes its section of
+// search function alone for comparison. Issue 15's goal (≥ 2,000 searches/s through HTTP) is judged with the
+// service as a process, in "tenant-api (processes)"; this is the request path in one process. Writes its section of
 // docs/performance.md.
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
     `| POST /api/hacienda/cabys (token verified, JSON in/out) | ${fmt(rps)} | ${r.latency.p50.toFixed(1)} | ${r.latency.p99.toFixed(1)} |`,
     `| the search function alone (same process, sequential) | ${fmt(fnPerSec)} | ${pct(50).toFixed(3)} | ${pct(99).toFixed(3)} |`,
     '',
-    `Goal ≥ 1,000 searches/s through HTTP: ${rps >= 1000 ? 'met' : 'NOT met'}. Load average during the run: ${load} (the machine is shared; HTTP numbers are noisy). The HTTP figure includes RS256 verification per request; a search over the local index involves no database.`,
+    `Issue 15's goal, ≥ 2,000 searches/s through HTTP, is judged with the tenant-api as a process ("tenant-api (processes)"); here the server shares its process with the client. Load average during the run: ${load} (the machine is shared; HTTP numbers are noisy). The HTTP figure includes the bearer token's check (its RS256 signature once per token, ADR 0056); a search over the local index involves no database.`,
     '',
   ].join('\n');
 
