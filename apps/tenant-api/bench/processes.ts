@@ -4,12 +4,22 @@
 // HTTP (first, on the idle stack), accepted 5-line invoices/s through HTTP with the jobs running, POST p99 at
 // half that rate, whether the submission, status and webhook jobs keep up over a run at half rate against the
 // sandbox at zero delay (documents accepted minus webhooks received, sampled), and each service's resident
-// memory afterwards. autocannon runs in this process, on the same cores. Writes `## tenant-api (processes)`.
+// memory afterwards. The load (autocannon at full rate, bench/paced-load.ts at a rate) runs in this process, on the
+// same cores. Writes `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { cpuModel, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
-import { type Stack, deliveriesReach, invoicePosts, load, postInvoices, startStack } from './stack';
+import { pacedLoad } from './paced-load';
+import {
+  type Stack,
+  deliveriesReach,
+  invoicePosts,
+  load,
+  nextInvoiceBody,
+  postInvoices,
+  startStack,
+} from './stack';
 import { writePerformanceSection } from './support';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -72,18 +82,33 @@ async function submissions(
   rate?: number,
   onAccepted?: () => void,
 ): Promise<Phase> {
+  const counted = onAccepted
+    ? (status: number) => {
+        if (status === 200 || status === 201) onAccepted();
+      }
+    : undefined;
+  if (rate) {
+    // A steady rate, each latency from its request's due time (bench/paced-load.ts).
+    const r = await pacedLoad({
+      url: `${stack.tenantUrl}/api/enviar/items`,
+      method: 'POST',
+      headers: stack.headers,
+      body: () => nextInvoiceBody(stack),
+      rate,
+      seconds,
+      connections: CONNECTIONS,
+      ...(counted ? { onResponse: counted } : {}),
+    });
+    const ms = (v: number) => Math.round(v * 10) / 10;
+    return { rps: r.rps, p50: ms(r.p50), p99: ms(r.p99), accepted: r.ok, errors: r.failed };
+  }
   const r = await load(
     {
       ...invoicePosts(stack),
       connections: CONNECTIONS,
       duration: seconds,
-      ...(rate ? { overallRate: rate } : {}),
     },
-    onAccepted
-      ? (status) => {
-          if (status === 200 || status === 201) onAccepted();
-        }
-      : undefined,
+    counted,
   );
   return {
     rps: r['2xx'] / r.duration,
@@ -244,7 +269,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores; the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
     '',

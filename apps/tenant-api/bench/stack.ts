@@ -438,6 +438,13 @@ export function load(
 /** The next consecutive number of each stack's invoices: every load on one stack posts new documents. */
 const invoiceNumbers = new WeakMap<Stack, number>();
 
+/** The body of the stack's next 5-line invoice, with a number of its own. */
+export function nextInvoiceBody(stack: Stack): string {
+  const numero = invoiceNumbers.get(stack) ?? 1;
+  invoiceNumbers.set(stack, numero + 1);
+  return JSON.stringify(fiveLineInvoice(numero));
+}
+
 /** autocannon's request options posting 5-line invoices as the stack's tenant, each with a number of its own. */
 export function invoicePosts(
   stack: Stack,
@@ -449,11 +456,7 @@ export function invoicePosts(
     requests: [
       {
         method: 'POST',
-        setupRequest: (req) => {
-          const numero = invoiceNumbers.get(stack) ?? 1;
-          invoiceNumbers.set(stack, numero + 1);
-          return { ...req, body: JSON.stringify(fiveLineInvoice(numero)) };
-        },
+        setupRequest: (req) => ({ ...req, body: nextInvoiceBody(stack) }),
       },
     ],
   };

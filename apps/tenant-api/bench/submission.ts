@@ -26,6 +26,7 @@ import {
 import { cpuModel, haciendaDataDir, loadAverages, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { createCabysSearch } from '@cr/cabys';
+import { pacedLoad } from './paced-load';
 import { benchAuth, writePerformanceSection } from './support';
 import { composeTenantApi, tenantConfig } from '../src/compose';
 import { tenantApiMigrations } from '../src/db/with-tenant';
@@ -308,7 +309,19 @@ async function runEngine(
     process.stderr.write(`${engine}: CPU profile of the full-rate run in ${file}\n`);
   }
   const cpuMsPerPost = (cpu.user + cpu.system) / 1000 / Math.max(1, full.total);
-  const half = await cannon(Math.max(1, Math.floor(full.rps / 2)));
+  const halfRate = Math.max(1, Math.floor(full.rps / 2));
+  // A steady half rate (bench/paced-load.ts: autocannon's rate limit sends each second's quota in a burst).
+  const paced = await pacedLoad({
+    url: `${server.url}/api/enviar/items`,
+    method: 'POST',
+    headers,
+    body: () => JSON.stringify(fiveLineInvoice(numero++)),
+    rate: halfRate,
+    seconds: DURATION_S,
+    connections: 10,
+  });
+  if (paced.failed > 0) throw new Error(`${paced.failed} of ${paced.sent} requests at half rate failed`);
+  const half = { rps: paced.rps, p50: paced.p50, p99: paced.p99, total: paced.ok };
   // The throughput runs' documents are not sent to the sandbox (its per-issuer limit is 100 per minute):
   // only the end-to-end phase below follows documents to Hacienda and to the webhook.
   await db.query("DELETE FROM jobs WHERE queue = 'hacienda.submit'");
@@ -414,7 +427,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (submission)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; per engine, server, worker and autocannon (10 connections) in one process of its own (ADR 0043: a process that opens PGlite runs its WebAssembly, the XSD gate's libxml2 included, on Liftoff only), the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; per engine, server, worker and the client (autocannon, 10 connections, at full rate; at half rate a steady paced load over 10 connections, each latency from its request's due time, bench/paced-load.ts) in one process of its own (ADR 0043: a process that opens PGlite runs its WebAssembly, the XSD gate's libxml2 included, on Liftoff only), the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto, one thread): ${fmt(signing)} signatures/s.`,
     '',
