@@ -15,11 +15,10 @@ import path from 'node:path';
 import { serviceMemoryEnv, treeCpuSeconds } from '@cr/devstack';
 import { cpuModel, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
-import { type Stack, startStack } from './stack';
+import { type Stack, cabysPosts, startStack } from './stack';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 10);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
-const QUERIES = ['cafe', 'servicios de consultoria', 'arroz', 'computadora', 'leche', '4391', 'zapatos'];
 
 interface Build {
   label: string;
@@ -40,21 +39,8 @@ function parseBuilds(setting: string | undefined): Build[] {
 async function round(stack: Stack): Promise<{ requests: number; cpuS: number }> {
   const pid = stack.services.find((s) => s.name === 'tenant-api')?.child.pid;
   if (pid === undefined) throw new Error('the stack has no tenant-api process');
-  let i = 0;
   const before = treeCpuSeconds(pid);
-  const r = await autocannon({
-    url: `${stack.tenantUrl}/api/hacienda/cabys`,
-    method: 'POST',
-    connections: 10,
-    duration: SECONDS,
-    headers: stack.headers,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ name: QUERIES[i++ % QUERIES.length] }) }),
-      },
-    ],
-  });
+  const r = await autocannon({ ...cabysPosts(stack), connections: 10, duration: SECONDS });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} answers not 2xx, ${r.errors} errors`);
   return { requests: r['2xx'], cpuS: treeCpuSeconds(pid) - before };
 }

@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { pacedLoad } from './paced-load';
 import {
   type Stack,
+  cabysPosts,
   deliveriesReach,
   invoicePosts,
   load,
@@ -126,35 +127,8 @@ async function warmPipeline(stack: Stack, amount: number): Promise<void> {
   await deliveriesReach(stack, before + accepted, { stepMs: 500 });
 }
 
-const CABYS_QUERIES = [
-  'cafe',
-  'servicios de consultoria',
-  'arroz',
-  'computadora',
-  'leche',
-  '4391',
-  'zapatos',
-  'software',
-];
-
 async function cabysSearches(stack: Stack, seconds: number): Promise<Phase> {
-  let i = 0;
-  const r = await autocannon({
-    url: `${stack.tenantUrl}/api/hacienda/cabys`,
-    method: 'POST',
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers: stack.headers,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({ name: CABYS_QUERIES[i++ % CABYS_QUERIES.length] }),
-        }),
-      },
-    ],
-  });
+  const r = await autocannon({ ...cabysPosts(stack), connections: CONNECTIONS, duration: seconds });
   return {
     rps: r['2xx'] / r.duration,
     p50: r.latency.p50,

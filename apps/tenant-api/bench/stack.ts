@@ -462,6 +462,38 @@ export function invoicePosts(
   };
 }
 
+const CABYS_QUERIES = [
+  'cafe',
+  'servicios de consultoria',
+  'arroz',
+  'computadora',
+  'leche',
+  '4391',
+  'zapatos',
+  'software',
+];
+
+/** autocannon's request options searching CABYS as the stack's tenant, a few queries in rotation. */
+export function cabysPosts(
+  stack: Stack,
+): Pick<autocannon.Options, 'url' | 'method' | 'headers' | 'requests'> {
+  let i = 0;
+  return {
+    url: `${stack.tenantUrl}/api/hacienda/cabys`,
+    method: 'POST',
+    headers: stack.headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ name: CABYS_QUERIES[i++ % CABYS_QUERIES.length] }),
+        }),
+      },
+    ],
+  };
+}
+
 /** Posts `amount` invoices (10 connections); how many were accepted. */
 export async function postInvoices(stack: Stack, amount: number): Promise<number> {
   const r = await load({ ...invoicePosts(stack), connections: 10, amount });
