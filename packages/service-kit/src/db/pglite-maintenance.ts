@@ -31,9 +31,11 @@ interface DueTable {
   analyze: boolean;
 }
 
-function maintenanceCommand({ name, vacuum, analyze }: DueTable): string {
-  if (vacuum) return analyze ? `VACUUM (ANALYZE) ${name}` : `VACUUM ${name}`;
-  return `ANALYZE ${name}`;
+// The vacuum and the analyse are separate statements, so the service's statements take their turn between
+// them: `VACUUM (ANALYZE)` held the one session for both (documents: 77–84 ms alone, against 10–22 for its
+// vacuum and 30 for its analyse; ADR 0057).
+function maintenanceCommands({ name, vacuum, analyze }: DueTable): string[] {
+  return [...(vacuum ? [`VACUUM ${name}`] : []), ...(analyze ? [`ANALYZE ${name}`] : [])];
 }
 
 export interface PgliteMaintenanceOptions {
@@ -50,7 +52,7 @@ export interface PgliteMaintenance {
 
 /**
  * Starts the passes on `session`, whose statements take the database in turn with the service's own: each
- * table is one statement, so requests wait for one table's vacuum at most, never for a whole pass.
+ * vacuum and each analyse is one statement, so a request waits for one of them at most, never for a pass.
  */
 export function startPgliteMaintenance(
   session: Queryable,
@@ -67,19 +69,22 @@ export function startPgliteMaintenance(
     const due = await session.query<DueTable>(DUE_SQL);
     const done: string[] = [];
     for (const table of due.rows) {
-      if (stopped) break;
-      const command = maintenanceCommand(table);
-      const started = performance.now();
-      try {
-        await session.exec(command);
-        done.push(command);
-        logger?.debug('embedded database maintenance', {
-          command,
-          ms: Math.round(performance.now() - started),
-        });
-      } catch (err) {
-        // A table dropped since the statistics were read, for one; the next pass reads them again.
-        logger?.warn('embedded database maintenance failed', { command, err });
+      for (const command of maintenanceCommands(table)) {
+        if (stopped) return done;
+        const started = performance.now();
+        try {
+          await session.exec(command);
+          done.push(command);
+          logger?.debug('embedded database maintenance', {
+            command,
+            ms: Math.round(performance.now() - started),
+          });
+        } catch (err) {
+          // A table dropped since the statistics were read, for one: its analyse would fail too, so the pass
+          // goes on with the next table; the next pass reads the statistics again.
+          logger?.warn('embedded database maintenance failed', { command, err });
+          break;
+        }
       }
     }
     return done;
