@@ -1,9 +1,9 @@
 // A per-tenant sliding window for work that costs the whole service (Hacienda's patience, certificate
 // threads): each tenant gets its own window, and beyond it a 429 with Retry-After names what was limited.
-// The window lives in the database (tenant_rate_windows, ADR 0037): the tenant-api runs as several processes
-// (WEB_CONCURRENCY) and replicas, and a window per process would give a tenant that many times its limit.
-// One statement takes a slot: the row's lock orders concurrent callers, so at most `limit` calls pass in any
-// `windowSeconds`, whichever process serves them.
+// The window lives in the database (tenant_rate_windows and its calls in tenant_rate_hits, ADRs 0037, 0058):
+// the tenant-api runs as several processes (WEB_CONCURRENCY) and replicas, and a window per process would give
+// a tenant that many times its limit. One statement takes a slot: the row's lock orders concurrent callers,
+// so at most `limit` calls pass in any `windowSeconds`, whichever process serves them.
 import type { Acquired } from '@cr/hacienda-client';
 import { AppError, type Db } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
@@ -27,22 +27,18 @@ export interface TenantLimiter {
   peek(db: Db, tenantId: string): Promise<Acquired>;
 }
 
-// Keeps the calls still inside the window and adds this one when fewer than the limit remain. A first call
-// inserts the row; later ones update it under its row lock, so two processes never both take the last slot.
-const TAKE_SLOT = `INSERT INTO tenant_rate_windows AS w (tenant_id, name, hits, granted)
-VALUES ($1, $2, ARRAY[$3::bigint], true)
-ON CONFLICT (tenant_id, name) DO UPDATE SET (hits, granted) = (
-  SELECT CASE WHEN count(*) < $4 THEN coalesce(array_agg(h ORDER BY h), '{}') || $3::bigint
-              ELSE array_agg(h ORDER BY h) END,
-         count(*) < $4
-  FROM unnest(w.hits) AS h
-  WHERE h > $3::bigint - $5::bigint)
-RETURNING granted, hits[1] AS oldest`;
+// tenant_rate_take (migration 0098, ADR 0058) locks the window's row, so calls from every process take turns,
+// deletes the calls that have left the window, and records this one when fewer than the limit remain. Its
+// cost does not grow with the calls inside the window.
+const TAKE_SLOT = 'SELECT granted, oldest FROM tenant_rate_take($1, $2, $3::bigint, $4::integer, $5::bigint)';
 
-// The calls still inside the window, and the oldest of them (the next to leave it), as TAKE_SLOT counts them.
-const PEEK_SLOT = `SELECT count(*) AS hits, min(h) AS oldest
-FROM tenant_rate_windows w, unnest(w.hits) AS h
-WHERE w.tenant_id = $1 AND w.name = $2 AND h > $3::bigint - $4::bigint`;
+// The calls still inside the window, and the oldest of them (the next to leave it), as tenant_rate_take counts
+// them: the window's count less the calls that have left it since the last slot was taken.
+const PEEK_SLOT = `SELECT coalesce((SELECT w.live FROM tenant_rate_windows w WHERE w.tenant_id = $1 AND w.name = $2), 0)
+         - (SELECT count(*) FROM tenant_rate_hits h
+            WHERE h.tenant_id = $1 AND h.name = $2 AND h.at <= $3::bigint - $4::bigint) AS hits,
+       (SELECT h.at FROM tenant_rate_hits h
+        WHERE h.tenant_id = $1 AND h.name = $2 AND h.at > $3::bigint - $4::bigint ORDER BY h.at LIMIT 1) AS oldest`;
 
 /** A refusal: the wait until the oldest call inside the window leaves it (at least 1 ms). */
 function refused(oldest: string | null, windowMs: number, now: number): Acquired {
@@ -62,7 +58,7 @@ export function createTenantLimiter(name: string, options: TenantLimitOptions): 
         db,
         tenantId,
         (tx) =>
-          tx.query<{ granted: boolean; oldest: string }>(TAKE_SLOT, [
+          tx.query<{ granted: boolean; oldest: string | null }>(TAKE_SLOT, [
             tenantId,
             name,
             now,
