@@ -38,26 +38,33 @@ describe('the received XML checks in threads', () => {
   afterAll(() => ctx.close());
 
   it('when a large document is uploaded, then the event loop keeps turning while it is parsed', async () => {
-    // What parsing it on the event loop would hold the loop for, on this machine now.
-    const started = performance.now();
-    expect('doc' in parseXml(bulky)).toBe(true);
-    const parseMs = performance.now() - started;
     const body = { receptor: RECEIVER_ID, xml: b64(bulky) };
-    // Once to start the threads, then measured: the longest gap between the turns of a 1 ms timer.
+    // Once to start the threads.
     expect((await post(ctx, 'acme', '/api/recepcion/documentos', body)).status).toBe(400);
-    let last = performance.now();
-    let longest = 0;
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longest = Math.max(longest, now - last);
-      last = now;
-    }, 1);
-    const res = await post(ctx, 'acme', '/api/recepcion/documentos', body);
-    clearInterval(ticker);
-    expect(res.status).toBe(400);
-    expect(res.body.message).toMatch(/^xml: the root element Bulk/);
+    // The longest gap between the turns of a 1 ms timer during an upload, against what parsing the document
+    // on the event loop would hold it for, measured just before. Twice, the better kept: on a machine shared
+    // with other suites one gap can be a long wait for a core (786 ms against a 1,222 ms parse, once in CI),
+    // and a parse on the loop would hold it for about the whole parse both times.
+    const ratios: number[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const started = performance.now();
+      expect('doc' in parseXml(bulky)).toBe(true);
+      const parseMs = performance.now() - started;
+      let last = performance.now();
+      let longest = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 1);
+      const res = await post(ctx, 'acme', '/api/recepcion/documentos', body);
+      clearInterval(ticker);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/^xml: the root element Bulk/);
+      ratios.push(longest / parseMs);
+    }
     // The request's own work on the loop (the JSON body, the Base64) is a fraction of the parse.
-    expect(longest).toBeLessThan(parseMs / 2);
+    expect(Math.min(...ratios)).toBeLessThan(0.5);
   });
 
   it('when a check outlives its time limit, then it is refused with 400 and the next check gets a new thread', async () => {
