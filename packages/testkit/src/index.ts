@@ -127,3 +127,4 @@ export { writePerformanceSection } from './performance-doc';
 export { loadAverages } from './load-average';
 export { rawSigningRate } from './raw-signing';
 export { cpuModel } from './cpu-model';
+export { widestLoopGap, type LoopGap } from './loop-gap';
