@@ -8,6 +8,7 @@
 // same cores. Writes `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { type OutsideCpu, startOutsideCpu } from '@cr/devstack';
 import { cpuModel, loadAverages } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { pacedLoad } from './paced-load';
@@ -190,7 +191,15 @@ interface ConfigResult {
   cabys: Phase;
   rss: Record<string, number>;
   load: string;
+  outside: OutsideCpu;
 }
+
+// The rest of the machine's CPU beside this process, the services it starts and the local PostgreSQL server:
+// under a tenth of a core, the machine was otherwise quiet (the load average cannot tell, it counts the
+// services too).
+const QUIET_CORES = 0.1;
+const outsideMeter = () => startOutsideCpu(() => [process.pid], ['postgres']);
+const inCores = (n: number) => n.toFixed(2);
 
 async function runConfig(
   label: string,
@@ -198,6 +207,7 @@ async function runConfig(
   processes: number,
 ): Promise<ConfigResult> {
   process.stderr.write(`bench: ${label}…\n`);
+  const outside = outsideMeter();
   const stack = await startStack({ databaseUrl, webConcurrency: processes });
   try {
     // CABYS first, on the idle stack: after the submission runs the jobs stay busy for minutes (the
@@ -214,7 +224,7 @@ async function runConfig(
     const accepted = warm.accepted + full.accepted + half.accepted;
     await deliveriesReach(stack, baseline + accepted, { capMs: 180_000, stepMs: 500 });
     const keep = await keepUp(stack, Math.max(1, Math.floor(full.rps / 2)), stack.webhooks(), 0);
-    return { label, full, half, keep, cabys, rss: stack.rss(), load: loadAverages() };
+    return { label, full, half, keep, cabys, rss: stack.rss(), load: loadAverages(), outside: outside() };
   } finally {
     await stack.stop();
   }
@@ -223,6 +233,7 @@ async function runConfig(
 async function main(): Promise<void> {
   const cores = availableParallelism();
   const loadStart = loadAverages();
+  const outside = outsideMeter();
   const rawOne = await rawSigning(1);
   const rawAll = await rawSigning(cores);
   const configs: Array<[string, string | undefined, number]> = [['PGlite, 1 process', undefined, 1]];
@@ -235,6 +246,8 @@ async function main(): Promise<void> {
   for (const [label, url, n] of configs) results.push(await runConfig(label, url, n));
   const rawAllAfter = await rawSigning(cores);
   const loadEnd = loadAverages();
+  const others = outside();
+  const quiet = others.outsideCores < QUIET_CORES;
 
   const cpu = cpuModel();
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -243,7 +256,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}**: the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}** (the services' own work included). **Other work on the machine over the ${fmt(others.seconds)} s: ${inCores(others.outsideCores)} of a core** (the CPU neither this process, nor the services it started, nor the PostgreSQL server used; the hypervisor's steal ${inCores(others.stealCores)}): ${quiet ? 'the machine was otherwise quiet' : 'the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions'}.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
     '',
@@ -270,6 +283,7 @@ async function main(): Promise<void> {
         .join(', '),
     )}`,
     `| load average after the configuration ${col((r) => r.load)}`,
+    `| other work on the machine during the configuration, cores (hypervisor's steal) ${col((r) => `${inCores(r.outside.outsideCores)} (${inCores(r.outside.stealCores)})`)}`,
     '',
     'The memory goal (every service < 200 MB RSS, flat over 10 minutes) is judged by `pnpm soak`. JWKS and /health under a login flood: `## auth-server`; the engine alone and the in-process CPU per POST: `## tenant-api (submission)`.',
     '',

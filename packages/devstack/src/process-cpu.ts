@@ -2,6 +2,7 @@
 // every live process below it, plus what its exited children used (cutime/cstime: a child process run, a
 // cluster worker that ended). For benches that divide a service's CPU by the documents it handled.
 import { readFileSync, readdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { childPids } from './process-memory';
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux the services run on
@@ -62,4 +63,60 @@ export function namedCpuSeconds(name: string): number {
     if (times?.comm === name) sum += times.own + times.reaped;
   }
   return sum;
+}
+
+export interface MachineCpu {
+  /** Seconds the machine's CPUs ran anything (user, nice and system time, summed over the CPUs). */
+  busy: number;
+  /** Seconds the hypervisor gave this machine's CPUs to someone else (steal). */
+  steal: number;
+}
+
+/** The machine's CPU time since boot, from the first line of /proc/stat; zeros where there is none. */
+export function machineCpuSeconds(statPath = '/proc/stat'): MachineCpu {
+  let stat: string;
+  try {
+    stat = readFileSync(statPath, 'utf8');
+  } catch {
+    return { busy: 0, steal: 0 };
+  }
+  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice" (guest time is inside user). Interrupt
+  // time is left out: it is charged to no process, so the bench's own loopback traffic would count as another's.
+  const f = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const at = (i: number) => (Number.isFinite(f[i]) ? (f[i] as number) : 0);
+  return { busy: (at(0) + at(1) + at(2)) / TICKS_PER_SECOND, steal: at(7) / TICKS_PER_SECOND };
+}
+
+/**
+ * What the rest of the machine did while a bench ran: CPU that neither `pids`' trees nor the processes named
+ * in `names` (a local database server) used. On a quiet machine it is a few per cent of a core (the kernel's
+ * threads, the shell); a figure measured beside other work says so by this, where the load average cannot
+ * (it counts the bench's own services too).
+ */
+export function startOutsideCpu(pids: () => number[], names: string[] = []): () => OutsideCpu {
+  const ours = () =>
+    pids().reduce((sum, pid) => sum + treeCpuSeconds(pid), 0) +
+    names.reduce((sum, name) => sum + namedCpuSeconds(name), 0);
+  const started = performance.now();
+  const machine = machineCpuSeconds();
+  const own = ours();
+  return () => {
+    const seconds = (performance.now() - started) / 1000;
+    const now = machineCpuSeconds();
+    const outside = Math.max(0, now.busy - machine.busy - (ours() - own));
+    return {
+      seconds,
+      outsideCores: seconds > 0 ? outside / seconds : 0,
+      stealCores: seconds > 0 ? (now.steal - machine.steal) / seconds : 0,
+    };
+  };
+}
+
+export interface OutsideCpu {
+  /** Wall time from start to reading. */
+  seconds: number;
+  /** CPU others used over that time, in cores (0.05 = 5 % of one core). */
+  outsideCores: number;
+  /** Time the hypervisor took from this machine's CPUs, in cores. */
+  stealCores: number;
 }
