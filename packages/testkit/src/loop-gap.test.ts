@@ -30,9 +30,13 @@ describe('widestLoopGap', () => {
   });
 
   it('when the work waits without holding the loop, then no gap is near its length', async () => {
-    const gap = await widestLoopGap(() => new Promise((resolve) => setTimeout(resolve, 300)));
-    expect(gap.elapsedMs).toBeGreaterThanOrEqual(290);
-    expect(gap.widestMs).toBeLessThan(gap.elapsedMs / 2);
+    // Twice, the better kept: under CI's side-by-side suites one timer turn can wait hundreds of ms for a core
+    // (received-xml-pool.test.ts saw 786 ms once); a held loop would give about the whole wait both times.
+    const gaps = [];
+    for (let attempt = 0; attempt < 2; attempt++)
+      gaps.push(await widestLoopGap(() => new Promise((resolve) => setTimeout(resolve, 300))));
+    for (const gap of gaps) expect(gap.elapsedMs).toBeGreaterThanOrEqual(290);
+    expect(Math.min(...gaps.map((gap) => gap.widestMs / gap.elapsedMs))).toBeLessThan(0.5);
   });
 
   it('when the work fails, then its error comes back and the timer is stopped', async () => {
