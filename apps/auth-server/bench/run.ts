@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { SecretBox, createLogger, migrate, openPglite, openPostgres, readMigrations } from '@cr/service-kit';
-import { cpuModel, writePerformanceSection } from '@cr/testkit';
+import { cpuModel, describeOtherWork, startOtherWork, writePerformanceSection } from '@cr/testkit';
 import { createAuthServices } from '../src/services';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -308,6 +308,7 @@ function rows(r: EngineResult): string {
 }
 
 async function main(): Promise<void> {
+  const other = startOtherWork();
   const signing = await measureSigning();
   process.stdout.write(
     `raw RSA-2048 sign: ${signing.raw.toFixed(0)}/s; token issue: ${signing.token.toFixed(0)}/s\n`,
@@ -318,10 +319,11 @@ async function main(): Promise<void> {
   else process.stdout.write('BENCH_DATABASE_URL is not set: PostgreSQL skipped\n');
 
   const signingRatio = signing.token / signing.raw;
+  const otherWork = describeOtherWork(other());
   const section = `## auth-server
 
-Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}; the machine is shared with other work, so
-the load average (1 min) is given next to each latency figure and absolute rates are a lower bound. Server:
+Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}; ${otherWork}. The load average (1 min),
+which counts this bench's own processes too, is given next to the latency figure. Server:
 \`src/main.ts\` as its own process on loopback, argon2id m=19456 KiB t=2 p=1, HASH_CONCURRENCY = cores − 1;
 load from autocannon in the separate bench process (${SECONDS} s per phase), /health requested every 10 ms by a
 process of its own (bench/health-probe.ts)${HAS_TASKSET ? '; JWKS with the server pinned to CPU 0 and the load generator to CPU 1 (`taskset`)' : ''}.

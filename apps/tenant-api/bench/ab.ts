@@ -12,8 +12,8 @@
 // the service's own heap flags. AB_ROUNDS (default 10) and AB_SECONDS (default 3) size the rounds. Printed
 // only: docs/performance.md keeps what a reading concludes.
 import path from 'node:path';
-import { serviceMemoryEnv, treeCpuSeconds } from '@cr/devstack';
-import { cpuModel, loadAverages } from '@cr/testkit';
+import { serviceMemoryEnv } from '@cr/devstack';
+import { cpuModel, loadAverages, treeCpuSeconds } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { type Stack, cabysPosts, startStack } from './stack';
 

@@ -8,9 +8,17 @@
 // outside one count one each: the round trips a document costs, and what a synchronous commit waits for).
 // Writes `## tenant-api (pipeline cost)`.
 import { availableParallelism } from 'node:os';
-import { mainThreadCpuSeconds, namedCpuSeconds, treeCpuSeconds } from '@cr/devstack';
 import { openPostgres } from '@cr/service-kit';
-import { cpuModel, loadAverages } from '@cr/testkit';
+import {
+  type OutsideCpu,
+  cpuModel,
+  describeOtherWork,
+  loadAverages,
+  mainThreadCpuSeconds,
+  namedCpuSeconds,
+  startOtherWork,
+  treeCpuSeconds,
+} from '@cr/testkit';
 import { deliveriesReach, postInvoices, startStack } from './stack';
 import { writePerformanceSection } from './support';
 
@@ -34,6 +42,8 @@ interface Cost {
   /** PostgreSQL: commits per document in each service's database. */
   commits?: Record<string, number>;
   load: string;
+  /** The rest of the machine's CPU from the first POST to the last delivery. */
+  other: OutsideCpu;
 }
 
 /**
@@ -83,6 +93,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
     const commitsBefore = databaseUrl ? await commitsOf(databaseUrl, databases) : undefined;
     const before = cpu();
     const mainBefore = mainThreads();
+    const other = startOtherWork();
     const t0 = Date.now();
     const accepted = await postInvoices(stack, N);
     const postS = (Date.now() - t0) / 1000;
@@ -90,6 +101,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
     const totalS = (Date.now() - t0) / 1000;
     const after = cpu();
     const mainAfter = mainThreads();
+    const otherDuring = other();
     const perDocument = (end: Record<string, number>, start: Record<string, number>) =>
       Object.fromEntries(Object.keys(end).map((k) => [k, ((end[k]! - (start[k] ?? 0)) * 1000) / accepted]));
     const cpuMs = perDocument(after, before);
@@ -113,6 +125,7 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
       mainMs,
       ...(commits ? { commits } : {}),
       load: loadAverages(),
+      other: otherDuring,
     };
   } finally {
     await stack.stop();
@@ -121,9 +134,11 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
 
 async function main(): Promise<void> {
   const loadStart = loadAverages();
+  const other = startOtherWork();
   const results = [await measure('PGlite', undefined)];
   if (process.env.BENCH_DATABASE_URL)
     results.push(await measure('PostgreSQL', process.env.BENCH_DATABASE_URL));
+  const otherAll = other();
   const cpu = cpuModel();
   const services = [...new Set(results.flatMap((r) => Object.keys(r.cpuMs)))];
   const ms = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(1));
@@ -136,15 +151,15 @@ async function main(): Promise<void> {
     const total = Object.values(r.cpuMs).reduce((a, b) => a + b, 0);
     const commits = r.commits ? byService(r.commits) : '—';
     const main = byService(r.mainMs);
-    return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${main} | ${commits} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook and e-mail ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.load} |`;
+    return `| ${r.label} | ${services.map((s) => ms(r.cpuMs[s])).join(' | ')} | ${ms(total)} | ${main} | ${commits} | ${r.documents} posted in ${r.postS.toFixed(1)} s; every webhook and e-mail ${r.drained ? `after ${r.totalS.toFixed(1)} s = ${(r.documents / r.totalS).toFixed(1)} documents/s end to end` : 'NOT within 10 min'} | ${r.other.outsideCores.toFixed(2)} | ${r.load} |`;
   });
   const section = [
     '## tenant-api (pipeline cost)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver and a local SMTP sink, as \`pnpm start\` has its mail catcher); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook and its e-mail (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, child processes included), from the first POST until the last webhook and e-mail; of it, each service's main thread (its event loop; the rest is V8's compiler and concurrent GC, the libuv pool and worker threads, PGlite's among them on the embedded engine): the steadier figure between runs. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${availableParallelism()} cores), Node ${process.version}; load average at the start ${loadStart}. The stack of \`bench/stack.ts\` (the services as processes, \`node dist/main.js\` as \`pnpm start\` runs them, the sandbox at zero delay, a local webhook receiver and a local SMTP sink, as \`pnpm start\` has its mail catcher); ${N} five-line invoices posted by 10 connections after ${WARM} for warm-up, each followed to its webhook and its e-mail (submission, verdict, callback, status, webhook, e-mail with the PDF). CPU milliseconds per document of each process tree (user + system, from /proc, child processes included), from the first POST until the last webhook and e-mail; of it, each service's main thread (its event loop; the rest is V8's compiler and concurrent GC, the libuv pool and worker threads, PGlite's among them on the embedded engine): the steadier figure between runs. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/pipeline.ts\` (part of \`pnpm bench\`; \`BENCH_DATABASE_URL\` adds PostgreSQL, whose server processes are counted too). Commits per document: each service's database in pg_stat_database (a transaction, or a statement outside one, counts one), read after the counts settle. Other work on the machine, cores: the CPU neither the bench, nor its services, nor the PostgreSQL server used while the documents were measured. Over the whole run, ${describeOtherWork(otherAll)}. What changed these figures, and where the time goes: "tenant-api (pipeline cost): what changed it".`,
     '',
-    `| configuration | ${services.map((s) => `${s} ms/doc`).join(' | ')} | total ms/doc | of it, main thread ms/doc | PostgreSQL commits/doc | wall | load after |`,
-    `|---|${services.map(() => '---|').join('')}---|---|---|---|---|`,
+    `| configuration | ${services.map((s) => `${s} ms/doc`).join(' | ')} | total ms/doc | of it, main thread ms/doc | PostgreSQL commits/doc | wall | other work, cores | load after |`,
+    `|---|${services.map(() => '---|').join('')}---|---|---|---|---|---|`,
     ...rows,
     '',
   ].join('\n');

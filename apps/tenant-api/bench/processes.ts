@@ -8,8 +8,7 @@
 // same cores. Writes `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { type OutsideCpu, startOutsideCpu } from '@cr/devstack';
-import { cpuModel, loadAverages } from '@cr/testkit';
+import { type OutsideCpu, QUIET_CORES, cpuModel, loadAverages, startOtherWork } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { pacedLoad } from './paced-load';
 import {
@@ -194,11 +193,6 @@ interface ConfigResult {
   outside: OutsideCpu;
 }
 
-// The rest of the machine's CPU beside this process, the services it starts and the local PostgreSQL server:
-// under a tenth of a core, the machine was otherwise quiet (the load average cannot tell, it counts the
-// services too).
-const QUIET_CORES = 0.1;
-const outsideMeter = () => startOutsideCpu(() => [process.pid], ['postgres']);
 const inCores = (n: number) => n.toFixed(2);
 
 async function runConfig(
@@ -207,7 +201,7 @@ async function runConfig(
   processes: number,
 ): Promise<ConfigResult> {
   process.stderr.write(`bench: ${label}…\n`);
-  const outside = outsideMeter();
+  const outside = startOtherWork();
   const stack = await startStack({ databaseUrl, webConcurrency: processes });
   try {
     // CABYS first, on the idle stack: after the submission runs the jobs stay busy for minutes (the
@@ -233,7 +227,7 @@ async function runConfig(
 async function main(): Promise<void> {
   const cores = availableParallelism();
   const loadStart = loadAverages();
-  const outside = outsideMeter();
+  const outside = startOtherWork();
   const rawOne = await rawSigning(1);
   const rawAll = await rawSigning(cores);
   const configs: Array<[string, string | undefined, number]> = [['PGlite, 1 process', undefined, 1]];

@@ -23,7 +23,16 @@ import {
   openDatabase,
   parseBody,
 } from '@cr/service-kit';
-import { cpuModel, haciendaDataDir, loadAverages, rawSigningRate, startApp, xsdDir } from '@cr/testkit';
+import {
+  cpuModel,
+  describeOtherWork,
+  haciendaDataDir,
+  loadAverages,
+  rawSigningRate,
+  startApp,
+  startOtherWork,
+  xsdDir,
+} from '@cr/testkit';
 import autocannon from 'autocannon';
 import { createCabysSearch } from '@cr/cabys';
 import { pacedLoad } from './paced-load';
@@ -428,9 +437,11 @@ async function main(): Promise<void> {
 
   const signing = rawSigningRate(3_000);
   const loadStart = loadAverages();
+  const other = startOtherWork();
   const results = engines.map(([engine]) => runEngineInChild(engine));
 
   const load = loadAverages();
+  const otherWork = describeOtherWork(other());
   const cpu = cpuModel();
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -439,7 +450,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (submission)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; per engine, server, worker and the client (autocannon, 10 connections, at full rate; at half rate a steady paced load over 10 connections, each latency from its request's due time, bench/paced-load.ts) in one process of its own (ADR 0043: a process that opens PGlite runs its WebAssembly, the XSD gate's libxml2 included, on Liftoff only), the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load} (shared machine: wall-time figures are noisy; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${cpus().length}), Node ${process.version}; per engine, server, worker and the client (autocannon, 10 connections, at full rate; at half rate a steady paced load over 10 connections, each latency from its request's due time, bench/paced-load.ts) in one process of its own (ADR 0043: a process that opens PGlite runs its WebAssembly, the XSD gate's libxml2 included, on Liftoff only), the real hacienda-sandbox as a separate process with SANDBOX_PROCESSING_DELAY_MS=0, ${DURATION_S} s per HTTP run after a warm-up; the jobs worker is stopped during the HTTP runs and runs for the end-to-end phase. Command: \`pnpm --filter @cr/tenant-api bench\` (with \`BENCH_DATABASE_URL=postgres://…\` it also runs on PostgreSQL, in a throw-away database on that server). Load average at the start / end: ${loadStart} / ${load}; ${otherWork} (wall-time figures move with other work; the CPU time per POST is the steadier figure).${XSD_DIR ? ` The app's XSDs: ${XSD_DIR} (BENCH_XSD_DIR).` : ''}`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto, one thread): ${fmt(signing)} signatures/s.`,
     '',

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { haciendaDataDir, writePerformanceSection } from '@cr/testkit';
+import { describeOtherWork, haciendaDataDir, startOtherWork, writePerformanceSection } from '@cr/testkit';
 import { type CabysIndex, createCabysIndex, parseCabysJson } from '../src';
 
 const QUERIES = [
@@ -100,6 +100,7 @@ function build(text: string): { index: CabysIndex; parseMs: number; buildMs: num
 }
 
 function main(): void {
+  const other = startOtherWork();
   const file = join(haciendaDataDir(), 'cabys.json');
   const text = readFileSync(file, 'utf8');
   const heapBefore = heapMb();
@@ -111,6 +112,7 @@ function main(): void {
   const samples: number[] = [];
   const cpuSamples: number[] = [];
   const load = loadavg()[0] ?? 0;
+  const otherWork = describeOtherWork(other());
   const started = performance.now();
   for (let r = 0; r < rounds; r++) {
     for (const q of QUERIES) {
@@ -135,7 +137,7 @@ function main(): void {
   const section = [
     '## cabys',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu}, ${cpus().length} cores shared with other work (load average ${load.toFixed(1)} during the run), Node ${process.version};`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu}, ${cpus().length} cores (load average ${load.toFixed(1)} during the run; ${otherWork}), Node ${process.version};`,
     `\`pnpm --filter @cr/cabys bench\`, in-memory index over ${index.size} codes, limit 50.`,
     '',
     ...table([
@@ -163,7 +165,7 @@ function main(): void {
     ...(p99 > 5
       ? [
           `Wall-clock p99 is above 5 ms on this run while CPU time p99 is ${percentile(cpuSamples, 99).toFixed(1)} ms: the difference is`,
-          'time the OS gave to other processes (load average above). Rerun on a quiet machine to compare.',
+          'time the OS gave to other processes (other work above). Rerun on a quiet machine to compare.',
           '',
         ]
       : []),

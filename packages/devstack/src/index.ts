@@ -1,6 +1,5 @@
 export * from './growth';
 export * from './process-memory';
 export * from './service-databases';
-export * from './process-cpu';
 export * from './node-heap';
 export * from './bundle-path';

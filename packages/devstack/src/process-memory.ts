@@ -1,6 +1,7 @@
 // Resident memory of a service as the operating system sees it: the process and every process below it
 // (a tenant-api cluster's workers, tsx's esbuild helper), read from /proc (Linux).
-import { readFileSync, readdirSync } from 'node:fs';
+import { childPids } from '@cr/testkit';
+import { readFileSync } from 'node:fs';
 
 function readProc(path: string): string | undefined {
   try {
@@ -15,22 +16,6 @@ export function processRss(pid: number): number | undefined {
   const status = readProc(`/proc/${pid}/status`);
   const kb = status && /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   return kb ? Number(kb) * 1024 : undefined;
-}
-
-/** The pids of `pid`'s children (all threads' children), from /proc/<pid>/task/<tid>/children. */
-export function childPids(pid: number): number[] {
-  const out = new Set<number>();
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  for (const tid of tids) {
-    const children = readProc(`/proc/${pid}/task/${tid}/children`) ?? '';
-    for (const c of children.trim().split(/\s+/)) if (c) out.add(Number(c));
-  }
-  return [...out];
 }
 
 /** RSS of `pid` and all its descendants, in bytes, with the pids counted. */

@@ -7,7 +7,13 @@
 // `pnpm --filter @cr/jobs bench`.
 import { cpus } from 'node:os';
 import { type Db, createTestDatabase, migrate, openPglite } from '@cr/service-kit';
-import { loadAverages, rawSigningRate, writePerformanceSection } from '@cr/testkit';
+import {
+  describeOtherWork,
+  loadAverages,
+  rawSigningRate,
+  startOtherWork,
+  writePerformanceSection,
+} from '@cr/testkit';
 import { Worker, enqueue, jobsMigrations } from '../src';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1_500);
@@ -111,11 +117,13 @@ async function engine(label: string, url: string | undefined) {
 
 async function main(): Promise<void> {
   const loadBefore = loadAverages();
+  const other = startOtherWork();
   const rsa = rawSigningRate();
   const rows = await engine('PGlite', undefined);
   if (process.env.BENCH_DATABASE_URL)
     rows.push(...(await engine('PostgreSQL', process.env.BENCH_DATABASE_URL)));
   const loadAfter = loadAverages();
+  const otherWork = describeOtherWork(other());
   const table = rows.map(
     (r) =>
       `| ${r.label} | ${r.shape.name} | ${r.claimMs.toFixed(2)} | ${r.jobsPerClaim.toFixed(2)} | ${r.recordMs.toFixed(2)} | ${r.roundMs.toFixed(2)} | ${((r.claimsPerSecond / rsa) * 100).toFixed(1)}% |`,
@@ -123,7 +131,7 @@ async function main(): Promise<void> {
   const section = [
     '## jobs (claim)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim()} (${cpus().length} cores), Node ${process.version}; load average before ${loadBefore}, after ${loadAfter}. ${ROUNDS} rounds per shape after 100 for warm-up: a worker with four queues and 8 slots claims (\`runOnce\`), its no-op handlers finish, their outcomes are recorded; the jobs of a round are enqueued before it. Times are taken where the worker calls its Db (PGlite: through its thread); a round's records overlap, so \`record ms\` includes waiting for the others. Raw RSA-2048 signing in the same run: ${rsa.toFixed(0)}/s on one thread. Command: \`pnpm --filter @cr/jobs bench\` (\`BENCH_DATABASE_URL\` adds PostgreSQL).`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim()} (${cpus().length} cores), Node ${process.version}; load average before ${loadBefore}, after ${loadAfter}; ${otherWork}. ${ROUNDS} rounds per shape after 100 for warm-up: a worker with four queues and 8 slots claims (\`runOnce\`), its no-op handlers finish, their outcomes are recorded; the jobs of a round are enqueued before it. Times are taken where the worker calls its Db (PGlite: through its thread); a round's records overlap, so \`record ms\` includes waiting for the others. Raw RSA-2048 signing in the same run: ${rsa.toFixed(0)}/s on one thread. Command: \`pnpm --filter @cr/jobs bench\` (\`BENCH_DATABASE_URL\` adds PostgreSQL).`,
     '',
     '| engine | shape | claim ms | jobs per claim | record ms | round ms | claims/s of raw RSA rate |',
     '|---|---|---|---|---|---|---|',

@@ -9,7 +9,7 @@ import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { PNG } from 'pngjs';
 import { readComprobanteView, renderComprobantePdf } from '../src';
 import { fiveLineInvoice, sign } from '../test/fixtures';
-import { writePerformanceSection } from '@cr/testkit';
+import { describeOtherWork, startOtherWork, writePerformanceSection } from '@cr/testkit';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 
@@ -73,6 +73,7 @@ function transparentLogo(): Buffer {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!.toFixed(1);
+  const other = startOtherWork();
   const xml = sign(fiveLineInvoice());
   const view = readComprobanteView(xml);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
   const section = [
     '## pdf',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (nproc ${cpus().length}), Node ${process.version}, one process, ${RUNS} renders per case after 50 warm-up renders, 1-minute load average ${loadBefore} before the run and ${load} (1/5/15 min) after it. Command: \`taskset -c 0 nice -n -5 pnpm --filter @cr/pdf bench\`.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (nproc ${cpus().length}), Node ${process.version}, one process, ${RUNS} renders per case after 50 warm-up renders, 1-minute load average ${loadBefore} before the run and ${load} (1/5/15 min) after it; ${describeOtherWork(other())}. Command: \`taskset -c 0 nice -n -5 pnpm --filter @cr/pdf bench\`.`,
     '',
     '| case | per second | p50 ms | p99 ms | max ms | CPU ms per op | GC during the case: scavenges / major, longest pause ms | of raw RSA rate |',
     '|---|---|---|---|---|---|---|---|',

@@ -128,3 +128,14 @@ export { loadAverages } from './load-average';
 export { rawSigningRate } from './raw-signing';
 export { cpuModel } from './cpu-model';
 export { widestLoopGap, type LoopGap } from './loop-gap';
+export {
+  childPids,
+  machineCpuSeconds,
+  mainThreadCpuSeconds,
+  namedCpuSeconds,
+  startOutsideCpu,
+  treeCpuSeconds,
+  type MachineCpu,
+  type OutsideCpu,
+} from './process-cpu';
+export { QUIET_CORES, describeOtherWork, startOtherWork } from './other-work';

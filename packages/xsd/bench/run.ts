@@ -12,7 +12,7 @@ import { buildSignedDocument, extendXsdText, openP12 } from '@cr/hacienda-xml';
 import { ISSUER, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { createXsdValidator } from '../src';
-import { writePerformanceSection } from '@cr/testkit';
+import { describeOtherWork, startOtherWork, writePerformanceSection } from '@cr/testkit';
 
 const XSD_DIR = process.env.HACIENDA_XSD_DIR ?? path.resolve(__dirname, '../../../../shared/hacienda/xsd');
 const BURST = Number(process.env.BENCH_BURST ?? 200);
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   if (!existsSync(path.join(XSD_DIR, 'FacturaElectronica_V4.4.xsd')))
     throw new Error(`no XSDs in ${XSD_DIR}`);
   const loadBefore = loadavg()[0]!.toFixed(1);
+  const other = startOtherWork();
   const xml = signedInvoiceXml(5);
   const large = signedInvoiceXml(1000);
   const validator = createXsdValidator({
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
   const section = [
     '## xsd',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (nproc ${cpus().length}), Node ${process.version}, libxml2 as WebAssembly in the process (ADR 0036), 1-minute load average ${loadBefore} before and ${load} (1/5/15 min) after. Command: \`pnpm --filter @cr/xsd bench\`.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (nproc ${cpus().length}), Node ${process.version}, libxml2 as WebAssembly in the process (ADR 0036), 1-minute load average ${loadBefore} before and ${load} (1/5/15 min) after; ${describeOtherWork(other())}. Command: \`pnpm --filter @cr/xsd bench\`.`,
     '',
     `Signed invoices against FacturaElectronica_V4.4.xsd extended with the 2026-04 codes, as the sandbox and the inbox use it: a 5-line one (${Buffer.byteLength(xml).toLocaleString('en-US')} bytes), ${BURST} validations started at once, ${ROUNDS} times after a warm-up burst, then ${LONE} one after another; a 1,000-line one (${Buffer.byteLength(large).toLocaleString('en-US')} bytes, the most lines the schema allows). A validation runs on the event loop from start to end, so "ms per burst" of a lone validation is how long it holds the loop. The first validation, which loads libxml2 and compiles the schema, took ${firstMs.toFixed(0)} ms; RSS ${mb(rssBefore)} MB before it, ${mb(rssCompiled)} MB after it and ${mb(rss)} MB after the runs (the WebAssembly heap keeps the size the largest document needed). Under tsx (this command) the load includes tsx transforming the 2 MB module; the services run bundles under plain node, where ADR 0036 measured 125 ms and +16 MB.`,
     '',

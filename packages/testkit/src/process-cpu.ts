@@ -3,9 +3,32 @@
 // cluster worker that ended). For benches that divide a service's CPU by the documents it handled.
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { childPids } from './process-memory';
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux the services run on
+
+/** The pids of `pid`'s children (all threads' children), from /proc/<pid>/task/<tid>/children. */
+export function childPids(pid: number): number[] {
+  const out = new Set<number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  for (const tid of tids) {
+    const children = readProcOrEmpty(`/proc/${pid}/task/${tid}/children`);
+    for (const c of children.trim().split(/\s+/)) if (c) out.add(Number(c));
+  }
+  return [...out];
+}
+
+function readProcOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 interface ProcTimes {
   own: number;
