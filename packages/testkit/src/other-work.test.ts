@@ -14,6 +14,9 @@ describe('describeOtherWork', () => {
     const shared = describeOtherWork({ seconds: 95, outsideCores: 0.1, stealCores: 0 });
     expect(shared).toContain('0.10 of a core');
     expect(shared).toMatch(/shared with other work, so these figures must be re-run on a quiet machine$/);
+    expect(describeOtherWork({ seconds: 0.46, outsideCores: 0, stealCores: 0 })).toMatch(
+      /over the 0\.5 s: 0\.00/,
+    );
   });
 });
 

@@ -20,5 +20,7 @@ export function describeOtherWork(other: OutsideCpu): string {
     other.outsideCores < QUIET_CORES
       ? 'the machine was otherwise quiet'
       : 'the machine was shared with other work, so these figures must be re-run on a quiet machine';
-  return `other work on the machine over the ${Math.round(other.seconds)} s: ${cores(other.outsideCores)} of a core (the CPU neither this bench, nor the processes it started, nor the PostgreSQL server used; the hypervisor's steal ${cores(other.stealCores)}): ${verdict}`;
+  // A bench of a second or two still says how long it looked.
+  const seconds = other.seconds < 10 ? other.seconds.toFixed(1) : String(Math.round(other.seconds));
+  return `other work on the machine over the ${seconds} s: ${cores(other.outsideCores)} of a core (the CPU neither this bench, nor the processes it started, nor the PostgreSQL server used; the hypervisor's steal ${cores(other.stealCores)}): ${verdict}`;
 }
