@@ -8,7 +8,14 @@
 // same cores. Writes `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { type OutsideCpu, QUIET_CORES, cpuModel, loadAverages, startOtherWork } from '@cr/testkit';
+import {
+  type OutsideCpu,
+  QUIET_CORES,
+  cpuModel,
+  describeOtherWork,
+  loadAverages,
+  startOtherWork,
+} from '@cr/testkit';
 import autocannon from 'autocannon';
 import { pacedLoad } from './paced-load';
 import {
@@ -242,6 +249,7 @@ async function main(): Promise<void> {
   const loadEnd = loadAverages();
   const others = outside();
   const quiet = others.outsideCores < QUIET_CORES;
+  const otherWork = describeOtherWork(others);
 
   const cpu = cpuModel();
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -250,7 +258,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}** (the services' own work included). **Other work on the machine over the ${fmt(others.seconds)} s: ${inCores(others.outsideCores)} of a core** (the CPU neither this process, nor the services it started, nor the PostgreSQL server used; the hypervisor's steal ${inCores(others.stealCores)}): ${quiet ? 'the machine was otherwise quiet' : 'the machine was shared with other work, so these figures must be re-run on a quiet machine; compare the ratios and the configurations with each other, which ran in the same conditions'}.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}** (the services' own work included). **${otherWork.charAt(0).toUpperCase()}${otherWork.slice(1)}**${quiet ? '' : '; compare the ratios and the configurations with each other, which ran in the same conditions'}.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
     '',

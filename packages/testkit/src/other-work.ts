@@ -13,7 +13,10 @@ export function startOtherWork(): () => OutsideCpu {
   return startOutsideCpu(() => [process.pid], ['postgres']);
 }
 
-/** "other work on the machine over the 95 s: 0.02 of a core (the hypervisor's steal 0.00): quiet". */
+/**
+ * "other work on the machine over the 95 s: 0.02 of a core (the CPU neither …; the hypervisor's steal 0.00):
+ * the machine was otherwise quiet", or "… shared with other work, so these figures must be re-run …".
+ */
 export function describeOtherWork(other: OutsideCpu): string {
   const cores = (n: number) => n.toFixed(2);
   const verdict =
