@@ -1,8 +1,8 @@
 // The sandbox as a real process (main.ts): first-start demo, and state that survives a restart.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppProcess, requireResource, startApp } from '@cr/testkit';
+import { type AppProcess, removeTree, requireResource, startApp } from '@cr/testkit';
 import { bodyFor, readSample, sampleFiles } from './documents';
 
 async function token(app: AppProcess, username: string, password: string): Promise<string> {
@@ -17,7 +17,7 @@ async function token(app: AppProcess, username: string, password: string): Promi
 
 describe('sandbox process', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-proc-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => removeTree(dataDir));
 
   it('when restarted on the same DATA_DIR, then the CA, the demo user and a pending document survive, and the document is processed', async () => {
     if (!requireResource('Hacienda samples', sampleFiles().length === 3)) return;

@@ -3,12 +3,12 @@
 // SIGTERM to the primary drains both workers and ends every process with code 0. More than one process on
 // the embedded database is refused at start. A tenant's rate limits hold for the cluster, not per worker.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox, type TestDatabase, createTestDatabase } from '@cr/service-kit';
-import { type AppProcess, REPO_ROOT, freePort, haciendaDataDir, startApp } from '@cr/testkit';
+import { type AppProcess, REPO_ROOT, freePort, haciendaDataDir, removeTree, startApp } from '@cr/testkit';
 import { issuerBody } from './support/issuer-mother';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './support/token-forge';
 
@@ -101,7 +101,7 @@ if (!onPostgres) {
   afterAll(async () => {
     await proc?.stop();
     await db?.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   });
 
   it('when requests arrive, then both workers serve them from the one database, and SIGTERM stops all', async () => {
@@ -199,7 +199,7 @@ describe('tenant-api cluster on the embedded database', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
     expect(code).toBe(2);
     expect(stderr).toContain('WEB_CONCURRENCY: 2 processes need DATABASE_URL');
   }, 60_000);

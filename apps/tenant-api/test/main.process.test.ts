@@ -1,13 +1,13 @@
 // The real process, as `pnpm start` runs it: settings from the environment, migrations at start, a local PEM
 // for tokens, readiness, a full register + consult through HTTP, and a graceful stop on SIGTERM.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTestCa } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { SecretBox } from '@cr/service-kit';
 import { spawn } from 'node:child_process';
-import { type AppProcess, REPO_ROOT, haciendaDataDir, startApp } from '@cr/testkit';
+import { type AppProcess, REPO_ROOT, haciendaDataDir, removeTree, startApp } from '@cr/testkit';
 import { issuerBody } from './support/issuer-mother';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './support/token-forge';
 
@@ -75,7 +75,7 @@ describe('tenant-api process', () => {
 
   afterAll(async () => {
     await proc?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   });
 
   it('when started, then it registers and consults an issuer and stops cleanly on SIGTERM', async () => {
@@ -121,7 +121,7 @@ describe('tenant-api process stopped as soon as it is live', () => {
       expect({ code: proc.child.exitCode, signal: proc.child.signalCode }).toEqual({ code: 0, signal: null });
       expect(proc.output()).toContain('shutting down');
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeTree(dir);
     }
   }, 90_000);
 });
@@ -150,7 +150,7 @@ async function startInProduction(settings: Record<string, string>, drop: string[
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const generated = existsSync(join(dir, 'data', 'secrets-key'));
-  rmSync(dir, { recursive: true, force: true });
+  removeTree(dir);
   return { code, stderr, generated };
 }
 
@@ -181,7 +181,7 @@ describe('tenant-api process in production', () => {
       SECRETS_KEY: SecretBox.generateSetting('p1'),
       HACIENDA_CA_BUNDLE: join(dir, 'empty.pem'),
     });
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/HACIENDA_CA_BUNDLE: .*absent\.pem cannot be read \(ENOENT\)/);
     expect(empty.code).toBe(2);
@@ -196,7 +196,7 @@ describe('tenant-api process in production', () => {
       HACIENDA_CA_BUNDLE: join(dir, 'hacienda.pem'),
       RECEPCION_CA_BUNDLE: join(dir, 'absent.pem'),
     });
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/RECEPCION_CA_BUNDLE: .*absent\.pem cannot be read \(ENOENT\)/);
   }, 60_000);

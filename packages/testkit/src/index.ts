@@ -139,3 +139,4 @@ export {
   type OutsideCpu,
 } from './process-cpu';
 export { QUIET_CORES, describeOtherWork, startOtherWork } from './other-work';
+export { processesHolding, removeTree } from './remove-tree';
