@@ -7,7 +7,13 @@
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
-import { describeOtherWork, loadAverages, rawSigningRate, startOtherWork } from '@cr/testkit';
+import {
+  describeOtherWork,
+  describeSigningPath,
+  loadAverages,
+  rawSigningRate,
+  startOtherWork,
+} from '@cr/testkit';
 import { SMTPServer } from 'smtp-server';
 import { type OutgoingMail, sendMail } from '../src/delivery/send-mail';
 import { SmtpConnections } from '../src/delivery/smtp-connections';
@@ -172,7 +178,7 @@ async function main(): Promise<void> {
   ].join('\n');
   const section = `## tenant-api (e-mail)
 
-Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}; load average at the start ${loadStart}, at the end ${loadAverages()}; ${describeOtherWork(other())}. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/mail.ts\` (part of \`pnpm bench\`). The receptor's e-mail through the product's path (send-mail.ts: composed, then handed over by \`SmtpConnections\`) to an smtp-server in a child process on loopback: ${N.toLocaleString('en-US')} e-mails per row, ${AT_ONCE} at once (the mail pool's concurrency), after ${WARM} for warm-up; each carries attachments of the 5-line invoice's sizes (PDF 29 KB, signed XML 11.5 KB, answer 3 KB). CPU from \`process.cpuUsage\` of each process. STARTTLS uses smtp-server's self-signed certificate (the chain is not checked; the handshake is made). Raw RSA-2048 signing in the same run: ${Math.round(rsa).toLocaleString('en-US')}/s on one thread.
+Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}; load average at the start ${loadStart}, at the end ${loadAverages()}; ${describeOtherWork(other())}. Command: \`pnpm --filter @cr/tenant-api exec tsx bench/mail.ts\` (part of \`pnpm bench\`). The receptor's e-mail through the product's path (send-mail.ts: composed, then handed over by \`SmtpConnections\`) to an smtp-server in a child process on loopback: ${N.toLocaleString('en-US')} e-mails per row, ${AT_ONCE} at once (the mail pool's concurrency), after ${WARM} for warm-up; each carries attachments of the 5-line invoice's sizes (PDF 29 KB, signed XML 11.5 KB, answer 3 KB). CPU from \`process.cpuUsage\` of each process. STARTTLS uses smtp-server's self-signed certificate (the chain is not checked; the handshake is made). Raw RSA-2048 signing in the same run: ${Math.round(rsa).toLocaleString('en-US')}/s on one thread (${describeSigningPath()}).
 
 ${table}
 

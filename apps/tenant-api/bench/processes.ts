@@ -1,5 +1,5 @@
 // Issue 15's figures with the services as real processes: raw RSA-2048 signing on one and on all cores
-// (worker threads, same run), then for each configuration — PGlite with one process, and with
+// (worker threads of a child process, same run; on all cores also with AVX-512 IFMA hidden), then for each configuration — PGlite with one process, and with
 // BENCH_DATABASE_URL PostgreSQL with one process and with one per core (node:cluster) — CABYS search through
 // HTTP (first, on the idle stack), accepted 5-line invoices/s through HTTP with the jobs running, POST p99 at
 // half that rate, whether the submission, status and webhook jobs keep up over a run at half rate against the
@@ -7,14 +7,17 @@
 // memory afterwards. The load (autocannon at full rate, bench/paced-load.ts at a rate) runs in this process, on the
 // same cores. Writes `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import {
   type OutsideCpu,
   QUIET_CORES,
   cpuModel,
   describeOtherWork,
+  describeSigningPath,
   loadAverages,
+  rawSigningRateOnThreads,
+  signingPath,
   startOtherWork,
+  WITHOUT_IFMA,
 } from '@cr/testkit';
 import autocannon from 'autocannon';
 import { pacedLoad } from './paced-load';
@@ -42,39 +45,6 @@ const CONNECTIONS = 10;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const MB = 1024 * 1024;
-
-/** RSA-2048 SHA-256 signatures/s summed over `threads` worker threads signing at the same time. */
-async function rawSigning(threads: number, seconds = 3): Promise<number> {
-  const code = `
-    const { generateKeyPairSync, randomBytes, sign } = require('node:crypto');
-    const { parentPort, workerData } = require('node:worker_threads');
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const data = randomBytes(512);
-    for (let i = 0; i < 50; i++) sign('sha256', data, privateKey);
-    parentPort.once('message', () => {
-      const t0 = process.hrtime.bigint();
-      let n = 0;
-      while (Number(process.hrtime.bigint() - t0) < workerData * 1e9) { sign('sha256', data, privateKey); n++; }
-      parentPort.postMessage(n / (Number(process.hrtime.bigint() - t0) / 1e9));
-    });
-    parentPort.postMessage('ready');`;
-  const workers = Array.from(
-    { length: threads },
-    () => new Worker(code, { eval: true, workerData: seconds }),
-  );
-  await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
-  const rates = await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise<number>((resolve) => {
-          w.once('message', (rate: number) => resolve(rate));
-          w.postMessage('go');
-        }),
-    ),
-  );
-  await Promise.all(workers.map((w) => w.terminate()));
-  return rates.reduce((a, b) => a + b, 0);
-}
 
 interface Phase {
   rps: number;
@@ -235,8 +205,11 @@ async function main(): Promise<void> {
   const cores = availableParallelism();
   const loadStart = loadAverages();
   const outside = startOtherWork();
-  const rawOne = await rawSigning(1);
-  const rawAll = await rawSigning(cores);
+  const rawOne = await rawSigningRateOnThreads(1, 3);
+  const rawAll = await rawSigningRateOnThreads(cores, 3);
+  // The yardstick on a CPU without AVX-512 IFMA: the same on either kind of host (testkit's signing-path).
+  const path = signingPath();
+  const rawAllPlain = path.usesIfma ? await rawSigningRateOnThreads(cores, 3, { withoutIfma: true }) : rawAll;
   const configs: Array<[string, string | undefined, number]> = [['PGlite, 1 process', undefined, 1]];
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (pgUrl) {
@@ -245,7 +218,7 @@ async function main(): Promise<void> {
   }
   const results: ConfigResult[] = [];
   for (const [label, url, n] of configs) results.push(await runConfig(label, url, n));
-  const rawAllAfter = await rawSigning(cores);
+  const rawAllAfter = await rawSigningRateOnThreads(cores, 3);
   const loadEnd = loadAverages();
   const others = outside();
   const quiet = others.outsideCores < QUIET_CORES;
@@ -260,13 +233,13 @@ async function main(): Promise<void> {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}** (the services' own work included). **${otherWork.charAt(0).toUpperCase()}${otherWork.slice(1)}**${quiet ? '' : '; compare the ratios and the configurations with each other, which ran in the same conditions'}.`,
     '',
-    `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end). Ratios below are to the ${cores}-thread figure from the start.`,
+    `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end); ${describeSigningPath(path)}${path.usesIfma ? `: with it hidden from OpenSSL (\`OPENSSL_ia32cap=${WITHOUT_IFMA}\`, a child process), ${fmt(rawAllPlain)}/s on ${cores} threads` : ''}. Ratios below are to the ${cores}-thread figure from the start${path.usesIfma ? ', and in brackets to the one without IFMA, which is the same on a host without it' : ''}.`,
     '',
     `| measure | ${results.map((r) => r.label).join(' | ')} |`,
     `|---|${results.map(() => '---|').join('')}`,
     `| accepted POST /api/enviar/items, 5-line invoice, full rate ${col(
       (r) =>
-        `${fmt(r.full.rps)}/s = ${pct(r.full.rps / rawAll)} of raw signing (goal ≥ ${pgGoal(r)}/s: ${met(r.full.rps >= pgGoal(r))}); p50 / p99 ${r.full.p50} / ${r.full.p99} ms${r.full.errors ? `; ${r.full.errors} errors` : ''}`,
+        `${fmt(r.full.rps)}/s = ${pct(r.full.rps / rawAll)} of raw signing${path.usesIfma ? ` (${pct(r.full.rps / rawAllPlain)} without IFMA)` : ''} (goal ≥ ${pgGoal(r)}/s: ${met(r.full.rps >= pgGoal(r))}); p50 / p99 ${r.full.p50} / ${r.full.p99} ms${r.full.errors ? `; ${r.full.errors} errors` : ''}`,
     )}`,
     `| POST p99 at half that rate ${col(
       (r) =>

@@ -11,7 +11,13 @@ import { checkSignatureValue } from '../src/xades-verify';
 import { ISSUER, invoice, line } from '../src/testing/mothers';
 import { taxedLine } from '../src/testing/tax-mothers';
 import { makeTestP12 } from '../src/testing/test-certificate';
-import { cpuModel, describeOtherWork, startOtherWork, writePerformanceSection } from '@cr/testkit';
+import {
+  cpuModel,
+  describeOtherWork,
+  describeSigningPath,
+  startOtherWork,
+  writePerformanceSection,
+} from '@cr/testkit';
 
 // The rest of the machine's CPU from the first case to the table (this bench's top-level code is the run).
 const other = startOtherWork();
@@ -139,7 +145,7 @@ const row = (r: ReturnType<typeof summary>) =>
 const section = [
   '## hacienda-xml',
   '',
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${nproc}), Node ${process.version}, one process (one core), ${DURATION_MS} ms per case taken in ${ROUNDS} interleaved slices (load average ${loadavg()[0]!.toFixed(1)} during the run; ${describeOtherWork(other())}; compare the ratios, which hold on a shared machine). Command: \`pnpm --filter @cr/hacienda-xml bench\`.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (nproc ${nproc}), Node ${process.version}, one process (one core), ${DURATION_MS} ms per case taken in ${ROUNDS} interleaved slices (load average ${loadavg()[0]!.toFixed(1)} during the run; ${describeOtherWork(other())}; compare the ratios, which hold on a shared machine). Command: \`pnpm --filter @cr/hacienda-xml bench\`. The raw RSA rate: ${describeSigningPath()}.`,
   '',
   '| case | documents/s | p50 ms | p99 ms | of raw RSA rate |',
   '|---|---|---|---|---|',

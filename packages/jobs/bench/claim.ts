@@ -10,6 +10,7 @@ import { type Db, createTestDatabase, migrate, openPglite } from '@cr/service-ki
 import {
   describeOtherWork,
   loadAverages,
+  describeSigningPath,
   rawSigningRate,
   startOtherWork,
   writePerformanceSection,
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   const section = [
     '## jobs (claim)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim()} (${cpus().length} cores), Node ${process.version}; load average before ${loadBefore}, after ${loadAfter}; ${otherWork}. ${ROUNDS} rounds per shape after 100 for warm-up: a worker with four queues and 8 slots claims (\`runOnce\`), its no-op handlers finish, their outcomes are recorded; the jobs of a round are enqueued before it. Times are taken where the worker calls its Db (PGlite: through its thread); a round's records overlap, so \`record ms\` includes waiting for the others. Raw RSA-2048 signing in the same run: ${rsa.toFixed(0)}/s on one thread. Command: \`pnpm --filter @cr/jobs bench\` (\`BENCH_DATABASE_URL\` adds PostgreSQL).`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim()} (${cpus().length} cores), Node ${process.version}; load average before ${loadBefore}, after ${loadAfter}; ${otherWork}. ${ROUNDS} rounds per shape after 100 for warm-up: a worker with four queues and 8 slots claims (\`runOnce\`), its no-op handlers finish, their outcomes are recorded; the jobs of a round are enqueued before it. Times are taken where the worker calls its Db (PGlite: through its thread); a round's records overlap, so \`record ms\` includes waiting for the others. Raw RSA-2048 signing in the same run: ${rsa.toFixed(0)}/s on one thread (${describeSigningPath()}). Command: \`pnpm --filter @cr/jobs bench\` (\`BENCH_DATABASE_URL\` adds PostgreSQL).`,
     '',
     '| engine | shape | claim ms | jobs per claim | record ms | round ms | claims/s of raw RSA rate |',
     '|---|---|---|---|---|---|---|',

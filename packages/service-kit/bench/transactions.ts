@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import {
   describeOtherWork,
   loadAverages,
+  describeSigningPath,
   rawSigningRate,
   startOtherWork,
   writePerformanceSection,
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
   ].join('\n');
   const section = `## service-kit (transactions)
 
-Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}; load average at the start ${loadStart}, at the end ${loadAverages()}; ${describeOtherWork(other())}. Command: \`pnpm --filter @cr/service-kit bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds PostgreSQL: a table is created and dropped in that database). ${N.toLocaleString('en-US')} transactions per row, one after another on one connection, after ${WARM.toLocaleString('en-US')} for warm-up; each opens with two transaction-local settings, as \`withTenant\` does. CPU is this process's (on PGlite, the database's thread too) and the PostgreSQL backend's (/proc, 10-ms ticks). Raw RSA-2048 signing in the same run: ${Math.round(rsa).toLocaleString('en-US')}/s on one thread.
+Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}; load average at the start ${loadStart}, at the end ${loadAverages()}; ${describeOtherWork(other())}. Command: \`pnpm --filter @cr/service-kit bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds PostgreSQL: a table is created and dropped in that database). ${N.toLocaleString('en-US')} transactions per row, one after another on one connection, after ${WARM.toLocaleString('en-US')} for warm-up; each opens with two transaction-local settings, as \`withTenant\` does. CPU is this process's (on PGlite, the database's thread too) and the PostgreSQL backend's (/proc, 10-ms ticks). Raw RSA-2048 signing in the same run: ${Math.round(rsa).toLocaleString('en-US')}/s on one thread (${describeSigningPath()}).
 
 ${table}
 

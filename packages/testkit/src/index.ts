@@ -139,4 +139,11 @@ export {
   type OutsideCpu,
 } from './process-cpu';
 export { QUIET_CORES, describeOtherWork, startOtherWork } from './other-work';
+export {
+  WITHOUT_IFMA,
+  describeSigningPath,
+  rawSigningRateOnThreads,
+  signingPath,
+  type SigningPath,
+} from './signing-path';
 export { processesHolding, removeTree } from './remove-tree';
