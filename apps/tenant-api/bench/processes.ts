@@ -1,11 +1,12 @@
 // Issue 15's figures with the services as real processes: raw RSA-2048 signing on one and on all cores
-// (worker threads of a child process, same run; on all cores also with AVX-512 IFMA hidden), then for each configuration — PGlite with one process, and with
-// BENCH_DATABASE_URL PostgreSQL with one process and with one per core (node:cluster) — CABYS search through
-// HTTP (first, on the idle stack), accepted 5-line invoices/s through HTTP with the jobs running, POST p99 at
-// half that rate, whether the submission, status and webhook jobs keep up over a run at half rate against the
-// sandbox at zero delay (documents accepted minus webhooks received, sampled), and each service's resident
-// memory afterwards. The load (autocannon at full rate, bench/paced-load.ts at a rate) runs in this process, on the
-// same cores. Writes `## tenant-api (processes)`.
+// (worker threads of a child process, same run; on all cores also with AVX-512 IFMA hidden, ADR 0059), then
+// for each configuration — PGlite with one process, and with BENCH_DATABASE_URL PostgreSQL with one process
+// and with one per core (node:cluster) — CABYS search through HTTP (first, on the idle stack), accepted
+// 5-line invoices/s through HTTP with the jobs running, POST p99 at half that rate, whether the submission,
+// status and webhook jobs keep up over a run at half rate against the sandbox at zero delay (documents
+// accepted minus webhooks received, sampled), and each service's resident memory afterwards. The load
+// (autocannon at full rate, bench/paced-load.ts at a rate) runs in this process, on the same cores. Writes
+// `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
 import {
   type OutsideCpu,

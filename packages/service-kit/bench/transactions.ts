@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import {
   describeOtherWork,
-  loadAverages,
   describeSigningPath,
+  loadAverages,
   rawSigningRate,
   startOtherWork,
   writePerformanceSection,

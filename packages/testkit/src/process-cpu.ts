@@ -22,7 +22,8 @@ export function childPids(pid: number): number[] {
   return [...out];
 }
 
-function readProcOrEmpty(path: string): string {
+/** A /proc (or other system) file's text, or '' where it cannot be read (gone, not Linux). */
+export function readProcOrEmpty(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch {

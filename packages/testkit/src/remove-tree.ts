@@ -4,8 +4,9 @@
 // belongs to is a defect, so one found holding the directory (an open file, its working directory, or the path
 // in its command line, as PGlite's initdb child has) fails the clean-up by name. Without one, the removal is
 // tried again a few times and what was left is written to stderr, so that the next such failure leaves evidence.
-import { readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readProcOrEmpty } from './process-cpu';
 
 const RETRIES = 5;
 const RETRY_DELAY_MS = 100;
@@ -35,7 +36,7 @@ export function processesHolding(dir: string): string[] {
   }
   const holders: string[] = [];
   for (const pid of pids) {
-    const cmdline = readOrEmpty(() => readFileSync(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    const cmdline = readProcOrEmpty(`/proc/${pid}/cmdline`).split('\0');
     const cwd = readOrEmpty(() => readlinkSync(`/proc/${pid}/cwd`));
     const files = readOrEmpty(() =>
       readdirSync(`/proc/${pid}/fd`)

@@ -5,7 +5,7 @@
 // whose goal is a ratio also measure the signing rate with IFMA hidden from OpenSSL (OPENSSL_ia32cap, read
 // once when OpenSSL starts, hence in a child process): the same yardstick on either kind of host.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readProcOrEmpty } from './process-cpu';
 
 /** OPENSSL_ia32cap's value that hides AVX-512 IFMA (CPUID leaf 7, EBX bit 21) from OpenSSL, and nothing else. */
 export const WITHOUT_IFMA = ':~0x200000';
@@ -17,14 +17,6 @@ export interface SigningPath {
   /** OpenSSL signs with it: the CPU has it and OPENSSL_ia32cap does not hide it. */
   usesIfma: boolean;
   openssl: string;
-}
-
-function readCpuinfo(): string {
-  try {
-    return readFileSync('/proc/cpuinfo', 'utf8');
-  } catch {
-    return ''; // not Linux: no flags to read, so no IFMA claimed
-  }
 }
 
 /**
@@ -46,7 +38,7 @@ function ia32capAllowsIfma(value: string | undefined): boolean {
 }
 
 export function signingPath(
-  cpuinfo: string = readCpuinfo(),
+  cpuinfo: string = readProcOrEmpty('/proc/cpuinfo'), // '' off Linux: no flags, so no IFMA claimed
   env: NodeJS.ProcessEnv = process.env,
 ): SigningPath {
   const flags = /^flags\s*:\s*(.*)$/m.exec(cpuinfo)?.[1]?.split(/\s+/) ?? [];
