@@ -47,5 +47,6 @@ EXPOSE 4001
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TENANT_PORT||4001)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # WEB_CONCURRENCY: processes serving the API (node:cluster, one port); unset → one per core the container may
-# use (cgroup CPU quota included) when DATABASE_URL is set, else 1. The primary forwards SIGTERM and waits.
+# use (cgroup CPU quota included) when DATABASE_URL is set, else 1. Beside several, JOBS_PROCESSES (default 1)
+# run the jobs only, niced (JOBS_NICE). The primary forwards SIGTERM and waits.
 CMD ["node", "--enable-source-maps", "dist/main.js"]

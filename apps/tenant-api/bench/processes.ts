@@ -1,10 +1,11 @@
 // Issue 15's figures with the services as real processes: raw RSA-2048 signing on one and on all cores
 // (worker threads of a child process, same run; on all cores also with AVX-512 IFMA hidden, ADR 0059), then
-// for each configuration — PGlite with one process, and with BENCH_DATABASE_URL PostgreSQL with one process
-// and with one per core (node:cluster) — CABYS search through HTTP (first, on the idle stack), accepted
-// 5-line invoices/s through HTTP with the jobs running, POST p99 at half that rate, whether the submission,
-// status and webhook jobs keep up over a run at half rate against the sandbox at zero delay (documents
-// accepted minus webhooks received, sampled), and each service's resident memory afterwards. The load
+// for each configuration — PGlite with one process, and with BENCH_DATABASE_URL PostgreSQL with one process,
+// with one serving process and a jobs process, and with one serving process per core and a jobs process
+// (node:cluster; the jobs process niced, ADR 0060) — CABYS search through HTTP (first, on the idle stack),
+// accepted 5-line invoices/s through HTTP with the jobs running, POST p99 at half that rate, whether the
+// submission, status and webhook jobs keep up over a run at half rate against the sandbox at zero delay
+// (documents accepted minus webhooks received, sampled), and each service's resident memory afterwards. The load
 // (autocannon at full rate, bench/paced-load.ts at a rate) runs in this process, on the same cores. Writes
 // `## tenant-api (processes)`.
 import { availableParallelism } from 'node:os';
@@ -146,10 +147,11 @@ async function keepUp(
   const t0 = Date.now();
   const drained = await deliveriesReach(stack, webhooksBefore + accepted, { capMs: 120_000, stepMs: 250 });
   // Growing: the last quarter's backlog well above the second quarter's (the first is the ramp-up), beyond
-  // two seconds' worth of documents.
+  // two seconds' worth of documents. Fewer than four samples (a short BENCH_KEEPUP_SECONDS) have no quarters:
+  // the last against the first, or two samples of a growing backlog would compare the last with itself.
   const q = Math.max(1, Math.floor(backlog.length / 4));
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  const early = mean(backlog.slice(q, 2 * q));
+  const early = backlog.length >= 4 ? mean(backlog.slice(q, 2 * q)) : (backlog[0] ?? 0);
   const late = mean(backlog.slice(-q));
   return {
     rate,
@@ -177,10 +179,11 @@ async function runConfig(
   label: string,
   databaseUrl: string | undefined,
   processes: number,
+  jobsProcesses: number,
 ): Promise<ConfigResult> {
   process.stderr.write(`bench: ${label}…\n`);
   const outside = startOtherWork();
-  const stack = await startStack({ databaseUrl, webConcurrency: processes });
+  const stack = await startStack({ databaseUrl, webConcurrency: processes, jobsProcesses });
   try {
     // CABYS first, on the idle stack: after the submission runs the jobs stay busy for minutes (the
     // pipeline, not the POST, sets the sustainable rate), and searches measured then share the cores with them.
@@ -211,14 +214,18 @@ async function main(): Promise<void> {
   // The yardstick on a CPU without AVX-512 IFMA: the same on either kind of host (testkit's signing-path).
   const path = signingPath();
   const rawAllPlain = path.usesIfma ? await rawSigningRateOnThreads(cores, 3, { withoutIfma: true }) : rawAll;
-  const configs: Array<[string, string | undefined, number]> = [['PGlite, 1 process', undefined, 1]];
+  // [label, database, processes serving, processes running the jobs only (ADR 0060)]
+  const configs: Array<[string, string | undefined, number, number]> = [
+    ['PGlite, 1 process', undefined, 1, 0],
+  ];
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (pgUrl) {
-    configs.push(['PostgreSQL, 1 process', pgUrl, 1]);
-    configs.push([`PostgreSQL, ${cores} processes (cluster)`, pgUrl, cores]);
+    configs.push(['PostgreSQL, 1 process', pgUrl, 1, 0]);
+    configs.push(['PostgreSQL, 1 server + jobs process', pgUrl, 1, 1]);
+    configs.push([`PostgreSQL, ${cores} servers + jobs process (cluster)`, pgUrl, cores, 1]);
   }
   const results: ConfigResult[] = [];
-  for (const [label, url, n] of configs) results.push(await runConfig(label, url, n));
+  for (const [label, url, n, jobs] of configs) results.push(await runConfig(label, url, n, jobs));
   const rawAllAfter = await rawSigningRateOnThreads(cores, 3);
   const loadEnd = loadAverages();
   const others = outside();

@@ -36,6 +36,8 @@ export interface StackOptions {
   databaseUrl?: string | undefined;
   /** Tenant-api processes (WEB_CONCURRENCY). */
   webConcurrency?: number;
+  /** Tenant-api processes that run the jobs only (JOBS_PROCESSES); default the service's. */
+  jobsProcesses?: number;
   /** Start the auth-server and take tokens from a login (else a local PEM signs the token). */
   withAuthServer?: boolean;
   form?: ServiceForm;
@@ -359,6 +361,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         DATA_DIR: path.join(scratch, 'tenant'),
         DATABASE_URL: dbUrls['tenant-api'],
         WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
+        ...(options.jobsProcesses === undefined ? {} : { JOBS_PROCESSES: String(options.jobsProcesses) }),
         SECRETS_KEY: SecretBox.generateSetting('b1'),
         PUBLIC_URL: tenantUrl,
         HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,

@@ -108,6 +108,11 @@ export interface TenantApiSettings {
   jobLeaseMs?: number;
   /** Delays before each e-mail retry (default: backoffSchedules.mail); tests shorten them. */
   mailRetryDelaysMs?: readonly number[];
+  /**
+   * Wakes the jobs workers when a use case made a job due sooner; default this process's worker. A cluster's
+   * serving worker, which runs no jobs, passes one that reaches the jobs processes (cluster/jobs-process.ts).
+   */
+  wakeJobs?: () => void;
 }
 
 export interface TenantApi {
@@ -222,7 +227,7 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
     ...(config.PROVEEDOR_SISTEMAS ? { proveedorSistemas: config.PROVEEDOR_SISTEMAS } : {}),
     ...(haciendaTrust ? { haciendaTrust } : {}),
     ...(settings.schedules ? { schedules: settings.schedules } : {}),
-    wakeWorker: () => worker?.wake(),
+    wakeWorker: settings.wakeJobs ?? (() => worker?.wake()),
     ...(settings.checkExonerations === false
       ? {}
       : {

@@ -165,10 +165,21 @@ export const TenantConfigSchema = Type.Object({
   /** …in this many seconds (default a day); beyond it the e-mail waits, pendiente, until a slot frees up. */
   MAIL_PLATFORM_WINDOW_SECONDS: Type.Integer({ default: 86400, minimum: 1 }),
   /**
-   * Processes serving the API (node:cluster), each with its own jobs worker; default one per usable core in
-   * production on PostgreSQL, else 1. More than one needs DATABASE_URL.
+   * Processes serving the API (node:cluster; the jobs run in processes of their own, JOBS_PROCESSES); default
+   * one per usable core in production on PostgreSQL, else 1. More than one needs DATABASE_URL.
    */
   WEB_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  /**
+   * Processes of the cluster that run only the jobs, at JOBS_NICE, while those serving the API run none;
+   * default one when WEB_CONCURRENCY is more than one, else none (the one process runs both). 0 gives each
+   * serving process its own jobs worker. More than none needs DATABASE_URL. ADR 0060.
+   */
+  JOBS_PROCESSES: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
+  /**
+   * The jobs processes' nice value (Linux, every thread): the requests waiting on an answer get the cores
+   * first, the jobs take what is left. 0 runs them at the same priority.
+   */
+  JOBS_NICE: Type.Integer({ default: 10, minimum: 0, maximum: 19 }),
   JOBS_POLL_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 10 }),
   /**
    * Days a finished job is kept (its key still deduplicates, its last error still readable) before the hourly

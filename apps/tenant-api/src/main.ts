@@ -2,8 +2,9 @@
 // token verification, Hacienda's clients and the CABYS catalogue (reloaded when `pnpm cabys:import` installs a
 // new copy); composeTenantApi builds the use cases, the jobs worker and the app; then it listens, watches
 // certificate expiries and shuts down gracefully on signals (the worker stops before the database closes).
-// With WEB_CONCURRENCY > 1 this process becomes the primary of a node:cluster and each worker runs all of
-// the above (cluster/run-primary.ts).
+// With WEB_CONCURRENCY > 1 (or JOBS_PROCESSES set) this process becomes the primary of a node:cluster and
+// each worker runs the above (cluster/run-primary.ts): the serving workers listen and run no jobs, the jobs
+// processes run the jobs at JOBS_NICE and listen on nothing (cluster/jobs-process.ts, ADR 0060).
 import cluster from 'node:cluster';
 import { unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
@@ -21,8 +22,9 @@ import {
 } from '@cr/service-kit';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { buildAuth } from './auth/build-auth';
+import { forwardJobWakeups, niceEveryThread, receiveJobWakeups, workerRole } from './cluster/jobs-process';
 import { runPrimary, workerIndex } from './cluster/run-primary';
-import { webConcurrency } from './cluster/web-concurrency';
+import { jobsProcesses, webConcurrency } from './cluster/web-concurrency';
 import { composeTenantApi } from './compose';
 import { loadTenantConfig } from './config';
 import { tenantApiMigrations } from './db/with-tenant';
@@ -34,8 +36,14 @@ import { loadTerritory } from './territory/load-territory';
 async function main(): Promise<void> {
   const config = loadTenantConfig();
   const slot = workerIndex();
+  const role = slot === undefined ? 'all' : workerRole();
   const rootLogger = createLogger({ service: 'tenant-api', level: config.LOG_LEVEL });
   const logger = slot === undefined ? rootLogger : rootLogger.child({ worker: slot });
+  // First, so that every thread the process starts from here on inherits the priority.
+  if (role === 'jobs') {
+    const threads = niceEveryThread(config.JOBS_NICE);
+    logger.info('tenant-api jobs process', { nice: config.JOBS_NICE, threads });
+  }
   // Issuers' passwords, PINs and keys are sealed with SECRETS_KEY: a generated development key would make
   // them unreadable after the data directory is lost, so production never falls back to one.
   if (!config.SECRETS_KEY && config.NODE_ENV === 'production') {
@@ -60,13 +68,15 @@ async function main(): Promise<void> {
     );
   }
   let processes: number;
+  let jobsOnly: number;
   try {
     processes = webConcurrency(config);
+    jobsOnly = jobsProcesses(config, processes);
   } catch (err) {
     console.error(`tenant-api: invalid configuration: ${err instanceof Error ? err.message : err}`);
     process.exit(2);
   }
-  if (processes > 1 && cluster.isPrimary) {
+  if ((processes > 1 || jobsOnly > 0) && cluster.isPrimary) {
     // A development key is generated once, here: workers generating their own at the same moment would
     // seal with different keys under the same id.
     const env: Record<string, string> = {};
@@ -78,7 +88,7 @@ async function main(): Promise<void> {
         'SECRETS_KEY',
       );
     }
-    runPrimary({ workers: processes, logger, env });
+    runPrimary({ workers: processes, jobsProcesses: jobsOnly, logger, env });
     // One /metrics for the service: the primary's listener sums what its workers report.
     await startClusterMetrics({ settings: config, logger });
     return;
@@ -118,6 +128,8 @@ async function main(): Promise<void> {
   watchFile(cabysCopy, { interval: config.CABYS_RELOAD_CHECK_SECONDS * 1000, persistent: false }, (cur) => {
     if (cur.isFile()) void cabys.reload();
   });
+  // A cluster's serving worker runs no jobs: its wake-ups reach the jobs processes through the primary.
+  const forwarded = role === 'web' ? forwardJobWakeups() : undefined;
   const { app, worker, schedulePeriodicRuns, stopMetrics, resources } = composeTenantApi({
     config,
     db,
@@ -132,6 +144,7 @@ async function main(): Promise<void> {
     readiness: auth.readiness,
     revocations: auth.revocationList,
     now,
+    ...(forwarded ? { wakeJobs: forwarded.wake } : {}),
   });
   // One watcher per service, not per worker: slot 0 (or the only process) logs the expiry warnings.
   const stopWatch =
@@ -153,20 +166,31 @@ async function main(): Promise<void> {
   // Today's receiving-deadline scan and this hour's housekeeping, if they have not run; then they chain.
   // Before listening, as every step of the start: once /health/live answers, a SIGTERM must meet the
   // shutdown handlers below, not the default action (killed mid-statement, exit by signal).
-  await schedulePeriodicRuns(new Date());
-  worker.start();
-  const server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
-  logger.info(
-    `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
-  );
+  if (role !== 'web') {
+    await schedulePeriodicRuns(new Date());
+    worker.start();
+  }
+  const stopReceiving = role === 'jobs' ? receiveJobWakeups(() => worker.wake()) : () => undefined;
+  let server: Awaited<ReturnType<typeof listen>> | undefined;
+  if (role === 'jobs') {
+    process.send?.({ type: 'tenant-api:jobs-ready' });
+    logger.info('tenant-api jobs worker running', { nice: config.JOBS_NICE });
+  } else {
+    server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);
+    logger.info(
+      `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
+    );
+  }
   onShutdown(logger, [
-    () => server.close(),
+    () => server?.close(),
     () => telemetry.stop(),
     () => {
       stopWatch();
       stopMetrics();
       unwatchFile(cabysCopy);
       auth.stop();
+      forwarded?.stop();
+      stopReceiving();
     },
     () => worker.stop(),
     () => resources.close(),

@@ -1,14 +1,17 @@
 // The tenant-api as a node:cluster (WEB_CONCURRENCY=2): both workers serve requests on the one port and
-// share nothing but the database (an issuer registered through one is found through the other), and a
-// SIGTERM to the primary drains both workers and ends every process with code 0. More than one process on
-// the embedded database is refused at start. A tenant's rate limits hold for the cluster, not per worker.
+// share nothing but the database (an issuer registered through one is found through the other), the jobs run
+// in a third process of their own at a lower priority (ADR 0060), woken by the servers through the primary,
+// and a SIGTERM to the primary drains every worker and ends every process with code 0. More than one process
+// on the embedded database is refused at start. A tenant's rate limits hold for the cluster, not per worker.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox, type TestDatabase, createTestDatabase } from '@cr/service-kit';
 import { type AppProcess, REPO_ROOT, freePort, haciendaDataDir, removeTree, startApp } from '@cr/testkit';
+import { documentBody } from './support/document-mother';
+import { haciendaSettingsFor, sandboxAdmin, startFlowSandbox } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
 import { TEST_AUDIENCE, TEST_ISSUER, TokenForge } from './support/token-forge';
 
@@ -42,6 +45,24 @@ function call(port: number, path: string, token: string, body: unknown) {
   });
 }
 
+/** The nice value of every thread of a process (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(
+      stat
+        .slice(stat.lastIndexOf(')') + 1)
+        .trim()
+        .split(' ')[16],
+    );
+  });
+}
+
+function roleOf(pid: number): string | undefined {
+  const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return env.find((e) => e.startsWith('TENANT_WORKER_ROLE='))?.split('=')[1];
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -52,6 +73,7 @@ function alive(pid: number): boolean {
 }
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const SANDBOX_USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
 if (!onPostgres) {
   console.warn(
     'cluster: TEST_DATABASE_URL unset; a cluster needs PostgreSQL (the two-worker test is skipped)',
@@ -63,11 +85,17 @@ if (!onPostgres) {
   const forge = new TokenForge();
   let db: TestDatabase;
   let proc: AppProcess;
+  let sandbox: AppProcess;
 
   let metricsPort: number;
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    sandbox = await startFlowSandbox(join(dir, 'sandbox'), 120_000);
+    await sandboxAdmin(sandbox.url, '/sandbox/usuarios', {
+      username: SANDBOX_USER,
+      password: 'S3cr3t-Hacienda!',
+    });
     writeFileSync(join(dir, 'auth.pem'), forge.publicKeyPem);
     metricsPort = await freePort();
     proc = await startApp({
@@ -83,7 +111,10 @@ if (!onPostgres) {
         DATA_DIR: join(dir, 'data'),
         SECRETS_KEY: SecretBox.generateSetting('c1'),
         HACIENDA_DATA_DIR: haciendaDataDir(),
+        ...haciendaSettingsFor(sandbox.url),
         HACIENDA_PUBLIC_API_URL: 'http://127.0.0.1:9',
+        // Only a wake-up from a server gets a document submitted within the test's wait, not a poll.
+        JOBS_POLL_INTERVAL_MS: '120000',
         // Two lookups per tenant a minute, for the whole cluster (a window per worker would give four).
         HACIENDA_LOOKUP_RATE_LIMIT: '2',
         TENANT_HOST: '127.0.0.1',
@@ -93,30 +124,111 @@ if (!onPostgres) {
     });
     const deadline = Date.now() + 120_000;
     while (!proc.output().includes('tenant-api cluster serving')) {
-      if (Date.now() > deadline) throw new Error(`the second worker did not start:\n${proc.output()}`);
+      if (Date.now() > deadline) throw new Error(`a worker did not start:\n${proc.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }, 300_000);
 
   afterAll(async () => {
     await proc?.stop();
+    await sandbox?.stop();
     await db?.close();
     removeTree(dir);
   });
 
-  it('when requests arrive, then both workers serve them from the one database, and SIGTERM stops all', async () => {
-    // The primary's children that run main.ts (tsx also keeps an esbuild service process).
-    const workerPids = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(proc.child.pid)], {
-      encoding: 'utf8',
-    })
+  // The primary's children that run main.ts (tsx also keeps an esbuild service process).
+  const workerPids = () =>
+    execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(proc.child.pid)], { encoding: 'utf8' })
       .split('\n')
       .filter((l) => l.includes('main.ts'))
       .map((l) => Number(l.trim().split(/\s+/)[0]))
       .filter((n) => n > 0);
-    expect(workerPids).toHaveLength(2);
 
-    const token = forge.token('acme');
-    const created = await call(proc.port, '/api/enviar/emisor', token, issuerBody());
+  const token = forge.token('acme');
+  let created: Awaited<ReturnType<typeof call>>;
+
+  async function estadoOf(clave: string): Promise<string> {
+    const found = await call(proc.port, '/api/consultar/documento', token, { clave });
+    expect(found.status).toBe(200);
+    return (found.body.data as { estado: string }).estado;
+  }
+
+  async function leavesPendiente(clave: string, withinMs: number): Promise<string> {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const estado = await estadoOf(clave);
+      if (estado !== 'pendiente') return estado;
+      if (Date.now() > deadline) throw new Error(`${clave} stayed pendiente:\n${proc.output().slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('when documents arrive, then the jobs process alone submits them, niced, woken by the servers', async () => {
+    const pids = workerPids();
+    expect(pids).toHaveLength(3);
+    const jobsPids = pids.filter((pid) => roleOf(pid) === 'jobs');
+    expect(jobsPids).toHaveLength(1);
+    const jobsPid = jobsPids[0] as number;
+    expect(pids.filter((pid) => roleOf(pid) === 'web')).toHaveLength(2);
+    // Every thread of the jobs process at JOBS_NICE's default, the servers' at the default priority.
+    expect(new Set(threadNiceValues(jobsPid))).toEqual(new Set([10]));
+    for (const pid of pids.filter((p) => p !== jobsPid)) {
+      expect(new Set(threadNiceValues(pid))).toEqual(new Set([0]));
+    }
+
+    const cert = (await sandboxAdmin(sandbox.url, '/sandbox/certificados', {
+      identificacion: '3101123456',
+      tipoIdentificacion: '02',
+      nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
+      pin: '1234',
+    })) as { p12: string };
+    created = await call(
+      proc.port,
+      '/api/enviar/emisor',
+      token,
+      issuerBody({ usuarioHacienda: SANDBOX_USER, pinCertificado: '1234', certificadoHacienda: cert.p12 }),
+    );
+    expect(created.status).toBe(200);
+
+    // With the jobs process stopped, the servers accept a document and leave its submission to it.
+    process.kill(jobsPid, 'SIGSTOP');
+    let first: Awaited<ReturnType<typeof call>>;
+    try {
+      first = await call(proc.port, '/api/enviar/items', token, documentBody('invoice', 1));
+      expect(first.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(await estadoOf(first.body.clave as string)).toBe('pendiente');
+    } finally {
+      process.kill(jobsPid, 'SIGCONT');
+    }
+    await leavesPendiente(first.body.clave as string, 20_000);
+    // Running, it is woken by the next document at once: the poll (JOBS_POLL_INTERVAL_MS) is two minutes.
+    const second = await call(proc.port, '/api/enviar/items', token, documentBody('invoice', 2));
+    expect(second.status).toBe(200);
+    await leavesPendiente(second.body.clave as string, 20_000);
+
+    // A jobs process that dies is replaced, and its successor is woken as it was.
+    const running = () => proc.output().split('tenant-api jobs worker running').length - 1;
+    expect(running()).toBe(1);
+    process.kill(jobsPid, 'SIGKILL');
+    const deadline = Date.now() + 60_000;
+    while (running() < 2) {
+      if (Date.now() > deadline)
+        throw new Error(`no jobs process replaced it:\n${proc.output().slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const successors = workerPids().filter((pid) => roleOf(pid) === 'jobs');
+    expect(successors).toHaveLength(1);
+    expect(successors[0]).not.toBe(jobsPid);
+    expect(new Set(threadNiceValues(successors[0] as number))).toEqual(new Set([10]));
+    const third = await call(proc.port, '/api/enviar/items', token, documentBody('invoice', 3));
+    expect(third.status).toBe(200);
+    await leavesPendiente(third.body.clave as string, 20_000);
+  }, 180_000);
+
+  it('when requests arrive, then both workers serve them from the one database, and SIGTERM stops all', async () => {
+    const pids = workerPids();
+    expect(pids).toHaveLength(3);
     expect(created.status).toBe(200);
     for (let i = 0; i < 6; i += 1) {
       const found = await call(proc.port, '/api/consultar/emisor', token, { identificacion: 3101123456 });
@@ -165,12 +277,12 @@ if (!onPostgres) {
     await proc.stop();
     expect(proc.child.exitCode).toBe(0);
     const out = proc.output();
-    for (const slot of [0, 1]) {
+    for (const slot of [0, 1, 2]) {
       expect(out).toMatch(
         new RegExp(`"message":"shutting down".*"worker":${slot}|"worker":${slot}.*"message":"shutting down"`),
       );
     }
-    expect(workerPids.filter(alive)).toEqual([]);
+    expect(pids.filter(alive)).toEqual([]);
   }, 120_000);
 });
 

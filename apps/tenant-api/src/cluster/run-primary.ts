@@ -1,11 +1,17 @@
-// The primary of a tenant-api cluster (node:cluster): forks the workers, each a whole tenant-api (HTTP on
-// the shared port, where the primary hands connections round-robin; its own jobs worker, which claims with
-// SKIP LOCKED so no job runs twice), replaces a worker that dies after it was serving, and on SIGTERM/SIGINT
-// asks every worker to drain and waits for them. It holds no state and opens no database.
+// The primary of a tenant-api cluster (node:cluster): forks the workers that serve the API (HTTP on the
+// shared port, where the primary hands connections round-robin) and those that run the jobs (claims with SKIP
+// LOCKED, so no job runs twice; at a lower priority, ADR 0060) — or, with no jobs processes, servers that
+// run their own jobs worker each. It relays the servers' job wake-ups to the jobs processes, replaces a
+// worker that dies after it was running, and on SIGTERM/SIGINT asks every worker to drain and waits for
+// them. It holds no state and opens no database.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '@cr/service-kit';
+import { WORKER_ROLE_ENV, isJobsDueMessage, isJobsReadyMessage } from './jobs-process';
 
-/** Set in each worker's environment: its slot, 0 … n−1, kept by a replacement. Slot 0 runs singletons. */
+/**
+ * Set in each worker's environment: its slot, kept by a replacement. The servers are 0 … n−1 and slot 0
+ * runs the singletons; the jobs processes follow them.
+ */
 export const WORKER_INDEX_ENV = 'TENANT_WORKER_INDEX';
 
 /** The worker's slot, or undefined outside a cluster. */
@@ -15,7 +21,10 @@ export function workerIndex(env: NodeJS.ProcessEnv = process.env): number | unde
 }
 
 export interface PrimaryOptions {
+  /** Workers serving the API. */
   workers: number;
+  /** Workers running the jobs only; 0: each server runs its own jobs worker. */
+  jobsProcesses?: number;
   logger: Logger;
   /** Added to every worker's environment (e.g. a development SECRETS_KEY generated once, here). */
   env?: Record<string, string>;
@@ -31,22 +40,38 @@ export function runPrimary(options: PrimaryOptions): void {
   const deadlineMs = options.shutdownDeadlineMs ?? 20_000;
   const maxRestarts = options.maxRestarts ?? 5;
   const windowMs = options.restartWindowMs ?? 60_000;
+  const jobsProcesses = options.jobsProcesses ?? 0;
+  const total = options.workers + jobsProcesses;
   const slots = new Map<Worker, number>();
+  const jobsWorkers = new Set<Worker>();
+  // Started and running: a server once it listens, a jobs process once it says its worker runs.
   const serving = new Set<Worker>();
   const restarts: number[] = [];
   let stopping = false;
   let exitCode = 0;
 
-  const fork = (slot: number): void => {
-    const worker = cluster.fork({ ...options.env, [WORKER_INDEX_ENV]: String(slot) });
-    slots.set(worker, slot);
-    worker.once('listening', () => {
-      serving.add(worker);
-      if (serving.size === options.workers && !stopping) {
-        logger.info('tenant-api cluster serving', { workers: options.workers });
-      }
-    });
+  const running = (worker: Worker): void => {
+    serving.add(worker);
+    if (serving.size === total && !stopping) {
+      logger.info('tenant-api cluster serving', { workers: options.workers, jobsProcesses });
+    }
   };
+
+  const fork = (slot: number): void => {
+    const jobs = slot >= options.workers;
+    const role = jobsProcesses === 0 ? {} : { [WORKER_ROLE_ENV]: jobs ? 'jobs' : 'web' };
+    const worker = cluster.fork({ ...options.env, ...role, [WORKER_INDEX_ENV]: String(slot) });
+    slots.set(worker, slot);
+    if (jobs) jobsWorkers.add(worker);
+    else worker.once('listening', () => running(worker));
+  };
+
+  cluster.on('message', (worker, message: unknown) => {
+    if (isJobsReadyMessage(message) && jobsWorkers.has(worker)) running(worker);
+    else if (isJobsDueMessage(message) && !jobsWorkers.has(worker)) {
+      for (const jobs of jobsWorkers) if (jobs.isConnected()) jobs.send(message);
+    }
+  });
 
   const stop = (code: number, reason: string): void => {
     if (stopping) return;
@@ -67,6 +92,7 @@ export function runPrimary(options: PrimaryOptions): void {
     const slot = slots.get(worker) ?? -1;
     const wasServing = serving.delete(worker);
     slots.delete(worker);
+    jobsWorkers.delete(worker);
     if (stopping) {
       if (slots.size === 0) process.exit(exitCode);
       return;
@@ -97,5 +123,5 @@ export function runPrimary(options: PrimaryOptions): void {
 
   process.on('SIGTERM', () => stop(0, 'SIGTERM'));
   process.on('SIGINT', () => stop(0, 'SIGINT'));
-  for (let slot = 0; slot < options.workers; slot += 1) fork(slot);
+  for (let slot = 0; slot < total; slot += 1) fork(slot);
 }

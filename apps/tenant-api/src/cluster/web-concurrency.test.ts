@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { usableCores, webConcurrency } from './web-concurrency';
+import { jobsProcesses, usableCores, webConcurrency } from './web-concurrency';
 
 describe('usableCores', () => {
   const cpus = availableParallelism();
@@ -35,6 +35,30 @@ describe('webConcurrency', () => {
   it('refuses several processes on the embedded database, naming the settings', () => {
     expect(() => webConcurrency({ WEB_CONCURRENCY: 2 }, four)).toThrow(
       /WEB_CONCURRENCY: 2 processes need DATABASE_URL/,
+    );
+  });
+});
+
+describe('jobsProcesses', () => {
+  const pg = 'postgres://h/d';
+
+  it('follows JOBS_PROCESSES when set, 0 included', () => {
+    expect(jobsProcesses({ JOBS_PROCESSES: 2, DATABASE_URL: pg }, 4)).toBe(2);
+    expect(jobsProcesses({ JOBS_PROCESSES: 0, DATABASE_URL: pg }, 4)).toBe(0);
+    expect(jobsProcesses({ JOBS_PROCESSES: 1, DATABASE_URL: pg }, 1)).toBe(1);
+    expect(jobsProcesses({ JOBS_PROCESSES: 0 }, 1)).toBe(0);
+  });
+
+  it('defaults to one beside a cluster of servers, and none beside a single process', () => {
+    expect(jobsProcesses({ DATABASE_URL: pg }, 2)).toBe(1);
+    expect(jobsProcesses({ DATABASE_URL: pg }, 8)).toBe(1);
+    expect(jobsProcesses({ DATABASE_URL: pg }, 1)).toBe(0);
+    expect(jobsProcesses({}, 1)).toBe(0);
+  });
+
+  it('refuses processes of their own on the embedded database, naming the setting', () => {
+    expect(() => jobsProcesses({ JOBS_PROCESSES: 1 }, 1)).toThrow(
+      /JOBS_PROCESSES: 1 processes of their own need DATABASE_URL/,
     );
   });
 });

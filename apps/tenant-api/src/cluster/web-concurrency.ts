@@ -27,6 +27,7 @@ function readCpuMax(): string | undefined {
 
 export interface ConcurrencySettings {
   WEB_CONCURRENCY?: number | undefined;
+  JOBS_PROCESSES?: number | undefined;
   DATABASE_URL?: string | undefined;
   NODE_ENV?: string | undefined;
 }
@@ -47,4 +48,22 @@ export function webConcurrency(settings: ConcurrencySettings, cores: () => numbe
     return asked;
   }
   return settings.NODE_ENV === 'production' && settings.DATABASE_URL ? cores() : 1;
+}
+
+/**
+ * The processes that run only the jobs, beside `web` serving the API: JOBS_PROCESSES when set; otherwise one
+ * when several serve (a cluster), none when one does (it runs the jobs too). Throws when some are asked for on
+ * the embedded engine.
+ */
+export function jobsProcesses(settings: ConcurrencySettings, web: number): number {
+  const asked = settings.JOBS_PROCESSES;
+  if (asked !== undefined) {
+    if (asked > 0 && !settings.DATABASE_URL) {
+      throw new Error(
+        `JOBS_PROCESSES: ${asked} processes of their own need DATABASE_URL (the embedded database belongs to one process); unset it or set 0`,
+      );
+    }
+    return asked;
+  }
+  return web > 1 ? 1 : 0;
 }
