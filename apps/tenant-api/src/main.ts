@@ -22,7 +22,13 @@ import {
 } from '@cr/service-kit';
 import { createHaciendaClients } from '@cr/hacienda-client';
 import { buildAuth } from './auth/build-auth';
-import { forwardJobWakeups, niceEveryThread, receiveJobWakeups, workerRole } from './cluster/jobs-process';
+import {
+  forwardJobWakeups,
+  niceEveryThread,
+  receiveJobWakeups,
+  sendToPrimary,
+  workerRole,
+} from './cluster/jobs-process';
 import { runPrimary, workerIndex } from './cluster/run-primary';
 import { jobsProcesses, webConcurrency } from './cluster/web-concurrency';
 import { composeTenantApi } from './compose';
@@ -173,7 +179,7 @@ async function main(): Promise<void> {
   const stopReceiving = role === 'jobs' ? receiveJobWakeups(() => worker.wake()) : () => undefined;
   let server: Awaited<ReturnType<typeof listen>> | undefined;
   if (role === 'jobs') {
-    process.send?.({ type: 'tenant-api:jobs-ready' });
+    sendToPrimary({ type: 'tenant-api:jobs-ready' });
     logger.info('tenant-api jobs worker running', { nice: config.JOBS_NICE });
   } else {
     server = await listen(app, config.TENANT_PORT, config.TENANT_HOST);

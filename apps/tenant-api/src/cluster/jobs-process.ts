@@ -48,13 +48,22 @@ export function isJobsReadyMessage(message: unknown): message is JobsReadyMessag
 }
 
 /**
+ * A message to the primary, unless the channel has closed (the primary gone, this worker about to exit):
+ * `process.send` would then raise an 'error' event that nothing handles.
+ */
+export function sendToPrimary(message: JobsDueMessage | JobsReadyMessage): void {
+  if (process.connected) process.send?.(message);
+}
+
+/**
  * In a serving worker: sends the jobs package's wake-ups to the primary, those of one turn of the event loop
  * in one message (a burst of POSTs is one message per turn, not one per document). `wake()` asks for every
  * queue (what `worker.wake()` does in a process that runs its jobs). Returns it and the unsubscribe.
  */
-export function forwardJobWakeups(
-  send: (message: JobsDueMessage) => void = (message) => process.send?.(message),
-): { wake(): void; stop(): void } {
+export function forwardJobWakeups(send: (message: JobsDueMessage) => void = sendToPrimary): {
+  wake(): void;
+  stop(): void;
+} {
   const due = new Set<string>();
   let all = false;
   let scheduled = false;
