@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { getPriority } from 'node:os';
+import { join } from 'node:path';
 import { jobEvents, notifyJobsDue } from '@cr/jobs';
 import {
   type JobsDueMessage,
@@ -90,5 +93,43 @@ describe('message guards', () => {
     expect(isJobsReadyMessage('tenant-api:jobs-ready')).toBe(false);
     expect(isJobsDueMessage(null)).toBe(false);
     expect(isJobsDueMessage({ type: 'tenant-api:jobs-due', queues: 'submit', all: false })).toBe(false);
+  });
+});
+
+describe('niceEveryThread', () => {
+  // In a child process: a nice value, once lowered, cannot be raised again without privilege.
+  const niceAfter = (startedAt: number, asked: number): number[] => {
+    const script = `
+      const { readdirSync } = require('node:fs');
+      const { getPriority } = require('node:os');
+      const { Worker } = require('node:worker_threads');
+      const { niceEveryThread } = require(${JSON.stringify(join(__dirname, 'jobs-process.ts'))});
+      niceEveryThread(${asked});
+      // A thread started afterwards inherits its creator's value.
+      const late = new Worker('setTimeout(() => {}, 200)', { eval: true });
+      late.on('online', () => {
+        const values = readdirSync('/proc/self/task').map((tid) => getPriority(Number(tid)));
+        console.log(JSON.stringify(values));
+        process.exit(0);
+      });
+    `;
+    const out = execFileSync(
+      'nice',
+      ['-n', String(startedAt), process.execPath, '--require', 'tsx/cjs', '-e', script],
+      { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    return JSON.parse(out.trim()) as number[];
+  };
+
+  const onLinux = process.platform === 'linux';
+
+  (onLinux ? it : it.skip)('lowers every thread, those started later too, and never raises one', () => {
+    // `nice -n` adds to the caller's value (this test may itself run under nice), capped at 19.
+    const base = getPriority();
+    const lowered = niceAfter(0, 10);
+    expect(lowered.length).toBeGreaterThan(3);
+    expect(new Set(lowered)).toEqual(new Set([Math.max(10, base)]));
+    // Started 15 lower (the whole service under nice): asked for 10, every thread stays where it was.
+    expect(new Set(niceAfter(15, 10))).toEqual(new Set([Math.min(19, base + 15)]));
   });
 });

@@ -5,7 +5,7 @@
 // workers with an in-process event when a job is enqueued or brought forward; across processes the serving
 // workers send those wake-ups to the primary, which hands them to every jobs process.
 import { readdirSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { jobEvents, notifyJobsDue } from '@cr/jobs';
 
 /** Set in each cluster worker's environment: `web` serves the API only, `jobs` runs the jobs only. */
@@ -110,8 +110,9 @@ export function receiveJobWakeups(wakeAll: () => void): () => void {
 
 /**
  * Lowers every thread of this process to `nice` (Linux keeps a nice value per thread, and a thread starts
- * with its creator's: the libuv pool and worker threads started later follow the main thread). Returns how
- * many threads were set; 0 where /proc is missing (the process runs at its priority as before).
+ * with its creator's: the libuv pool and worker threads started later follow the main thread). A thread
+ * already lower (the whole service started under `nice`) stays where it is: this never raises a priority.
+ * Returns how many threads were looked at; 0 where /proc is missing (the process runs as before).
  */
 export function niceEveryThread(nice: number): number {
   let threads: string[];
@@ -123,7 +124,9 @@ export function niceEveryThread(nice: number): number {
   let set = 0;
   for (const tid of threads) {
     try {
-      setPriority(Number(tid), nice);
+      const id = Number(tid);
+      // getPriority answers the nice value, -20 (highest) … 19 (lowest).
+      if (getPriority(id) < nice) setPriority(id, nice);
       set += 1;
     } catch {
       // A thread that ended meanwhile.
