@@ -176,9 +176,10 @@ async function main(): Promise<void> {
     await schedulePeriodicRuns(new Date());
     worker.start();
   }
-  const stopReceiving = role === 'jobs' ? receiveJobWakeups(() => worker.wake()) : () => undefined;
   let server: Awaited<ReturnType<typeof listen>> | undefined;
+  let stopReceiving = () => {};
   if (role === 'jobs') {
+    stopReceiving = receiveJobWakeups(() => worker.wake());
     sendToPrimary({ type: 'tenant-api:jobs-ready' });
     logger.info('tenant-api jobs worker running', { nice: config.JOBS_NICE });
   } else {

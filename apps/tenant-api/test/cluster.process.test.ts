@@ -10,6 +10,7 @@ import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox, type TestDatabase, createTestDatabase } from '@cr/service-kit';
 import { type AppProcess, REPO_ROOT, freePort, haciendaDataDir, removeTree, startApp } from '@cr/testkit';
+import { WORKER_ROLE_ENV } from '../src/cluster/jobs-process';
 import { documentBody } from './support/document-mother';
 import { haciendaSettingsFor, sandboxAdmin, startFlowSandbox } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
@@ -45,22 +46,15 @@ function call(port: number, path: string, token: string, body: unknown) {
   });
 }
 
-/** The nice value of every thread of a process (field 19 of /proc/<pid>/task/<tid>/stat). */
+/** The nice value of every thread of a process (Linux keeps one per thread; getPriority takes a thread id). */
 function threadNiceValues(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    return Number(
-      stat
-        .slice(stat.lastIndexOf(')') + 1)
-        .trim()
-        .split(' ')[16],
-    );
-  });
+  return readdirSync(`/proc/${pid}/task`).map((tid) => getPriority(Number(tid)));
 }
 
+/** The role the primary gave a worker, from its environment. */
 function roleOf(pid: number): string | undefined {
   const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-  return env.find((e) => e.startsWith('TENANT_WORKER_ROLE='))?.split('=')[1];
+  return env.find((e) => e.startsWith(`${WORKER_ROLE_ENV}=`))?.split('=')[1];
 }
 
 function alive(pid: number): boolean {
@@ -88,6 +82,9 @@ if (!onPostgres) {
   let sandbox: AppProcess;
 
   let metricsPort: number;
+  const token = forge.token('acme');
+  /** The issuer's registration, through whichever worker took it (beforeAll). */
+  let created: Awaited<ReturnType<typeof call>>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -127,6 +124,19 @@ if (!onPostgres) {
       if (Date.now() > deadline) throw new Error(`a worker did not start:\n${proc.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
+    // The issuer both tests use, with a certificate of the sandbox's CA.
+    const cert = (await sandboxAdmin(sandbox.url, '/sandbox/certificados', {
+      identificacion: '3101123456',
+      tipoIdentificacion: '02',
+      nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
+      pin: '1234',
+    })) as { p12: string };
+    created = await call(
+      proc.port,
+      '/api/enviar/emisor',
+      token,
+      issuerBody({ usuarioHacienda: SANDBOX_USER, pinCertificado: '1234', certificadoHacienda: cert.p12 }),
+    );
   }, 300_000);
 
   afterAll(async () => {
@@ -143,9 +153,6 @@ if (!onPostgres) {
       .filter((l) => l.includes('main.ts'))
       .map((l) => Number(l.trim().split(/\s+/)[0]))
       .filter((n) => n > 0);
-
-  const token = forge.token('acme');
-  let created: Awaited<ReturnType<typeof call>>;
 
   async function estadoOf(clave: string): Promise<string> {
     const found = await call(proc.port, '/api/consultar/documento', token, { clave });
@@ -179,18 +186,6 @@ if (!onPostgres) {
       expect(new Set(threadNiceValues(pid))).toEqual(new Set([started]));
     }
 
-    const cert = (await sandboxAdmin(sandbox.url, '/sandbox/certificados', {
-      identificacion: '3101123456',
-      tipoIdentificacion: '02',
-      nombre: 'EMPRESA DE PRUEBA SOCIEDAD ANONIMA',
-      pin: '1234',
-    })) as { p12: string };
-    created = await call(
-      proc.port,
-      '/api/enviar/emisor',
-      token,
-      issuerBody({ usuarioHacienda: SANDBOX_USER, pinCertificado: '1234', certificadoHacienda: cert.p12 }),
-    );
     expect(created.status).toBe(200);
 
     // With the jobs process stopped, the servers accept a document and leave its submission to it.

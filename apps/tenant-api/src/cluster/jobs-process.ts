@@ -121,16 +121,16 @@ export function niceEveryThread(nice: number): number {
   } catch {
     return 0;
   }
-  let set = 0;
+  let seen = 0;
   for (const tid of threads) {
     try {
       const id = Number(tid);
       // getPriority answers the nice value, -20 (highest) … 19 (lowest).
       if (getPriority(id) < nice) setPriority(id, nice);
-      set += 1;
+      seen += 1;
     } catch {
       // A thread that ended meanwhile.
     }
   }
-  return set;
+  return seen;
 }
