@@ -205,8 +205,57 @@ async function runConfig(
   }
 }
 
+interface Config {
+  /** Its name in BENCH_PROCESSES_CONFIGS. */
+  key: string;
+  label: string;
+  url: string | undefined;
+  /** Processes serving the API. */
+  servers: number;
+  /** Processes running only the jobs (ADR 0060). */
+  jobs: number;
+}
+
+/**
+ * The configurations to run: every one the engines allow, or those BENCH_PROCESSES_CONFIGS names (a
+ * comma-separated subset of pglite, pg, pg-jobs, cluster), for an A/B of one of them in minutes rather than
+ * the whole half hour. The section written then has only their columns.
+ */
+function selectedConfigs(cores: number, pgUrl: string | undefined, wanted: string | undefined): Config[] {
+  const all: Config[] = [{ key: 'pglite', label: 'PGlite, 1 process', url: undefined, servers: 1, jobs: 0 }];
+  if (pgUrl) {
+    all.push({ key: 'pg', label: 'PostgreSQL, 1 process', url: pgUrl, servers: 1, jobs: 0 });
+    all.push({
+      key: 'pg-jobs',
+      label: 'PostgreSQL, 1 server + jobs process',
+      url: pgUrl,
+      servers: 1,
+      jobs: 1,
+    });
+    all.push({
+      key: 'cluster',
+      label: `PostgreSQL, ${cores} servers + jobs process (cluster)`,
+      url: pgUrl,
+      servers: cores,
+      jobs: 1,
+    });
+  }
+  if (!wanted) return all;
+  const keys = wanted.split(',').map((k) => k.trim());
+  for (const key of keys) {
+    if (!all.some((c) => c.key === key)) {
+      throw new Error(
+        `BENCH_PROCESSES_CONFIGS: no configuration "${key}" here (${all.map((c) => c.key).join(', ')}` +
+          `${pgUrl ? '' : '; the PostgreSQL ones need BENCH_DATABASE_URL'})`,
+      );
+    }
+  }
+  return all.filter((c) => keys.includes(c.key));
+}
+
 async function main(): Promise<void> {
   const cores = availableParallelism();
+  const configs = selectedConfigs(cores, process.env.BENCH_DATABASE_URL, process.env.BENCH_PROCESSES_CONFIGS);
   const loadStart = loadAverages();
   const outside = startOtherWork();
   const rawOne = await rawSigningRateOnThreads(1, 3);
@@ -214,18 +263,9 @@ async function main(): Promise<void> {
   // The yardstick on a CPU without AVX-512 IFMA: the same on either kind of host (testkit's signing-path).
   const path = signingPath();
   const rawAllPlain = path.usesIfma ? await rawSigningRateOnThreads(cores, 3, { withoutIfma: true }) : rawAll;
-  // [label, database, processes serving, processes running the jobs only (ADR 0060)]
-  const configs: Array<[string, string | undefined, number, number]> = [
-    ['PGlite, 1 process', undefined, 1, 0],
-  ];
-  const pgUrl = process.env.BENCH_DATABASE_URL;
-  if (pgUrl) {
-    configs.push(['PostgreSQL, 1 process', pgUrl, 1, 0]);
-    configs.push(['PostgreSQL, 1 server + jobs process', pgUrl, 1, 1]);
-    configs.push([`PostgreSQL, ${cores} servers + jobs process (cluster)`, pgUrl, cores, 1]);
-  }
   const results: ConfigResult[] = [];
-  for (const [label, url, n, jobs] of configs) results.push(await runConfig(label, url, n, jobs));
+  for (const { label, url, servers, jobs } of configs)
+    results.push(await runConfig(label, url, servers, jobs));
   const rawAllAfter = await rawSigningRateOnThreads(cores, 3);
   const loadEnd = loadAverages();
   const others = outside();
