@@ -46,10 +46,21 @@ export function derivedDatabaseUrl(baseUrl: string, suffix: string): string {
   return url.toString();
 }
 
+/**
+ * The server a URL reaches, as node-postgres reads it: a `host` (and `port`) in the query string wins over
+ * the URL's own, which is how a server's Unix socket is named (`postgres://u@localhost/cr?host=/run/postgresql`);
+ * the port defaults to 5432.
+ */
+function serverOf(url: URL): string {
+  const host = url.searchParams.get('host') || url.hostname || 'localhost';
+  const port = url.searchParams.get('port') || url.port || '5432';
+  return `${host}:${port}`;
+}
+
 function sameDatabase(a: string, b: string): boolean {
   const ua = new URL(a);
   const ub = new URL(b);
-  return ua.host === ub.host && databaseName(ua) === databaseName(ub);
+  return serverOf(ua) === serverOf(ub) && databaseName(ua) === databaseName(ub);
 }
 
 /**

@@ -60,6 +60,39 @@ describe('serviceDatabases', () => {
     ).toThrow(/tenant-api and hacienda-sandbox would share one database \(cr_tenant\).*TENANT_DATABASE_URL/);
   });
 
+  it('tells servers apart as node-postgres reaches them: a socket directory, a port, the default port', () => {
+    // One server, written two ways: refused.
+    expect(() =>
+      serviceDatabases({
+        AUTH_DATABASE_URL: 'postgres://h/one',
+        TENANT_DATABASE_URL: 'postgres://h:5432/one',
+      }),
+    ).toThrow(/would share one database \(one\)/);
+    expect(() =>
+      serviceDatabases({
+        AUTH_DATABASE_URL: 'postgres://u@localhost/one?host=/run/postgresql',
+        TENANT_DATABASE_URL: 'postgres://v@ignored/one?host=/run/postgresql',
+      }),
+    ).toThrow(/would share one database \(one\)/);
+    // Two servers: each keeps its database of the same name.
+    const twoSockets = serviceDatabases({
+      AUTH_DATABASE_URL: 'postgres://u@localhost/one?host=/run/postgresql',
+      TENANT_DATABASE_URL: 'postgres://u@localhost/one?host=/run/other',
+    });
+    expect(twoSockets).toHaveLength(2);
+    expect(
+      serviceDatabases({
+        AUTH_DATABASE_URL: 'postgres://h/one',
+        TENANT_DATABASE_URL: 'postgres://h:5433/one',
+      }),
+    ).toHaveLength(2);
+  });
+
+  it('derives a database per service on a server reached through its socket', () => {
+    const url = derivedDatabaseUrl('postgres://u@localhost/cr?host=/var/run/postgresql', 'tenant');
+    expect(url).toBe('postgres://u@localhost/cr_tenant?host=/var/run/postgresql');
+  });
+
   it('refuses a DATABASE_URL without a database name or with one that would need quoting', () => {
     expect(() => derivedDatabaseUrl('postgres://h:5432', 'auth')).toThrow(/DATABASE_URL: names no database/);
     expect(() => derivedDatabaseUrl('postgres://h/My-DB', 'auth')).toThrow(
