@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, createServer, request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -330,6 +330,7 @@ async function runEngine(
   const cpu = process.cpuUsage(cpu0);
   if (profile && PROFILE_DIR) {
     const file = path.join(PROFILE_DIR, `submission-${engine}.cpuprofile`);
+    mkdirSync(PROFILE_DIR, { recursive: true }); // as node's --cpu-prof-dir does for the stack's services
     writeFileSync(file, JSON.stringify(await profile.stop()));
     process.stderr.write(`${engine}: CPU profile of the full-rate run in ${file}\n`);
   }
