@@ -47,11 +47,14 @@ if (!socketUrl) {
       [`${base}_%`],
     );
     expect(found?.rows.map((r) => r.datname)).toEqual([`${base}_auth`, `${base}_tenant`]);
-    // The service's own connection through the socket reaches that database.
+    // The service's own connection reaches that database through the socket, not TCP to localhost
+    // (the server has no address for a socket's session).
     const tenant = openPostgres({ connectionString: dbs[0]?.url as string, max: 1 });
     try {
-      const r = await tenant.query<{ db: string }>('SELECT current_database() AS db');
-      expect(r.rows[0]?.db).toBe(`${base}_tenant`);
+      const r = await tenant.query<{ db: string; addr: string | null }>(
+        'SELECT current_database() AS db, inet_server_addr()::text AS addr',
+      );
+      expect(r.rows[0]).toEqual({ db: `${base}_tenant`, addr: null });
     } finally {
       await tenant.close();
     }
