@@ -5,6 +5,7 @@
 // `<db>_sandbox`) and created when missing; `AUTH_DATABASE_URL`, `TENANT_DATABASE_URL` and
 // `SANDBOX_DATABASE_URL` name a service's database explicitly (used as given, never created).
 import { openPostgres } from '@cr/service-kit';
+import { parse as parseConnectionString } from 'pg-connection-string';
 
 export type ServiceName = 'auth-server' | 'tenant-api' | 'hacienda-sandbox';
 
@@ -47,20 +48,16 @@ export function derivedDatabaseUrl(baseUrl: string, suffix: string): string {
 }
 
 /**
- * The server a URL reaches, as node-postgres reads it: a `host` (and `port`) in the query string wins over
- * the URL's own, which is how a server's Unix socket is named (`postgres://u@localhost/cr?host=/run/postgresql`);
- * the port defaults to 5432.
+ * The server and database a URL reaches, read by node-postgres's own parser: a `host` in the query string
+ * and a percent-encoded socket directory as host both name a Unix socket; the port defaults to 5432.
  */
-function serverOf(url: URL): string {
-  const host = url.searchParams.get('host') || url.hostname || 'localhost';
-  const port = url.searchParams.get('port') || url.port || '5432';
-  return `${host}:${port}`;
+function target(url: string): string {
+  const c = parseConnectionString(url);
+  return `${c.host || 'localhost'}:${c.port || '5432'}/${c.database ?? ''}`;
 }
 
 function sameDatabase(a: string, b: string): boolean {
-  const ua = new URL(a);
-  const ub = new URL(b);
-  return serverOf(ua) === serverOf(ub) && databaseName(ua) === databaseName(ub);
+  return target(a) === target(b);
 }
 
 /**

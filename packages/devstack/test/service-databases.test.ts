@@ -60,7 +60,7 @@ describe('serviceDatabases', () => {
     ).toThrow(/tenant-api and hacienda-sandbox would share one database \(cr_tenant\).*TENANT_DATABASE_URL/);
   });
 
-  it('tells servers apart as node-postgres reaches them: a socket directory, a port, the default port', () => {
+  it('tells servers apart as node-postgres reaches them: a socket directory (either form), a port, the default port', () => {
     // One server, written two ways: refused.
     expect(() =>
       serviceDatabases({
@@ -72,6 +72,12 @@ describe('serviceDatabases', () => {
       serviceDatabases({
         AUTH_DATABASE_URL: 'postgres://u@localhost/one?host=/run/postgresql',
         TENANT_DATABASE_URL: 'postgres://v@ignored/one?host=/run/postgresql',
+      }),
+    ).toThrow(/would share one database \(one\)/);
+    expect(() =>
+      serviceDatabases({
+        AUTH_DATABASE_URL: 'postgres://u@localhost/one?host=/run/postgresql',
+        TENANT_DATABASE_URL: 'postgres://%2Frun%2Fpostgresql/one',
       }),
     ).toThrow(/would share one database \(one\)/);
     // Two servers: each keeps its database of the same name.
