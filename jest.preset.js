@@ -19,6 +19,10 @@ module.exports = function jestPreset(dir, overrides = {}) {
     // services and creates embedded clusters took over 30 s on a 2-core CI machine at load 15-30.
     testTimeout: 90000,
     setupFiles: [path.join(__dirname, 'jest.setup.js')],
+    // Under CI, each test file is also named as it starts: a hung file is then the log's last one named.
+    ...(process.env.CI === 'true'
+      ? { reporters: ['default', path.join(__dirname, 'scripts', 'jest-progress-reporter.js')] }
+      : {}),
     ...overrides,
   };
 };
