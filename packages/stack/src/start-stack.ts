@@ -45,6 +45,8 @@ export interface StackOptions {
   sandboxDelayMs?: number;
   /** Default LOG_LEVEL, else 'silent'. */
   logLevel?: string;
+  /** Where each service's port comes from (default testkit's freePort). */
+  choosePort?: () => Promise<number>;
 }
 
 export interface Stack {
@@ -90,11 +92,27 @@ export interface DemoEmisorRegistration {
 
 const AUDIENCE = 'tenant-api';
 
+/** Stacks startStack starts before giving up: another process can take a chosen port before it is bound. */
+const START_ATTEMPTS = 5;
+
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnPorts(options);
+    } catch (err) {
+      // The ports are chosen before any service listens (each needs the others' addresses), so a port taken
+      // meanwhile (a test run beside this one) fails a listen: the whole stack starts again on new ones.
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function startStackOnPorts(options: StackOptions): Promise<Stack> {
   const level = options.logLevel ?? process.env.LOG_LEVEL ?? 'silent';
   const logger = (service: string): Logger => createLogger({ service, level });
   const dataDir = mkdtempSync(join(tmpdir(), 'cr-stack-'));
-  const [authPort, tenantPort, sandboxPort] = [await freePort(), await freePort(), await freePort()];
+  const choose = options.choosePort ?? freePort;
+  const [authPort, tenantPort, sandboxPort] = [await choose(), await choose(), await choose()];
   const authUrl = `http://127.0.0.1:${authPort}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const closers: Array<() => Promise<void> | void> = [
@@ -319,18 +337,27 @@ async function startTenantApi(o: {
     // Hacienda's pace shortened, as the tenant-api's own sandbox tests do.
     schedules: { submit: [100, 200, 400], status: [100, 200, 400], statusCapMs: 500, firstStatusMs: 100 },
   });
-  const server = await listen(app, o.port, '127.0.0.1');
+  const release = async () => {
+    revocations.stop();
+    // What the composition root opened besides the worker: the /metrics collectors' timers and the
+    // .p12 threads and SMTP connections, which otherwise keep the process (and the test runner) alive.
+    stopMetrics();
+    await resources.close();
+    await db.close();
+  };
+  let server: RunningServer;
+  try {
+    server = await listen(app, o.port, '127.0.0.1');
+  } catch (err) {
+    await release(); // a port taken meanwhile: startStack starts again, without this one's timers
+    throw err;
+  }
   worker.start();
   return {
     async stop() {
       await server.close();
-      revocations.stop();
       await worker.stop(5_000);
-      // What the composition root opened besides the worker: the /metrics collectors' timers and the
-      // .p12 threads and SMTP connections, which otherwise keep the process (and the test runner) alive.
-      stopMetrics();
-      await resources.close();
-      await db.close();
+      await release();
     },
   };
 }

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { listensOn } from './port-owner';
 
 export const REPO_ROOT = resolve(__dirname, '../../..');
 export const SHARED_DIR = resolve(REPO_ROOT, '..', 'shared');
@@ -67,13 +68,38 @@ export interface StartAppOptions {
   /** How often it is polled (default 100 ms). */
   pollMs?: number;
   timeoutMs?: number;
+  /** Where each try's port comes from (default freePort). */
+  choosePort?: () => Promise<number>;
 }
 
-/** Starts `apps/<app>/src/main.ts` with tsx on a free port and waits until it is ready. */
+/** Ports startApp tries before giving up: another process can take each one before the child binds it. */
+const START_ATTEMPTS = 5;
+
+/**
+ * Starts `apps/<app>/src/main.ts` with tsx on a free port and waits until it is ready. The port is free when
+ * chosen, not when the child binds it: where another process took it meanwhile (the child fails with
+ * EADDRINUSE, or the ready answer came from a socket the child does not hold), it starts again on another.
+ */
 export async function startApp(options: StartAppOptions): Promise<AppProcess> {
-  const port = await freePort();
   const main = join(REPO_ROOT, 'apps', options.app, 'src', 'main.ts');
   if (!existsSync(main)) throw new Error(`no app at ${main}`);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const taken: string[] = [];
+  for (;;) {
+    const started = await startOnPort(options, main, await (options.choosePort ?? freePort)(), deadline);
+    if ('url' in started) return started;
+    taken.push(started.taken);
+    if (taken.length >= START_ATTEMPTS)
+      throw new Error(`${options.app} found no free port in ${taken.length} tries: ${taken.join('; ')}`);
+  }
+}
+
+async function startOnPort(
+  options: StartAppOptions,
+  main: string,
+  port: number,
+  deadline: number,
+): Promise<AppProcess | { taken: string }> {
   const env: Record<string, string> = {};
   // The metrics listener on a free port too: several copies of an app run at once in tests.
   for (const [k, v] of Object.entries({ METRICS_PORT: '0', ...process.env, ...options.env }))
@@ -92,11 +118,14 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   child.stderr?.on('data', (d: Buffer) => {
     out += d.toString();
   });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const readyPath = options.readyPath ?? '/health/ready';
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${options.app} exited with ${child.exitCode}:\n${out}`);
+    if (child.exitCode !== null) {
+      if (out.includes('EADDRINUSE')) return { taken: `port ${port} was in use` };
+      throw new Error(`${options.app} exited with ${child.exitCode}:\n${out}`);
+    }
     try {
       const r = await fetch(url + readyPath);
       if (r.status === 200) break;
@@ -108,6 +137,11 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
       throw new Error(`${options.app} did not become ready in time:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
+  }
+  if (child.pid !== undefined && listensOn(child.pid, port) === false) {
+    child.kill('SIGKILL');
+    await exited;
+    return { taken: `another process answered on port ${port}` };
   }
   return {
     url,
