@@ -90,7 +90,9 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
     if ('url' in started) return started;
     taken.push(started.taken);
     if (taken.length >= START_ATTEMPTS)
-      throw new Error(`${options.app} found no free port in ${taken.length} tries: ${taken.join('; ')}`);
+      throw new Error(
+        `${options.app} found no free port in ${taken.length} tries (${taken.join('; ')}):\n${started.output}`,
+      );
   }
 }
 
@@ -99,7 +101,7 @@ async function startOnPort(
   main: string,
   port: number,
   deadline: number,
-): Promise<AppProcess | { taken: string }> {
+): Promise<AppProcess | { taken: string; output: string }> {
   const env: Record<string, string> = {};
   // The metrics listener on a free port too: several copies of an app run at once in tests.
   for (const [k, v] of Object.entries({ METRICS_PORT: '0', ...process.env, ...options.env }))
@@ -123,7 +125,7 @@ async function startOnPort(
   const readyPath = options.readyPath ?? '/health/ready';
   for (;;) {
     if (child.exitCode !== null) {
-      if (out.includes('EADDRINUSE')) return { taken: `port ${port} was in use` };
+      if (out.includes('EADDRINUSE')) return { taken: `port ${port} was in use`, output: out };
       throw new Error(`${options.app} exited with ${child.exitCode}:\n${out}`);
     }
     try {
@@ -141,7 +143,7 @@ async function startOnPort(
   if (child.pid !== undefined && listensOn(child.pid, port) === false) {
     child.kill('SIGKILL');
     await exited;
-    return { taken: `another process answered on port ${port}` };
+    return { taken: `another process answered on port ${port}`, output: out };
   }
   return {
     url,

@@ -6,14 +6,19 @@ import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 const LISTEN = '0A';
 
-/** The inodes of the sockets listening on `port` (any local address), from /proc/net/tcp and tcp6. */
-function listeningInodes(port: number, procRoot: string): Set<string> {
+/**
+ * The inodes of the sockets listening on `port` (any local address), from /proc/net/tcp and tcp6;
+ * undefined where neither table can be read.
+ */
+function listeningInodes(port: number, procRoot: string): Set<string> | undefined {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
   const inodes = new Set<string>();
+  let read = false;
   for (const table of ['tcp', 'tcp6']) {
     let text: string;
     try {
       text = readFileSync(`${procRoot}/net/${table}`, 'utf8');
+      read = true;
     } catch {
       continue;
     }
@@ -23,16 +28,17 @@ function listeningInodes(port: number, procRoot: string): Set<string> {
       if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === LISTEN && fields[9]) inodes.add(fields[9]);
     }
   }
-  return inodes;
+  return read ? inodes : undefined;
 }
 
 /**
  * Whether `pid` holds the socket listening on `port`: true or false on Linux, undefined where /proc
- * cannot tell (another system, or the process has gone).
+ * cannot tell (another system, a /proc without the socket tables, or the process has gone).
  */
 export function listensOn(pid: number, port: number, procRoot = '/proc'): boolean | undefined {
   if (process.platform !== 'linux') return undefined;
   const inodes = listeningInodes(port, procRoot);
+  if (!inodes) return undefined;
   let fds: string[];
   try {
     fds = readdirSync(`${procRoot}/${pid}/fd`);
