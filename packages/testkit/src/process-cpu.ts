@@ -1,7 +1,7 @@
 // CPU time a service has used, as the operating system counts it: user + system time of the process and of
 // every live process below it, plus what its exited children used (cutime/cstime: a child process run, a
 // cluster worker that ended). For benches that divide a service's CPU by the documents it handled.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux the services run on
@@ -29,6 +29,26 @@ export function readProcOrEmpty(path: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * What `pid`'s open descriptors point at (a path, or `socket:[inode]`, …), from /proc/<pid>/fd; undefined
+ * where that cannot be read (the process has gone, is not ours, or this is not Linux).
+ */
+export function openFiles(pid: number | string, procRoot = '/proc'): string[] | undefined {
+  let fds: string[];
+  try {
+    fds = readdirSync(`${procRoot}/${pid}/fd`);
+  } catch {
+    return undefined;
+  }
+  return fds.flatMap((fd) => {
+    try {
+      return [readlinkSync(`${procRoot}/${pid}/fd/${fd}`)];
+    } catch {
+      return []; // closed while we looked
+    }
+  });
 }
 
 interface ProcTimes {

@@ -6,7 +6,7 @@
 // tried again a few times and what was left is written to stderr, so that the next such failure leaves evidence.
 import { readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readProcOrEmpty } from './process-cpu';
+import { openFiles, readProcOrEmpty } from './process-cpu';
 
 const RETRIES = 5;
 const RETRY_DELAY_MS = 100;
@@ -38,11 +38,7 @@ export function processesHolding(dir: string): string[] {
   for (const pid of pids) {
     const cmdline = readProcOrEmpty(`/proc/${pid}/cmdline`).split('\0');
     const cwd = readOrEmpty(() => readlinkSync(`/proc/${pid}/cwd`));
-    const files = readOrEmpty(() =>
-      readdirSync(`/proc/${pid}/fd`)
-        .map((fd) => readOrEmpty(() => readlinkSync(`/proc/${pid}/fd/${fd}`)))
-        .join('\0'),
-    ).split('\0');
+    const files = openFiles(pid) ?? [];
     const why = [
       ...files.filter(under).map((file) => `has ${file} open`),
       ...(under(cwd) ? [`works in ${cwd}`] : []),
