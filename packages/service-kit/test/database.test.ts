@@ -1,8 +1,20 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { widestLoopGap } from '@cr/testkit';
-import { type Db, type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
+import {
+  type Db,
+  EMBEDDED_NOT_DURABLE,
+  MemoryTransport,
+  type TestDatabase,
+  createLogger,
+  createTestDatabase,
+  migrate,
+  openDatabase,
+  openPglite,
+  readMigrations,
+} from '../src';
 
 describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let db: TestDatabase;
@@ -336,4 +348,87 @@ describe('PGlite on a data directory', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe('what the embedded engine survives (ADR 0061)', () => {
+  // A service commits rows one by one and says so after each commit (fixtures/acknowledging-service.ts); it is
+  // killed without warning after the 40th. Every row it acknowledged must be there when the directory is opened again: the commit reached the
+  // operating system before it was acknowledged (the machine's crash is another matter, ADR 0061).
+  const SERVICE = join(__dirname, 'fixtures', 'acknowledging-service.ts');
+
+  it('when the service is killed right after acknowledged commits, then every acknowledged row is there on reopen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pglite-killed-'));
+    const dataDir = join(dir, 'db');
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', SERVICE, dataDir], {
+        cwd: join(__dirname, '..'),
+        env: { ...process.env, NODE_OPTIONS: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let errors = '';
+      child.stderr.on('data', (d: Buffer) => {
+        errors += d.toString();
+      });
+      let acknowledged = 0;
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('exit', (_code, signal) => resolve(signal)),
+      );
+      child.stdout.on('data', (d: Buffer) => {
+        for (const line of d.toString().split('\n'))
+          if (line) acknowledged = Math.max(acknowledged, Number(line));
+        if (acknowledged >= 40) child.kill('SIGKILL');
+      });
+      expect({ signal: await exited, errors }).toEqual({ signal: 'SIGKILL', errors: '' });
+      expect(acknowledged).toBeGreaterThanOrEqual(40);
+
+      const again = await openPglite({ dataDir, maintenanceIntervalMs: false });
+      try {
+        const r = await again.query<{ rows: number }>(
+          'SELECT count(*)::int AS rows FROM acked WHERE n <= $1',
+          [acknowledged],
+        );
+        expect(r.rows[0]?.rows).toBe(acknowledged);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('when it is opened for production, then a warning says a machine crash can lose writes and names DATABASE_URL; in development, none', async () => {
+    for (const production of [true, false]) {
+      const transport = new MemoryTransport();
+      const logger = createLogger({ service: 't', level: 'warn', transports: [transport] });
+      const db = await openDatabase({ production, logger });
+      try {
+        await db.query('SELECT 1');
+      } finally {
+        await db.close();
+      }
+      if (production) {
+        expect(transport.lines).toHaveLength(1);
+        expect(JSON.parse(transport.lines[0]!)).toMatchObject({
+          level: 'warn',
+          message: EMBEDDED_NOT_DURABLE,
+        });
+        expect(EMBEDDED_NOT_DURABLE).toMatch(/machine.*lose acknowledged writes.*DATABASE_URL/);
+      } else {
+        expect(transport.lines).toEqual([]);
+      }
+    }
+  }, 120_000);
+
+  const postgres = process.env.TEST_DATABASE_URL ? it : it.skip;
+  postgres('when production runs on PostgreSQL, then nothing is said about the embedded engine', async () => {
+    const transport = new MemoryTransport();
+    const logger = createLogger({ service: 't', level: 'warn', transports: [transport] });
+    const db = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, production: true, logger });
+    try {
+      await db.query('SELECT 1');
+    } finally {
+      await db.close();
+    }
+    expect(transport.lines).toEqual([]);
+  });
 });
