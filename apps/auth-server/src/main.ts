@@ -67,7 +67,6 @@ async function main(): Promise<void> {
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onStopped: exitWhenDatabaseStops(logger),
     logger,
-    production: config.NODE_ENV === 'production',
   });
   const applied = await migrate(db, readMigrations(MIGRATIONS_DIR));
   if (applied.length) logger.info('migrations applied', { applied });

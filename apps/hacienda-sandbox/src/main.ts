@@ -29,7 +29,6 @@ async function main(): Promise<void> {
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onStopped: exitWhenDatabaseStops(logger),
     logger,
-    production: config.NODE_ENV === 'production',
   });
   await migrate(db, readMigrations(MIGRATIONS_DIR));
   const keys = loadOrCreateKeys(config.DATA_DIR);

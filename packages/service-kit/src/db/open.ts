@@ -16,17 +16,7 @@ export interface OpenDatabaseOptions {
   onStopped?: (err: Error) => void;
   /** PGlite: where its maintenance (the autovacuum PGlite lacks, ADR 0041) reports. */
   logger?: Logger;
-  /** `NODE_ENV=production`: opening the embedded engine logs, at warn, that it does not survive a machine crash. */
-  production?: boolean;
 }
-
-/**
- * ADR 0061: PGlite starts PostgreSQL with fsync off (`-F`) and its Node file system has no fsync, so a commit
- * reaches the operating system before it is acknowledged (a crash of the service loses nothing) but never the
- * disk: a crash of the machine or a power loss can lose acknowledged documents and damage the data directory.
- */
-export const EMBEDDED_NOT_DURABLE =
-  'the embedded database (PGlite) never flushes its files to disk: a crash of the machine or a power loss can lose acknowledged writes and damage its data directory; set DATABASE_URL to a PostgreSQL server in production';
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   if (options.databaseUrl) {
@@ -39,8 +29,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     await db.query('SELECT 1');
     return db;
   }
-  if (options.production)
-    options.logger?.warn(EMBEDDED_NOT_DURABLE, { dataDir: options.dataDir ?? '(memory)' });
   return openPglite({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.onStopped ? { onStopped: options.onStopped } : {}),

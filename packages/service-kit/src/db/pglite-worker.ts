@@ -4,6 +4,7 @@
 // a time; PGlite's own mutex keeps a transaction's session to itself, as it did in the service's thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction, types } from '@electric-sql/pglite';
+import { DURABLE_SETTINGS, durablePgliteOptions } from './pglite-durable';
 import { PglitePrepared } from './pglite-prepared';
 import {
   type PgliteReply,
@@ -159,9 +160,10 @@ async function main(): Promise<void> {
   const data = workerData as PgliteThreadData;
   let db: PGlite;
   try {
+    // A data directory is flushed at each commit (ADR 0061); an in-memory database has nothing to flush.
     db = await PGlite.create({
-      ...(data.dataDir ? { dataDir: data.dataDir } : {}),
-      postgresqlconf: data.settings,
+      ...(data.dataDir ? durablePgliteOptions(data.dataDir) : {}),
+      postgresqlconf: data.dataDir ? [...data.settings, ...DURABLE_SETTINGS] : data.settings,
       parsers,
     });
     prepared = new PglitePrepared(db);

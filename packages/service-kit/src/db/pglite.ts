@@ -6,6 +6,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger';
+import { flushTree } from './flush-tree';
 import { startPgliteMaintenance } from './pglite-maintenance';
 import { OneStatementRefusals } from './one-statement';
 import { PgliteThread } from './pglite-thread';
@@ -61,6 +62,8 @@ async function initialiseDataDir(dataDir: string): Promise<void> {
   await execFileAsync(process.execPath, ['-e', script, require.resolve('@electric-sql/pglite'), dataDir], {
     env: { PATH: process.env.PATH ?? '' },
   });
+  // PGlite creates the cluster without a flush; from here on every commit is flushed (ADR 0061).
+  flushTree(dataDir);
 }
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
