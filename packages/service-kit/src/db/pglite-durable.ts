@@ -45,6 +45,8 @@ export class DurableNodeFS extends NodeFS {
       if (!nodefs?.stream_ops || typeof nodefs.realPath !== 'function') {
         throw new Error("PGlite's Node file system has changed: its files cannot be flushed (ADR 0061)");
       }
+      // A flush that fails throws out of the WebAssembly and stops the database's thread (the service is told
+      // and exits), as PostgreSQL stops on a failed fsync rather than go on with what the disk may not hold.
       nodefs.stream_ops.fsync = (stream) => {
         flushOf(stream, nodefs);
         this.flushes += 1;
