@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { widestLoopGap } from '@cr/testkit';
 import { PGlite } from '@electric-sql/pglite';
 import { type Db, type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
@@ -418,6 +419,28 @@ describe('what the embedded engine survives (ADR 0061)', () => {
       } finally {
         await db.close();
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('when a flush fails, then the commit is refused with the I/O error, never acknowledged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pglite-eio-'));
+    const dataDir = join(dir, 'db');
+    try {
+      await (await openPglite({ dataDir, maintenanceIntervalMs: false })).close();
+      // PostgreSQL stops at that PANIC and PGlite would never answer again: a process of its own, and the
+      // service's thread exits at a PANIC (pglite-worker.ts).
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', join(__dirname, 'fixtures', 'failing-flush.ts'), dataDir],
+        { cwd: join(__dirname, '..'), env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 },
+      );
+      expect(JSON.parse(stdout)).toEqual({
+        acknowledged: false,
+        severity: 'PANIC',
+        message: expect.stringMatching(/could not fsync .*I\/O error/),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

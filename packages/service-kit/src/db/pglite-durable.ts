@@ -19,15 +19,26 @@ interface EmscriptenNodefs {
   realPath(node: unknown): string;
 }
 
-function flushOf(stream: NodefsStream, nodefs: EmscriptenNodefs): void {
+/** Emscripten's FS, for the error type its system calls turn into an errno. */
+interface EmscriptenFs {
+  ErrnoError: new (errno: number) => Error;
+}
+
+/** EIO in Emscripten's errno numbering (WASI's). */
+const EMSCRIPTEN_EIO = 29;
+
+/** Flushes one descriptor to disk; a test gives one that fails (a disk's EIO). */
+export type FlushDescriptor = (fd: number) => void;
+
+function flushOf(stream: NodefsStream, nodefs: EmscriptenNodefs, flush: FlushDescriptor): void {
   if (typeof stream.nfd === 'number') {
-    fsyncSync(stream.nfd);
+    flush(stream.nfd);
     return;
   }
   // PostgreSQL flushes a directory after creating or renaming a file in it (a new WAL segment, a relation).
   const fd = openSync(nodefs.realPath(stream.node), 'r');
   try {
-    fsyncSync(fd);
+    flush(fd);
   } finally {
     closeSync(fd);
   }
@@ -38,17 +49,29 @@ export class DurableNodeFS extends NodeFS {
   /** Flushes done, for the test that checks they happen. */
   flushes = 0;
 
+  constructor(
+    dataDir: string,
+    private readonly flush: FlushDescriptor = fsyncSync,
+  ) {
+    super(dataDir);
+  }
+
   override async init(pg: PGlite, opts: Parameters<NodeFS['init']>[1]): ReturnType<NodeFS['init']> {
     const { emscriptenOpts } = await super.init(pg, opts);
     const install = (mod: unknown) => {
-      const nodefs = (mod as { NODEFS?: EmscriptenNodefs }).NODEFS;
-      if (!nodefs?.stream_ops || typeof nodefs.realPath !== 'function') {
+      const { NODEFS: nodefs, FS: emscriptenFs } = mod as { NODEFS?: EmscriptenNodefs; FS?: EmscriptenFs };
+      const ErrnoError = emscriptenFs?.ErrnoError;
+      if (!nodefs?.stream_ops || typeof nodefs.realPath !== 'function' || typeof ErrnoError !== 'function') {
         throw new Error("PGlite's Node file system has changed: its files cannot be flushed (ADR 0061)");
       }
-      // A flush that fails throws out of the WebAssembly and stops the database's thread (the service is told
-      // and exits), as PostgreSQL stops on a failed fsync rather than go on with what the disk may not hold.
+      // A flush that fails is an EIO for PostgreSQL, which then stops rather than acknowledge the commit. Any
+      // other error thrown here would be lost inside Emscripten: the commit answered, the database hung after.
       nodefs.stream_ops.fsync = (stream) => {
-        flushOf(stream, nodefs);
+        try {
+          flushOf(stream, nodefs, this.flush);
+        } catch {
+          throw new ErrnoError(EMSCRIPTEN_EIO);
+        }
         this.flushes += 1;
         return 0;
       };
@@ -61,11 +84,12 @@ export class DurableNodeFS extends NodeFS {
  * PGlite's options for a data directory that survives a power loss: the file system above, PGlite's own start
  * parameters without `-F`, and `wal_sync_method=fsync` (the default, fdatasync, is a no-op in Emscripten).
  */
-export function durablePgliteOptions(dataDir: string): Pick<PGliteOptions, 'fs' | 'startParams'> & {
-  fs: DurableNodeFS;
-} {
+export function durablePgliteOptions(
+  dataDir: string,
+  flush?: FlushDescriptor,
+): Pick<PGliteOptions, 'fs' | 'startParams'> & { fs: DurableNodeFS } {
   return {
-    fs: new DurableNodeFS(dataDir),
+    fs: new DurableNodeFS(dataDir, flush),
     startParams: PGlite.defaultStartParams.filter((param) => param !== '-F'),
   };
 }

@@ -27,7 +27,13 @@ type TxMessage = Statement | Extract<PgliteRequest, { op: 'end' }>;
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker runs as a worker thread');
-const reply = (message: PgliteReply) => port.postMessage(message);
+const reply = (message: PgliteReply) => {
+  port.postMessage(message);
+  // PostgreSQL stops at a PANIC (a flush that failed, ADR 0061) and recovers from its WAL when started again;
+  // PGlite goes on, and every later statement waits forever. So the thread stops: the service is told
+  // (onStopped), fails what is pending and exits, and its next start recovers.
+  if (!message.ok && message.failure.fields.severity === 'PANIC') setImmediate(() => process.exit(70));
+};
 
 /** Statements of one open transaction, in the order the service sent them. */
 class TxChannel {
