@@ -3,10 +3,11 @@
 import { closeSync, fsyncSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-function flushPath(path: string): void {
+/** Flushes the file or directory at `path`: opened for reading, `flush` on its descriptor (fsync by default). */
+export function flushPath(path: string, flush: (fd: number) => void = fsyncSync): void {
   const fd = openSync(path, 'r');
   try {
-    fsyncSync(fd);
+    flush(fd);
   } finally {
     closeSync(fd);
   }

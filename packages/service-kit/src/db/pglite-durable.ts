@@ -3,9 +3,10 @@
 // system, Emscripten's NODEFS, has no fsync operation, so PostgreSQL's fsync() succeeds without a system call
 // (its fdatasync() is a no-op in Emscripten). A commit reached the operating system, never the disk: a power
 // loss could take acknowledged documents and damage the data directory.
-import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { fsyncSync } from 'node:fs';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
+import { flushPath } from './flush-tree';
 
 /** An open file of Emscripten's NODEFS: `nfd` is the Node descriptor of a file; a directory has none. */
 interface NodefsStream {
@@ -36,12 +37,7 @@ function flushOf(stream: NodefsStream, nodefs: EmscriptenNodefs, flush: FlushDes
     return;
   }
   // PostgreSQL flushes a directory after creating or renaming a file in it (a new WAL segment, a relation).
-  const fd = openSync(nodefs.realPath(stream.node), 'r');
-  try {
-    flush(fd);
-  } finally {
-    closeSync(fd);
-  }
+  flushPath(nodefs.realPath(stream.node), flush);
 }
 
 /** PGlite's Node file system with the fsync operation NODEFS lacks: a flush is `fs.fsyncSync`. */
