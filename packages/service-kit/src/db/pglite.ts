@@ -1,12 +1,8 @@
 // The embedded default: PostgreSQL compiled to WASM, persisted under the service's data directory (or in
 // memory for tests), run in a thread of its own (ADR 0039). PGlite has one session: queries and transactions
 // take it in turn.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Logger } from '../logger';
-import { flushTree } from './flush-tree';
+import { ensureCluster } from './pglite-cluster';
 import { startPgliteMaintenance } from './pglite-maintenance';
 import { OneStatementRefusals } from './one-statement';
 import { PgliteThread } from './pglite-thread';
@@ -45,29 +41,8 @@ export const PGLITE_SETTINGS = [
   'default_statistics_target=10',
 ];
 
-const execFileAsync = promisify(execFile);
-
-/**
- * Creates the cluster of a new data directory in a child process. PGlite's initdb runs a second WASM instance
- * whose memory (≈ 450 MB) the service's process would otherwise keep as RSS long after it is freed; run in a
- * child, it is returned to the system when the child exits, and the service opens an existing cluster.
- */
-async function initialiseDataDir(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  mkdirSync(dataDir, { recursive: true });
-  const script =
-    'const [, module, dir] = process.argv;' +
-    'require(module).PGlite.create({ dataDir: dir }).then((db) => db.close()).catch((err) => {' +
-    ' console.error(err); process.exit(1); });';
-  await execFileAsync(process.execPath, ['-e', script, require.resolve('@electric-sql/pglite'), dataDir], {
-    env: { PATH: process.env.PATH ?? '' },
-  });
-  // PGlite creates the cluster without a flush; from here on every commit is flushed (ADR 0061).
-  flushTree(dataDir);
-}
-
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
-  if (options.dataDir) await initialiseDataDir(options.dataDir);
+  if (options.dataDir) await ensureCluster(options.dataDir);
   const thread = await PgliteThread.start(
     { ...(options.dataDir ? { dataDir: options.dataDir } : {}), settings: PGLITE_SETTINGS },
     {
