@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +138,28 @@ describe('a new data directory gets its cluster whole or not at all (ADR 0061)',
           expect(readdirSync(parent)).toEqual(['volume']);
         } finally {
           execFileSync('umount', [dataDir]);
+        }
+      }),
+    120_000,
+  );
+
+  it(
+    'when the data directory is a symbolic link to a directory elsewhere, then the cluster is made and opened there, and the link kept',
+    () =>
+      inScratch(async (parent) => {
+        const elsewhere = join(parent, 'disk');
+        mkdirSync(elsewhere);
+        const dataDir = join(parent, 'db');
+        symlinkSync(elsewhere, dataDir);
+        await usable(dataDir);
+        expect(lstatSync(dataDir).isSymbolicLink()).toBe(true);
+        expect(readdirSync(elsewhere)).toContain('PG_VERSION');
+        expect(readdirSync(parent).sort()).toEqual(['db', 'disk']);
+        const again = await openPglite({ dataDir, maintenanceIntervalMs: false });
+        try {
+          expect((await again.query<{ v: string }>('SELECT v FROM t')).rows).toEqual([{ v: 'kept' }]);
+        } finally {
+          await again.close();
         }
       }),
     120_000,

@@ -6,7 +6,16 @@
 // without PG_VERSION is never a database, so what an unfinished creation left there is cleared.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  realpathSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { flushPath, flushTree } from './flush-tree';
@@ -104,9 +113,14 @@ function isMountPoint(dataDir: string): boolean {
   return statSync(dataDir).dev !== statSync(dirname(dataDir)).dev;
 }
 
-/** Creates `dataDir`'s cluster unless it has one. One data directory belongs to one process at a time. */
-export async function ensureCluster(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+/**
+ * Creates the data directory's cluster unless it has one, and returns the directory PGlite is to open: the
+ * link's target where the data directory is a symbolic link, which PGlite's file system cannot open through.
+ * One data directory belongs to one process at a time.
+ */
+export async function ensureCluster(given: string): Promise<string> {
+  const dataDir = existsSync(given) ? realpathSync(given) : given;
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return dataDir;
   const parent = dirname(dataDir);
   mkdirSync(parent, { recursive: true });
   const prefix = `.${basename(dataDir)}`;
@@ -115,7 +129,10 @@ export async function ensureCluster(dataDir: string): Promise<void> {
   }
   if (existsSync(dataDir)) {
     clearUnfinished(dataDir);
-    if (isMountPoint(dataDir)) return createClusterInside(dataDir);
+    if (isMountPoint(dataDir)) {
+      await createClusterInside(dataDir);
+      return dataDir;
+    }
     rmdirSync(dataDir);
   }
   // Made beside the data directory and renamed into place: its name appears with the whole cluster under it.
@@ -128,4 +145,5 @@ export async function ensureCluster(dataDir: string): Promise<void> {
   }
   // The rename is an entry of the parent directory: flushed, the cluster's name survives a power loss too.
   flushPath(parent);
+  return dataDir;
 }

@@ -42,9 +42,9 @@ export const PGLITE_SETTINGS = [
 ];
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
-  if (options.dataDir) await ensureCluster(options.dataDir);
+  const dataDir = options.dataDir ? await ensureCluster(options.dataDir) : undefined;
   const thread = await PgliteThread.start(
-    { ...(options.dataDir ? { dataDir: options.dataDir } : {}), settings: PGLITE_SETTINGS },
+    { ...(dataDir ? { dataDir } : {}), settings: PGLITE_SETTINGS },
     {
       ...(options.onStopped ? { onStopped: options.onStopped } : {}),
       ...(options.threadHeapMb ? { heapMb: options.threadHeapMb } : {}),
