@@ -2,15 +2,16 @@
 // ~970 files into the directory over a few hundred milliseconds, PG_VERSION near the end but not last, and
 // without a flush. A service killed (or a machine lost) in that window left a directory that later starts
 // either took for a database (PG_VERSION there, the rest partial) or handed back to PGlite to write over. The
-// cluster is now made in a directory of its own, flushed, and put in place with PG_VERSION last; a directory
-// without PG_VERSION is never a database, so what an unfinished creation left there is cleared.
+// cluster is now made in a directory of its own, flushed, and put in place in one rename (in a mounted volume,
+// entry by entry with PG_VERSION last); a directory without PG_VERSION is never a database, so what an
+// unfinished creation left there is cleared.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   existsSync,
-  realpathSync,
   mkdirSync,
   readdirSync,
+  realpathSync,
   renameSync,
   rmSync,
   rmdirSync,
