@@ -2,21 +2,12 @@
 // ~970 files into the directory over a few hundred milliseconds, PG_VERSION near the end but not last, and
 // without a flush. A service killed (or a machine lost) in that window left a directory that later starts
 // either took for a database (PG_VERSION there, the rest partial) or handed back to PGlite to write over. The
-// cluster is now made in a directory of its own, flushed, and put in place in one rename (in a mounted volume,
-// entry by entry with PG_VERSION last); a directory without PG_VERSION is never a database, so what an
-// unfinished creation left there is cleared.
+// cluster is now made in a directory of its own, flushed, and put in place: a new data directory in one rename,
+// an existing one (a mounted volume) entry by entry with PG_VERSION last. A directory without PG_VERSION is
+// never a database, so what an unfinished creation left there is cleared.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  rmdirSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { flushPath, flushTree } from './flush-tree';
@@ -91,10 +82,10 @@ function clearUnfinished(dataDir: string): void {
 }
 
 /**
- * Makes the cluster inside `dataDir` and moves it up, PG_VERSION last: for a directory that cannot be replaced,
- * where a container's volume is mounted.
+ * Makes the cluster inside an existing `dataDir` and moves it up, PG_VERSION last: a directory that exists may be
+ * where a volume is mounted, or sit in a parent this process may not write, so it is never replaced.
  */
-export async function createClusterInside(dataDir: string): Promise<void> {
+async function createClusterInside(dataDir: string): Promise<void> {
   const creating = creatingDir(dataDir, '');
   try {
     await createClusterIn(creating);
@@ -109,11 +100,6 @@ export async function createClusterInside(dataDir: string): Promise<void> {
   flushPath(dataDir);
 }
 
-/** Whether another file system is mounted at `dataDir` (a container's volume): nothing can be renamed onto it. */
-function isMountPoint(dataDir: string): boolean {
-  return statSync(dataDir).dev !== statSync(dirname(dataDir)).dev;
-}
-
 /**
  * Creates the data directory's cluster unless it has one, and returns the directory PGlite is to open: the
  * link's target where the data directory is a symbolic link, which PGlite's file system cannot open through.
@@ -123,19 +109,16 @@ export async function ensureCluster(given: string): Promise<string> {
   const dataDir = existsSync(given) ? realpathSync(given) : given;
   if (existsSync(join(dataDir, 'PG_VERSION'))) return dataDir;
   const parent = dirname(dataDir);
-  mkdirSync(parent, { recursive: true });
   const prefix = `.${basename(dataDir)}`;
-  for (const name of readdirSync(parent)) {
+  for (const name of existsSync(parent) ? readdirSync(parent) : []) {
     if (name.startsWith(`${prefix}${CREATING}`)) rmSync(join(parent, name), { recursive: true, force: true });
   }
   if (existsSync(dataDir)) {
     clearUnfinished(dataDir);
-    if (isMountPoint(dataDir)) {
-      await createClusterInside(dataDir);
-      return dataDir;
-    }
-    rmdirSync(dataDir);
+    await createClusterInside(dataDir);
+    return dataDir;
   }
+  mkdirSync(parent, { recursive: true });
   // Made beside the data directory and renamed into place: its name appears with the whole cluster under it.
   const creating = creatingDir(parent, prefix);
   try {
