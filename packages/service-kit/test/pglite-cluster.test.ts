@@ -157,6 +157,17 @@ describe('a new data directory gets its cluster whole or not at all (ADR 0061)',
     120_000,
   );
 
+  it('when the data directory is a symbolic link to nothing, then it is refused by name and the link kept', () =>
+    inScratch(async (parent) => {
+      const dataDir = join(parent, 'db');
+      symlinkSync(join(parent, 'unmounted'), dataDir);
+      await expect(openPglite({ dataDir, maintenanceIntervalMs: false })).rejects.toThrow(
+        `${dataDir} is a symbolic link to ${join(parent, 'unmounted')}, which does not exist`,
+      );
+      expect(lstatSync(dataDir).isSymbolicLink()).toBe(true);
+      expect(readdirSync(parent)).toEqual(['db']);
+    }));
+
   it(
     'when an existing empty directory is opened, then the cluster is made inside it and moved up, and nothing is left',
     () =>

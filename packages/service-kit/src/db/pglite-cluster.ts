@@ -7,7 +7,16 @@
 // never a database, so what an unfinished creation left there is cleared.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { flushPath, flushTree } from './flush-tree';
@@ -101,12 +110,27 @@ async function createClusterInside(dataDir: string): Promise<void> {
 }
 
 /**
+ * The directory behind `given`: a symbolic link's target. A link whose target is missing (a disk not mounted) is
+ * refused by name before any cluster is made; the rename below failed on it with a bare ENOTDIR.
+ */
+function directoryToOpen(given: string): string {
+  if (existsSync(given)) return realpathSync(given);
+  if (lstatSync(given, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw new Error(
+      `${given} is a symbolic link to ${readlinkSync(given)}, which does not exist: ` +
+        'create or mount it, or point the data directory elsewhere',
+    );
+  }
+  return given;
+}
+
+/**
  * Creates the data directory's cluster unless it has one, and returns the directory PGlite is to open: the
  * link's target where the data directory is a symbolic link, which PGlite's file system cannot open through.
  * One data directory belongs to one process at a time.
  */
 export async function ensureCluster(given: string): Promise<string> {
-  const dataDir = existsSync(given) ? realpathSync(given) : given;
+  const dataDir = directoryToOpen(given);
   if (existsSync(join(dataDir, 'PG_VERSION'))) return dataDir;
   const parent = dirname(dataDir);
   const prefix = `.${basename(dataDir)}`;
