@@ -43,6 +43,12 @@ const SAMPLE_S = 10;
 // more CPU per document than after 1,000, V8 still optimising its code (docs/performance.md, 2026-12-02).
 const WARMUP_DOCUMENTS = Number(process.env.BENCH_PROCESSES_WARMUP ?? 1000);
 const CONNECTIONS = 10;
+// BENCH_SANDBOX_NICE: the sandbox's nice value (0–19; default 0, the services' priority). It stands for
+// Hacienda, whose CPU in production is not on the service's cores; at 19 it takes what the services leave
+// instead of competing with the POSTs as an equal (docs/performance.md, "tenant-api (processes)", 2026-12-06).
+const SANDBOX_NICE = Number(process.env.BENCH_SANDBOX_NICE ?? 0);
+if (!Number.isInteger(SANDBOX_NICE) || SANDBOX_NICE < 0 || SANDBOX_NICE > 19)
+  throw new Error(`BENCH_SANDBOX_NICE: an integer from 0 to 19, not "${process.env.BENCH_SANDBOX_NICE}"`);
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
@@ -183,7 +189,12 @@ async function runConfig(
 ): Promise<ConfigResult> {
   process.stderr.write(`bench: ${label}…\n`);
   const outside = startOtherWork();
-  const stack = await startStack({ databaseUrl, webConcurrency: processes, jobsProcesses });
+  const stack = await startStack({
+    databaseUrl,
+    webConcurrency: processes,
+    jobsProcesses,
+    sandboxNice: SANDBOX_NICE,
+  });
   try {
     // CABYS first, on the idle stack: after the submission runs the jobs stay busy for minutes (the
     // pipeline, not the POST, sets the sustainable rate), and searches measured then share the cores with them.
@@ -279,7 +290,7 @@ async function main(): Promise<void> {
   const section = [
     '## tenant-api (processes)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}** (the services' own work included). **${otherWork.charAt(0).toUpperCase()}${otherWork.slice(1)}**${quiet ? '' : '; compare the ratios and the configurations with each other, which ran in the same conditions'}.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu} (${cores} cores), Node ${process.version}. The services run as their own processes on loopback (\`node --enable-source-maps dist/main.js\`, as \`pnpm start\` and the images run them): the tenant-api, the real hacienda-sandbox at SANDBOX_PROCESSING_DELAY_MS=0 with its per-issuer limit lifted${SANDBOX_NICE > 0 ? ` and at nice ${SANDBOX_NICE} (\`BENCH_SANDBOX_NICE\`: it stands for Hacienda, whose CPU in production is not on the service's cores, and takes what the rest leave)` : " and at the services' priority"}, a local webhook receiver and a local SMTP sink for the receptors' e-mails (as \`pnpm start\` has its mail catcher); every service on PGlite, or each on its own throw-away PostgreSQL database. autocannon (${CONNECTIONS} connections) runs in the bench process on the same cores at full rate; at half rate and in the keep-up run a steady paced load over ${CONNECTIONS} connections, each latency counted from its request's due time (bench/paced-load.ts; autocannon's own rate limit sent each second's quota in a burst); the jobs run throughout, so every accepted document is also submitted, followed, delivered and e-mailed. ${DURATION_S} s per HTTP run after ${fmt(WARMUP_DOCUMENTS)} documents through the whole pipeline and 5 s of POSTs at full rate (warm-up); keep-up run ${KEEPUP_S} s. Command: \`pnpm --filter @cr/tenant-api bench\` (\`BENCH_DATABASE_URL=postgres://…\` adds the PostgreSQL configurations). **Load average at the start / end: ${loadStart} / ${loadEnd}** (the services' own work included). **${otherWork.charAt(0).toUpperCase()}${otherWork.slice(1)}**${quiet ? '' : '; compare the ratios and the configurations with each other, which ran in the same conditions'}.`,
     '',
     `Raw RSA-2048 signing (SHA-256, node:crypto), same run: ${fmt(rawOne)}/s on one thread, ${fmt(rawAll)}/s on ${cores} threads at once (${fmt(rawAllAfter)}/s again at the end); ${describeSigningPath(path)}${path.usesIfma ? `: with it hidden from OpenSSL (\`OPENSSL_ia32cap=${WITHOUT_IFMA}\`, a child process), ${fmt(rawAllPlain)}/s on ${cores} threads` : ''}. Ratios below are to the ${cores}-thread figure from the start${path.usesIfma ? ', and in brackets to the one without IFMA, which is the same on a host without it' : ''}.`,
     '',
