@@ -434,7 +434,6 @@ async function main(): Promise<void> {
     const sandbox = await startSandbox();
     try {
       const result = await runEngine(engine, url, sandbox, logger);
-      // Run alone (BENCH_SUBMISSION_ENGINE set by hand, to measure one engine), the figures go to stdout.
       const file = process.env[RESULT_FILE];
       if (file) writeFileSync(file, JSON.stringify(result));
       else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
