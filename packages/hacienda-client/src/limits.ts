@@ -33,9 +33,20 @@ export interface SlidingWindowOptions {
   name?: string;
 }
 
+/**
+ * One key's events in time order: `times[head..]` are in the window, `times[..head]` have left it. Expired
+ * events are dropped from the front as time passes, so a call costs no copy of the window: with the limit
+ * lifted (an issuer allowed thousands a minute), filtering the whole list on every call allocated a new one
+ * per submission.
+ */
+interface Window {
+  times: number[];
+  head: number;
+}
+
 /** At most `limit` events per key in any `windowMs`. */
 export class SlidingWindowLimiter {
-  private readonly events = new Map<string, number[]>();
+  private readonly events = new Map<string, Window>();
   private readonly clock: Clock;
   private readonly sleep: Sleep;
 
@@ -45,23 +56,45 @@ export class SlidingWindowLimiter {
     this.sleep = options.sleep ?? realSleep;
   }
 
-  private recent(key: string, now: number): number[] {
-    const list = (this.events.get(key) ?? []).filter((t) => t > now - this.options.windowMs);
-    if (list.length === 0) this.events.delete(key);
-    else this.events.set(key, list);
-    return list;
+  /** The key's window with the events at or before `now - windowMs` dropped; undefined when none is left. */
+  private recent(key: string, now: number): Window | undefined {
+    const window = this.events.get(key);
+    if (!window) return undefined;
+    const { times } = window;
+    const cutoff = now - this.options.windowMs;
+    while (window.head < times.length && (times[window.head] as number) <= cutoff) window.head += 1;
+    if (window.head === times.length) {
+      this.events.delete(key);
+      return undefined;
+    }
+    // Compacted once the dropped part is the larger half: each event is moved at most once on average.
+    if (window.head > 32 && window.head * 2 > times.length) {
+      times.copyWithin(0, window.head);
+      times.length -= window.head;
+      window.head = 0;
+    }
+    return window;
   }
 
   /** Takes a slot now if one is free, else says how long until one frees up. */
   tryAcquire(key: string): Acquired {
     const now = this.clock();
-    const list = this.recent(key, now);
-    if (list.length < this.options.limit) {
-      list.push(now);
-      this.events.set(key, list);
+    const window = this.recent(key, now);
+    if (!window) {
+      this.events.set(key, { times: [now], head: 0 });
       return { ok: true };
     }
-    return { ok: false, retryAfterMs: Math.max(1, (list[0] as number) + this.options.windowMs - now) };
+    const { times } = window;
+    if (times.length - window.head < this.options.limit) {
+      // A clock that stepped back records the event at the newest time seen, never earlier: the order the
+      // front-dropping relies on holds, and the event leaves the window no sooner than it would have.
+      times.push(Math.max(now, times[times.length - 1] as number));
+      return { ok: true };
+    }
+    return {
+      ok: false,
+      retryAfterMs: Math.max(1, (times[window.head] as number) + this.options.windowMs - now),
+    };
   }
 
   /** Waits for a slot up to `maxWaitMs` (option or argument), else throws `RateLimitedError`. */
@@ -82,7 +115,8 @@ export class SlidingWindowLimiter {
 
   /** Events counted for `key` in the current window. */
   count(key: string): number {
-    return this.recent(key, this.clock()).length;
+    const window = this.recent(key, this.clock());
+    return window ? window.times.length - window.head : 0;
   }
 }
 

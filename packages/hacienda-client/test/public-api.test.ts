@@ -4,6 +4,7 @@ import {
   HACIENDA_DEFAULTS,
   HaciendaPublicApi,
   HaciendaUpstreamError,
+  SlidingWindowLimiter,
   TokenBucket,
 } from '../src';
 import { createFakeTime, FakeHacienda } from './fake-hacienda';
@@ -174,6 +175,58 @@ describe('limiters', () => {
     expect(limiter.tryAcquire('issuer-2')).toEqual({ ok: true });
     time.advance(50_000);
     expect(limiter.tryAcquire('issuer-1')).toEqual({ ok: true });
+  });
+
+  it('when events leave the window one by one, then slots free up in their order, each exactly windowMs later', () => {
+    const time = createFakeTime();
+    const limiter = new SlidingWindowLimiter({ limit: 3, windowMs: 1_000, clock: time.clock });
+    for (const gap of [0, 100, 200]) {
+      time.advance(gap);
+      expect(limiter.tryAcquire('k')).toEqual({ ok: true });
+    }
+    // Events at 0, 100 and 300 ms.
+    expect(limiter.tryAcquire('k')).toEqual({ ok: false, retryAfterMs: 700 });
+    time.advance(699);
+    expect(limiter.tryAcquire('k')).toEqual({ ok: false, retryAfterMs: 1 });
+    time.advance(1); // 1,000: the event at 0 has left
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
+    expect(limiter.tryAcquire('k')).toEqual({ ok: false, retryAfterMs: 100 });
+    expect(limiter.count('k')).toBe(3);
+    time.advance(1_000); // 2,000: every event has left
+    expect(limiter.count('k')).toBe(0);
+  });
+
+  it('when the limit is lifted and events keep coming, then the count is of the window, never of the history', () => {
+    const time = createFakeTime();
+    const limiter = new SlidingWindowLimiter({ limit: 1_000_000, windowMs: 1_000, clock: time.clock });
+    for (let i = 0; i < 10_000; i++) {
+      expect(limiter.tryAcquire('issuer')).toEqual({ ok: true });
+      time.advance(1);
+      // Past the first second, exactly the last 1,000 ms of events: the ones at or before now − 1,000 left.
+      if (i >= 1_000 && i % 997 === 0) expect(limiter.count('issuer')).toBe(999);
+    }
+    const capped = new SlidingWindowLimiter({ limit: 500, windowMs: 1_000, clock: time.clock });
+    let granted = 0;
+    for (let i = 0; i < 5_000; i++) {
+      if (capped.tryAcquire('issuer').ok) granted += 1;
+      time.advance(1);
+    }
+    // 500 in each of the five seconds' windows, no more.
+    expect(granted).toBe(2_500);
+  });
+
+  it('when the clock steps back, then the new event counts from the newest time seen', () => {
+    const time = createFakeTime();
+    const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 1_000, clock: time.clock });
+    time.advance(5_000);
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
+    time.advance(-3_000);
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
+    expect(limiter.tryAcquire('k')).toMatchObject({ ok: false });
+    time.advance(3_500); // 5,500: both events count from 5,000, the newest time seen
+    expect(limiter.tryAcquire('k')).toMatchObject({ ok: false });
+    time.advance(500); // 6,000: both have left
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
   });
 
   it('when the settings name a submission limit, then the clients enforce that one, and 100 without it', () => {
