@@ -140,9 +140,11 @@ function holdsForbiddenCharacter(data: unknown): boolean {
     } else if (Array.isArray(value)) {
       for (const item of value) pending.push(item);
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
+      // Keys, not entries: this pass runs on every valid body, and an entry is an array allocated per field.
+      const object = value as Record<string, unknown>;
+      for (const key of Object.keys(object)) {
         if (NOT_XML_CHARACTER.test(key)) return true;
-        pending.push(child);
+        pending.push(object[key]);
       }
     }
   }
