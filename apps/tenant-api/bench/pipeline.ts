@@ -28,6 +28,13 @@ const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // in the CPU. After 50 documents the tenant-api on PostgreSQL still cost ~30 % more per document than after
 // 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
 const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
+// BENCH_PIPELINE_ENGINES: `pglite`, `postgresql` or both (the default), comma-separated: one engine for an A/B
+// in half the time (its section then has only that row: an A/B's notes, not a section to commit).
+const ENGINES = (process.env.BENCH_PIPELINE_ENGINES ?? 'pglite,postgresql').toLowerCase().split(',');
+if (ENGINES.some((e) => e !== 'pglite' && e !== 'postgresql'))
+  throw new Error(
+    `BENCH_PIPELINE_ENGINES: pglite, postgresql or both, not "${process.env.BENCH_PIPELINE_ENGINES}"`,
+  );
 
 interface Cost {
   label: string;
@@ -135,8 +142,9 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
 async function main(): Promise<void> {
   const loadStart = loadAverages();
   const other = startOtherWork();
-  const results = [await measure('PGlite', undefined)];
-  if (process.env.BENCH_DATABASE_URL)
+  const results: Cost[] = [];
+  if (ENGINES.includes('pglite')) results.push(await measure('PGlite', undefined));
+  if (process.env.BENCH_DATABASE_URL && ENGINES.includes('postgresql'))
     results.push(await measure('PostgreSQL', process.env.BENCH_DATABASE_URL));
   const otherAll = other();
   const cpu = cpuModel();

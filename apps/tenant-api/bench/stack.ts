@@ -149,7 +149,12 @@ async function startService(
   // samples: CPU time only, the kernel's share included, where --cpu-prof's samples also count the time a
   // thread waits for a core.
   const perf = process.env.BENCH_PERF ? ['--perf-basic-prof-only-functions'] : [];
+  // BENCH_TENANT_NODE_FLAGS: Node or V8 flags for the tenant-api alone (`--max-semi-space-size=16`), after the
+  // heap flags NODE_OPTIONS gives it, so they win: an A/B of a V8 setting without a build of its own.
+  const flags =
+    app === 'tenant-api' ? (process.env.BENCH_TENANT_NODE_FLAGS ?? '').split(' ').filter(Boolean) : [];
   const args = [
+    ...flags,
     ...profile,
     ...perf,
     ...heap,
