@@ -44,6 +44,18 @@ interface Window {
   head: number;
 }
 
+/** Puts `time` into `times[from..]`, kept in ascending order, after any equal to it. */
+function insertInOrder(times: number[], from: number, time: number): void {
+  let lo = from;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((times[mid] as number) <= time) lo = mid + 1;
+    else hi = mid;
+  }
+  times.splice(lo, 0, time);
+}
+
 /** At most `limit` events per key in any `windowMs`. */
 export class SlidingWindowLimiter {
   private readonly events = new Map<string, Window>();
@@ -86,9 +98,8 @@ export class SlidingWindowLimiter {
     }
     const { times } = window;
     if (times.length - window.head < this.options.limit) {
-      // A clock that stepped back records the event at the newest time seen, never earlier: the order the
-      // front-dropping relies on holds, and the event leaves the window no sooner than it would have.
-      times.push(Math.max(now, times[times.length - 1] as number));
+      if (now >= (times[times.length - 1] as number)) times.push(now);
+      else insertInOrder(times, window.head, now); // the clock stepped back: rare, and the order must hold
       return { ok: true };
     }
     return {

@@ -215,18 +215,22 @@ describe('limiters', () => {
     expect(granted).toBe(2_500);
   });
 
-  it('when the clock steps back, then the new event counts from the newest time seen', () => {
+  it('when the clock steps back, then each event counts from its own time and leaves the window in time order', () => {
     const time = createFakeTime();
     const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 1_000, clock: time.clock });
     time.advance(5_000);
-    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true }); // at 5,000
     time.advance(-3_000);
-    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
-    expect(limiter.tryAcquire('k')).toMatchObject({ ok: false });
-    time.advance(3_500); // 5,500: both events count from 5,000, the newest time seen
-    expect(limiter.tryAcquire('k')).toMatchObject({ ok: false });
-    time.advance(500); // 6,000: both have left
-    expect(limiter.tryAcquire('k')).toEqual({ ok: true });
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true }); // at 2,000
+    expect(limiter.tryAcquire('k')).toEqual({ ok: false, retryAfterMs: 1_000 }); // until 2,000 leaves
+    time.advance(1_000); // 3,000: the event at 2,000 has left, the one at 5,000 has not
+    expect(limiter.count('k')).toBe(1);
+    expect(limiter.tryAcquire('k')).toEqual({ ok: true }); // at 3,000, before 5,000 in the window
+    expect(limiter.tryAcquire('k')).toEqual({ ok: false, retryAfterMs: 1_000 }); // the oldest is 3,000
+    time.advance(1_000); // 4,000: 3,000 has left
+    expect(limiter.count('k')).toBe(1);
+    time.advance(2_000); // 6,000: 5,000 has left
+    expect(limiter.count('k')).toBe(0);
   });
 
   it('when the settings name a submission limit, then the clients enforce that one, and 100 without it', () => {
