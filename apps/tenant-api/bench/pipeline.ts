@@ -28,14 +28,6 @@ const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // in the CPU. After 50 documents the tenant-api on PostgreSQL still cost ~30 % more per document than after
 // 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
 const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
-// BENCH_PIPELINE_ENGINES: `pglite`, `postgresql` or both (the default), comma-separated: one engine for an A/B
-// in half the time (its section then has only that row: an A/B's notes, not a section to commit).
-const ENGINES = (process.env.BENCH_PIPELINE_ENGINES ?? 'pglite,postgresql').toLowerCase().split(',');
-if (ENGINES.some((e) => e !== 'pglite' && e !== 'postgresql'))
-  throw new Error(
-    `BENCH_PIPELINE_ENGINES: pglite, postgresql or both, not "${process.env.BENCH_PIPELINE_ENGINES}"`,
-  );
-
 interface Cost {
   label: string;
   documents: number;
@@ -139,13 +131,36 @@ async function measure(label: string, databaseUrl: string | undefined): Promise<
   }
 }
 
+/**
+ * The engines to measure: PGlite, and PostgreSQL when BENCH_DATABASE_URL names a server; or those
+ * BENCH_PIPELINE_ENGINES names (`pglite`, `postgresql`, comma-separated), for an A/B on one engine in half the
+ * time. The section written then has only their rows: an A/B's notes, not a section to commit.
+ */
+function selectedEngines(
+  pgUrl: string | undefined,
+  wanted: string | undefined,
+): { key: string; label: string; url: string | undefined }[] {
+  const all = [{ key: 'pglite', label: 'PGlite', url: undefined as string | undefined }];
+  if (pgUrl) all.push({ key: 'postgresql', label: 'PostgreSQL', url: pgUrl });
+  if (!wanted) return all;
+  const keys = wanted.toLowerCase().split(',');
+  for (const key of keys) {
+    if (!all.some((e) => e.key === key)) {
+      throw new Error(
+        `BENCH_PIPELINE_ENGINES: no engine "${key}" here (${all.map((e) => e.key).join(', ')}` +
+          `${pgUrl ? '' : '; postgresql needs BENCH_DATABASE_URL'})`,
+      );
+    }
+  }
+  return all.filter((e) => keys.includes(e.key));
+}
+
 async function main(): Promise<void> {
+  const engines = selectedEngines(process.env.BENCH_DATABASE_URL, process.env.BENCH_PIPELINE_ENGINES);
   const loadStart = loadAverages();
   const other = startOtherWork();
   const results: Cost[] = [];
-  if (ENGINES.includes('pglite')) results.push(await measure('PGlite', undefined));
-  if (process.env.BENCH_DATABASE_URL && ENGINES.includes('postgresql'))
-    results.push(await measure('PostgreSQL', process.env.BENCH_DATABASE_URL));
+  for (const engine of engines) results.push(await measure(engine.label, engine.url));
   const otherAll = other();
   const cpu = cpuModel();
   const services = [...new Set(results.flatMap((r) => Object.keys(r.cpuMs)))];
