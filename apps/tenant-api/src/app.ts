@@ -4,8 +4,14 @@
 // error handler; the dashboard's session (/app/session) and files (/app). createApp never listens; main.ts
 // and the tests do.
 import { buildTenantApiOpenApi } from '@cr/contracts';
-import { type HealthCheck, type Logger, type TrustProxySetting, createHttpApp } from '@cr/service-kit';
-import express, { type Express, type RequestHandler, Router } from 'express';
+import {
+  type HealthCheck,
+  type Logger,
+  type TrustProxySetting,
+  createHttpApp,
+  jsonBody,
+} from '@cr/service-kit';
+import { type Express, type RequestHandler, Router } from 'express';
 import { requireAuth } from './auth/require-auth';
 import type { SubmissionDeps } from './documents/submission-deps';
 import { haciendaCallbackRouter } from './hacienda/callback-route';
@@ -63,16 +69,33 @@ export interface AppDeps extends SubmissionDeps, Omit<LookupDeps, 'hacienda'> {
 }
 
 /**
- * The upload route's own body parser, 16 times the others' limit. The caller is authenticated first: an
- * anonymous request (a few KB gzip-compressed inflate to the whole limit) must not get megabytes parsed on
- * the event loop every tenant shares before it is refused. The /api router's requireAuth then sees the
- * claims already verified.
+ * The upload's body is one object of strings: one `{`. The rest of the cap lets a body with a stray field reach
+ * the schema's check, which names it; nothing under it costs the parser anything.
+ */
+export const UPLOAD_BODY_CONTAINERS = 16;
+
+/**
+ * The upload route's own body parser, 16 times the others' limit. The caller is authenticated and its API key's
+ * scope checked first: an anonymous request, or a key that may only read, must not get megabytes parsed on the
+ * event loop every tenant shares before it is refused. The /api router's requireAuth then sees the claims
+ * already verified. The body is a few strings, so more than a few `{` or `[` is refused before it is parsed
+ * (json-body.ts): 4 MB of nested arrays held the loop 330–550 ms (docs/security.md, found 2026-12-06).
  */
 function recepcionUploadBody(limit: string | number, authenticate: RequestHandler): RequestHandler {
-  const parse = express.json({ limit, strict: true });
+  const scope = requireScope('');
+  const parse = jsonBody({
+    limit,
+    containers: {
+      max: UPLOAD_BODY_CONTAINERS,
+      shape: 'this route takes one object of strings (receptor, xml, respuestaHacienda)',
+    },
+  });
   return (req, res, next) => {
     if (req.method !== 'POST' || req.path !== '/api/recepcion/documentos') return next();
-    authenticate(req, res, (err?: unknown) => (err ? next(err) : parse(req, res, next)));
+    authenticate(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      scope(req, res, (denied?: unknown) => (denied ? next(denied) : parse(req, res, next)));
+    });
   };
 }
 

@@ -4,6 +4,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { readMensajeHacienda } from '@cr/hacienda-xml';
 import request from 'supertest';
 import { get as getAs, post } from './support/client';
@@ -64,6 +65,52 @@ describe('POST /api/recepcion/documentos', () => {
       .send('{"xml": "not closed');
     expect(broken.status).toBe(400);
     expect(broken.body.message).toBe('request body is not valid JSON');
+  });
+
+  it('when a key that may only read posts a body, then 403 before the body is read', async () => {
+    const readOnly = await request(ctx.app)
+      .post('/api/recepcion/documentos')
+      .set('Host', ctx.host('acme'))
+      .set(
+        'Authorization',
+        `Bearer ${ctx.forge.token('acme', { scope: 'documents:read', akid: 'Hk3v9QwLx2Tb7mPa' })}`,
+      )
+      .set('Content-Type', 'application/json')
+      .send('{"xml": "not closed');
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body.message).toContain('documents:write');
+  });
+
+  it("when the body holds more than a few '{' or '[', then 400 naming the rule and the fields, before it is parsed; a compressed body is refused unread", async () => {
+    const before = await storedCount();
+    const upload = (body: string | Buffer, encoding?: string) => {
+      const r = request(ctx.app)
+        .post('/api/recepcion/documentos')
+        .set('Host', ctx.host('acme'))
+        .set('Authorization', `Bearer ${ctx.forge.token('acme')}`)
+        .set('Content-Type', 'application/json');
+      return (encoding ? r.set('Content-Encoding', encoding) : r).send(body);
+    };
+    // A megabyte of empty arrays, 25–125 ms of the shared event loop to parse: refused by counting instead.
+    const nested = await upload(`{"receptor": "${RECEIVER_ID}", "xml": [${'[],'.repeat(350_000)}[]]}`);
+    expect(nested.status).toBe(400);
+    expect(nested.body).toEqual({
+      error: 'bad_request',
+      message:
+        "request body holds more than 16 '{' or '[': this route takes one object of strings (receptor, xml, respuestaHacienda)",
+      requestId: expect.any(String),
+    });
+    // Under the cap, a body of the wrong shape reaches the schema, which names the field.
+    const stray = await upload(JSON.stringify({ receptor: RECEIVER_ID, xml: 'PD94', extra: { a: [1] } }));
+    expect(stray.status).toBe(400);
+    expect(stray.body.message).toContain('extra');
+    const gzipped = await upload(
+      gzipSync(JSON.stringify({ receptor: RECEIVER_ID, xml: b64(supplierInvoice(77).xml) })),
+      'gzip',
+    );
+    expect(gzipped.status).toBe(400);
+    expect(gzipped.body.message).toBe('Content-Encoding is not accepted: send the request body uncompressed');
+    expect(await storedCount()).toBe(before);
   });
 
   it('when the tenant already has RECEPCION_UPLOADS_PER_TENANT uploads in progress, then 429 with Retry-After and nothing stored; other tenants are served', async () => {

@@ -66,6 +66,7 @@ export interface HttpErrorResponse {
 
 /** Body-parser and similar middleware errors carry `status`/`type`; they are client errors. */
 interface ParserError {
+  message?: string;
   status?: number;
   statusCode?: number;
   type?: string;
@@ -83,9 +84,17 @@ function fromParserError(err: ParserError): AppError | undefined {
   }
   if (err.type === 'entity.parse.failed')
     return new AppError('bad_request', 'request body is not valid JSON');
-  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
-    return new AppError('bad_request', 'request body encoding is not supported');
+  if (err.type === 'encoding.unsupported') {
+    // Compressed bodies are refused unread (json-body.ts); the header's value is not echoed.
+    return new AppError(
+      'bad_request',
+      'Content-Encoding is not accepted: send the request body uncompressed',
+    );
   }
+  if (err.type === 'charset.unsupported')
+    return new AppError('bad_request', 'request body encoding is not supported');
+  // json-body.ts's count of a body's objects and arrays, made before it is parsed: its message names the rule.
+  if (err.type === 'entity.containers' && err.message) return new AppError('bad_request', err.message);
   return new AppError('bad_request', 'request body could not be read');
 }
 

@@ -5,6 +5,7 @@ import express, { type ErrorRequestHandler, type Express as ExpressApp, type Req
 import helmet from 'helmet';
 import { AppError, toHttpResponse } from './errors';
 import { type HealthCheck, mountHealth } from './health';
+import { jsonBody } from './json-body';
 import type { Logger } from './logger';
 import { redactString } from './redact';
 import { runWithRequestContext } from './telemetry/context';
@@ -128,7 +129,7 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   app.use(helmet());
   mountHealth(app, options.readiness ?? {}, { detailsToken: options.healthToken });
   for (const mw of options.beforeBody ?? []) app.use(mw);
-  app.use(express.json({ limit: options.bodyLimit ?? '100kb', strict: true }));
+  app.use(jsonBody({ limit: options.bodyLimit ?? '100kb' }));
   options.routes(app);
   app.use(notFoundHandler());
   app.use(errorHandler(options.logger));

@@ -3,6 +3,7 @@ export * from './config';
 export * from './redact';
 export * from './logger';
 export * from './http';
+export * from './json-body';
 export * from './health';
 export * from './lifecycle';
 export * from './secret-box';

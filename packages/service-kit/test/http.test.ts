@@ -1,5 +1,7 @@
+import { gzipSync } from 'node:zlib';
+import express from 'express';
 import request from 'supertest';
-import { AppError, MemoryTransport, createHttpApp, createLogger } from '../src';
+import { AppError, MemoryTransport, createHttpApp, createLogger, errorHandler, jsonBody } from '../src';
 
 function makeApp(mem = new MemoryTransport()) {
   const logger = createLogger({ service: 't', level: 'debug', transports: [mem] });
@@ -39,6 +41,68 @@ describe('http plumbing', () => {
       .send({ x: 'a'.repeat(200) });
     expect(big.status).toBe(400);
     expect(big.body.error).toBe('bad_request');
+  });
+
+  it('when a body arrives compressed, then 400 naming Content-Encoding and it is never inflated', async () => {
+    // 41 bytes of gzip that inflate to 1,000: past the 64-byte limit only once inflated.
+    const bomb = gzipSync(JSON.stringify({ x: 'a'.repeat(1_000) }));
+    for (const encoding of ['gzip', 'deflate', 'br', 'x-unknown']) {
+      const r = await request(makeApp())
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send(bomb);
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        error: 'bad_request',
+        message: 'Content-Encoding is not accepted: send the request body uncompressed',
+      });
+    }
+    const small = gzipSync(JSON.stringify({ x: 1 }));
+    const r = await request(makeApp())
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send(small);
+    expect(r.status).toBe(400);
+    const plain = await request(makeApp())
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'identity')
+      .send('{"x":1}');
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual({ body: { x: 1 } });
+  });
+
+  it("when a capped route's body holds more '{' or '[' than its cap, then 400 naming the rule before it is parsed", async () => {
+    const app = express();
+    app.post(
+      '/upload',
+      jsonBody({ limit: '1mb', containers: { max: 3, shape: 'this route takes strings' } }),
+      (req, res) => {
+        res.json({ body: req.body });
+      },
+    );
+    app.use(
+      errorHandler(createLogger({ service: 't', level: 'error', transports: [new MemoryTransport()] })),
+    );
+    const post = (text: string) =>
+      request(app).post('/upload').set('Content-Type', 'application/json').send(text);
+    // At the cap: parsed. The count is of bytes, so one inside a string counts too.
+    const atCap = await post('{"a": [[]], "b": "x"}');
+    expect(atCap.status).toBe(200);
+    const inString = await post('{"a": [[]], "b": "{"}');
+    expect(inString.status).toBe(400);
+    // Past it: refused, and the broken JSON after the fourth '[' shows the body was never parsed.
+    const nested = await post(`{"a": ${'['.repeat(50_000)}`);
+    expect(nested.status).toBe(400);
+    expect(nested.body).toMatchObject({
+      error: 'bad_request',
+      message: "request body holds more than 3 '{' or '[': this route takes strings",
+    });
+    const large = await post(JSON.stringify({ a: 'QUJD'.repeat(100_000) }));
+    expect(large.status).toBe(200);
+    expect(large.body.body.a).toHaveLength(400_000);
   });
 
   it('when a handler throws an unknown error, then the body hides it and the log has it', async () => {

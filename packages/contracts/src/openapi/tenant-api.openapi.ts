@@ -1040,6 +1040,12 @@ function recepcionRoutes(): RouteDoc[] {
           headers: RETRY_AFTER,
         },
         {
+          code: 'bad_request',
+          when: 'the body holds more than 16 `{` or `[`: it is one object of strings, checked before it is parsed',
+          message:
+            "request body holds more than 16 '{' or '[': this route takes one object of strings (receptor, xml, respuestaHacienda)",
+        },
+        {
           code: 'conflict',
           when: 'the clave was received before with another XML',
           message: `xml: document ${ex.EXAMPLE_CLAVE} was already received with a different XML`,
