@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     hashNice: config.HASH_NICE,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     healthToken: config.HEALTH_TOKEN,
+    logoutsPerMinute: config.LOGOUTS_PER_MINUTE,
   });
 
   const upkeep = setInterval(() => {
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       await services.keys.refresh();
       await services.revocations.pruneExpired();
       await services.throttle.prune();
+      await services.logouts.prune();
     })().catch((err: unknown) => logger.error('upkeep failed', { err }));
   }, config.KEY_REFRESH_SECONDS * 1000);
   upkeep.unref();

@@ -5,6 +5,7 @@ import { ApiKeyStore } from './api-keys';
 import { ClientStore } from './clients';
 import { KeyStore } from './keys';
 import { type Argon2Params, OWASP_ARGON2, PasswordHasher } from './passwords';
+import { LogoutLimit } from './logout-limit';
 import { RevocationStore } from './revocations';
 import { LoginThrottle, type ThrottlePolicy } from './throttle';
 import { TokenService } from './tokens';
@@ -36,6 +37,8 @@ export interface AuthServicesOptions {
   trustProxy?: TrustProxySetting;
   /** HEALTH_TOKEN: opens /health/details. */
   healthToken?: string | undefined;
+  /** LOGOUTS_PER_MINUTE: logouts per client and minute (logout-limit.ts); 0 turns the limit off. Default 60. */
+  logoutsPerMinute?: number;
 }
 
 export interface AuthServices {
@@ -55,6 +58,7 @@ export interface AuthServices {
   hasher: PasswordHasher;
   throttle: LoginThrottle;
   revocations: RevocationStore;
+  logouts: LogoutLimit;
 }
 
 /** Builds the components and loads (or, on a fresh database, creates) the signing keys. */
@@ -98,5 +102,6 @@ export async function createAuthServices(options: AuthServicesOptions): Promise<
       ...options.throttle,
     }),
     revocations: new RevocationStore({ db, now }),
+    logouts: new LogoutLimit({ db, now, perMinute: options.logoutsPerMinute ?? 60 }),
   };
 }

@@ -2,6 +2,7 @@
 // admin API logs in, and the tenant-api verifies that token through jwks-rsa against the live JWKS, honours
 // the live revocation list, and refuses the same token at another tenant's host. The dashboard's sign-in
 // through it is throttled per browser address, not per this service's.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,8 @@ beforeAll(async () => {
       AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
       // As deployed: one trusted hop, so the tenant-api can name the browser's address for the throttle.
       TRUST_PROXY: 'true',
+      // Two logouts per client and minute, so the dashboard's sign-out meets the limit below.
+      LOGOUTS_PER_MINUTE: '2',
       LOG_LEVEL: 'warn',
     },
     timeoutMs: 90_000,
@@ -115,6 +118,34 @@ describe('the dashboard sign-in through the real auth-server, behind a gateway',
     const elsewhere = await signIn('198.51.100.7', 'initech-password-123');
     expect(elsewhere.status).toBe(200);
     expect(String(elsewhere.headers['set-cookie'])).toMatch(/^__Host-cr_session=/);
+  });
+
+  it("when the client's logouts this minute are spent, then the sign-out is a 429 with the auth-server's Retry-After and the cookie is cleared", async () => {
+    await createClient('umbrella', 'umbrella-password-123');
+    const signOut = async () => {
+      const token = await login('umbrella', 'umbrella-password-123');
+      return request(behindGateway.app)
+        .delete('/app/session')
+        .set('Host', behindGateway.host('umbrella'))
+        .set('Cookie', `__Host-cr_session=${token}`)
+        .set('X-CSRF-Token', createHash('sha256').update(token).digest('base64url'));
+    };
+    // LOGOUTS_PER_MINUTE is 2: the third sign-out in a minute is refused, the fifth at the latest if a minute
+    // turns between them.
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof signOut>> | undefined;
+    while (statuses.length < 5 && last?.status !== 429) {
+      last = await signOut();
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, -1).every((s) => s === 200)).toBe(true);
+    expect(last?.status).toBe(429);
+    expect(last?.body.error).toBe('too_many_requests');
+    expect(last?.body.message).toMatch(
+      /^too many sign-outs for this account this minute; the token is not revoked: retry in \d+ s; the cookie was cleared$/,
+    );
+    expect(Number(last?.headers['retry-after'])).toBeGreaterThan(0);
+    expect(String(last?.headers['set-cookie'])).toMatch(/^__Host-cr_session=;/);
   });
 });
 

@@ -17,6 +17,7 @@ export function mountLogout(app: Express, s: AuthServices): void {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     const claims = s.tokens.verify(token);
+    await s.logouts.admit(claims.base);
     await s.revocations.revoke(claims.jti, claims.exp);
     res.locals.log.info('logout', { base: claims.base, jti: claims.jti });
     const body: SuccessMessage = { status: 'success', message: 'token revoked' };

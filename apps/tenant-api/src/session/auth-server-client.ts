@@ -64,6 +64,15 @@ export function createAuthServerClient(options: {
         { method: 'POST', headers: { authorization: `Bearer ${token}` } },
         'sign-out',
       );
+      if (res.status === 429) {
+        // The client's logouts this minute are spent (the auth-server's LOGOUTS_PER_MINUTE): nothing revoked.
+        const retry = res.headers.get('retry-after');
+        throw new AppError(
+          'too_many_requests',
+          `too many sign-outs for this account this minute; the token is not revoked: retry ${retry ? `in ${retry} s` : 'later'}`,
+          retry ? { headers: { 'Retry-After': retry } } : {},
+        );
+      }
       // 401: the token was already revoked or expired, which is what signing out wants.
       if (res.status !== 200 && res.status !== 401) {
         throw new AppError('upstream_error', `the auth-server answered the sign-out with ${res.status}`);

@@ -116,6 +116,12 @@ export function authServerRoutes(): RouteDoc[] {
           when: 'no Bearer token, or it is invalid or expired',
           message: 'token is invalid or expired',
         },
+        {
+          code: 'too_many_requests',
+          when: 'the client has logged out LOGOUTS_PER_MINUTE (60) tokens this minute; this one is not revoked (with `Retry-After`)',
+          message:
+            'too many logouts for this client (at most 60 a minute); this token is not revoked: retry in 42 s',
+        },
       ],
     },
     {

@@ -41,7 +41,9 @@ function salir(deps: SessionDeps): RequestHandler {
       await deps.authServer.logout(res.locals.sessionToken!);
     } catch (err) {
       if (err instanceof AppError) {
-        throw new AppError(err.code, `${err.message}; the cookie was cleared`);
+        throw new AppError(err.code, `${err.message}; the cookie was cleared`, {
+          ...(err.headers ? { headers: err.headers } : {}),
+        });
       }
       throw err;
     }
