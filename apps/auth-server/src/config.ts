@@ -45,7 +45,7 @@ export const AuthConfigSchema = Type.Object({
     default: Math.max(1, availableParallelism() - 1),
   }),
   HASH_QUEUE_LIMIT: Type.Integer({ minimum: 0, maximum: 100000, default: 512 }),
-  /** Logouts per client and minute (logout-limit.ts): each is a revocation every tenant-api replica holds. */
+  /** Logouts per credential and minute (logout-limit.ts): each is a revocation every tenant-api replica holds. */
   LOGOUTS_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 100000, default: 60 }),
   /** Nice value of the argon2 threads (Linux): 0 competes with the event loop, 19 takes only idle CPU. */
   HASH_NICE: Type.Integer({ minimum: 0, maximum: 19, default: HASH_NICE }),

@@ -59,6 +59,25 @@ export class RevocationStore {
     return rows[0] ? Number(rows[0].not_before) : undefined;
   }
 
+  /**
+   * Whether a token is revoked already: by its jti, or with every token of its client or of its API key
+   * (`apikey:<id>`) issued before a notBefore, as the tenant-api reads the list.
+   */
+  async covers(claims: {
+    jti: string;
+    sub: string;
+    iat: number;
+    akid?: string | undefined;
+  }): Promise<boolean> {
+    if (await this.isRevoked(claims.jti)) return true;
+    const subjects = claims.akid ? [claims.sub, `apikey:${claims.akid}`] : [claims.sub];
+    const { rows } = await this.options.db.query(
+      'SELECT 1 FROM revoked_subjects WHERE subject = ANY($1::text[]) AND not_before > $2',
+      [subjects, claims.iat],
+    );
+    return rows.length > 0;
+  }
+
   async isRevoked(jti: string): Promise<boolean> {
     const nowSec = Math.floor(this.options.now() / 1000);
     const { rows } = await this.options.db.query('SELECT 1 FROM revoked_tokens WHERE jti = $1 AND exp > $2', [

@@ -37,7 +37,7 @@ export interface AuthServicesOptions {
   trustProxy?: TrustProxySetting;
   /** HEALTH_TOKEN: opens /health/details. */
   healthToken?: string | undefined;
-  /** LOGOUTS_PER_MINUTE: logouts per client and minute (logout-limit.ts); 0 turns the limit off. Default 60. */
+  /** LOGOUTS_PER_MINUTE: logouts per credential and minute (logout-limit.ts); 0 turns it off. Default 60. */
   logoutsPerMinute?: number;
 }
 

@@ -17,8 +17,12 @@ export function mountLogout(app: Express, s: AuthServices): void {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     const claims = s.tokens.verify(token);
-    await s.logouts.admit(claims.base);
-    await s.revocations.revoke(claims.jti, claims.exp);
+    // A token already dead (its jti, or every token of its client or key before a notBefore) stays dead: not
+    // counted, so sending it again and again spends nobody's logouts.
+    if (!(await s.revocations.covers(claims))) {
+      await s.logouts.admit(claims.base, claims.akid);
+      await s.revocations.revoke(claims.jti, claims.exp);
+    }
     res.locals.log.info('logout', { base: claims.base, jti: claims.jti });
     const body: SuccessMessage = { status: 'success', message: 'token revoked' };
     res.json(body);

@@ -65,11 +65,13 @@ export function createAuthServerClient(options: {
         'sign-out',
       );
       if (res.status === 429) {
-        // The client's logouts this minute are spent (the auth-server's LOGOUTS_PER_MINUTE): nothing revoked.
+        // The password's logouts this minute are spent (the auth-server's LOGOUTS_PER_MINUTE): nothing was
+        // revoked. An upstream_error like any sign-out the auth-server did not confirm, which the dashboard
+        // shows as a token still valid until it expires; a 429 would read as its own sign-out held back.
         const retry = res.headers.get('retry-after');
         throw new AppError(
-          'too_many_requests',
-          `too many sign-outs for this account this minute; the token is not revoked: retry ${retry ? `in ${retry} s` : 'later'}`,
+          'upstream_error',
+          `the auth-server refused the sign-out (too many this minute), so the token is not revoked; retry ${retry ? `in ${retry} s` : 'later'}`,
           retry ? { headers: { 'Retry-After': retry } } : {},
         );
       }

@@ -118,9 +118,9 @@ export function authServerRoutes(): RouteDoc[] {
         },
         {
           code: 'too_many_requests',
-          when: 'the client has logged out LOGOUTS_PER_MINUTE (60) tokens this minute; this one is not revoked (with `Retry-After`)',
+          when: "the token's credential (the password, or the API key) has revoked LOGOUTS_PER_MINUTE (60) live tokens this minute; this one is not revoked (with `Retry-After`)",
           message:
-            'too many logouts for this client (at most 60 a minute); this token is not revoked: retry in 42 s',
+            "too many logouts with this password's tokens (at most 60 a minute); this token is not revoked: retry in 42 s",
         },
       ],
     },
