@@ -125,7 +125,19 @@ describe('the whole flow', () => {
     expect(r.stderr).toMatch(/pinCertificado/);
   });
 
-  it('when the issuer is registered with its .p12 and PIN, then exit 0', async () => {
+  it('when --pin comes without --p12, or CR_P12_PIN is the only PIN, then usage errors name both', async () => {
+    const { certificadoHacienda: _c, pinCertificado: _p, ...emisor } = stack.demoEmisor();
+    const json = file('emisor.json', emisor);
+    const pinAlone = await cr(['emisor', 'actualizar', json, '--pin', '1234']);
+    expect(pinAlone.code).toBe(2);
+    expect(pinAlone.stderr).toContain('--p12 and --pin (or CR_P12_PIN) go together');
+    // The variable is read only with --p12: set for the shell, it does not make every update carry a PIN.
+    const noKey = await cr(['emisor', 'registrar', json], { CR_P12_PIN: '1234' });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('--p12 <file> and --pin <pin> (or CR_P12_PIN) are required');
+  });
+
+  it('when the issuer is registered with its .p12, the PIN from CR_P12_PIN and the password from CR_CLAVE_HACIENDA, then exit 0 with no secret on the command line', async () => {
     const {
       certificadoHacienda: _c,
       pinCertificado: _p,
@@ -133,20 +145,22 @@ describe('the whole flow', () => {
       claveHacienda,
       ...emisor
     } = stack.demoEmisor();
-    const r = await cr([
-      'emisor',
-      'registrar',
-      file('emisor.json', emisor),
-      '--p12',
-      join(dir, 'llave.p12'),
-      '--pin',
-      stack.demo.pin,
-      '--usuario',
-      usuarioHacienda,
-      // --opcion=valor: a generated password may start with '-', which a separate argument would make
-      // look like an option (CI once drew one).
-      `--clave=${Buffer.from(claveHacienda, 'base64').toString()}`,
-    ]);
+    const r = await cr(
+      [
+        'emisor',
+        'registrar',
+        file('emisor.json', emisor),
+        '--p12',
+        join(dir, 'llave.p12'),
+        '--usuario',
+        usuarioHacienda,
+      ],
+      {
+        CR_P12_PIN: stack.demo.pin,
+        // A generated password may start with '-': from the environment it is never taken for an option.
+        CR_CLAVE_HACIENDA: Buffer.from(claveHacienda, 'base64').toString(),
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Emisor ${stack.demo.identificacion} registrado`);

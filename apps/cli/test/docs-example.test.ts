@@ -47,7 +47,7 @@ it('when the getting-started CLI example runs, then every step succeeds and the 
           CR_CONFIG_DIR: join(dir, 'config'),
           CR_AUTH_URL: stack.authUrl,
           CR_TENANT_URL: stack.tenantUrl('acme'),
-          PIN: stack.demo.pin,
+          CR_P12_PIN: stack.demo.pin,
           LANG: 'es_CR.UTF-8',
         },
       },
