@@ -123,6 +123,12 @@ export function createApp(deps: AppDeps): Express {
     ],
     routes(app) {
       const api = Router();
+      // Every /api answer is a tenant's data (receptors' names and addresses, XML, PDFs): never stored by a
+      // browser's cache, which the dashboard's cookie sessions on shared machines would otherwise fill.
+      api.use((_req, res, next) => {
+        res.setHeader('Cache-Control', 'no-store');
+        next();
+      });
       api.use(requireAuth(deps.verifier), requireScope());
       mountEmisorRoutes(api, deps);
       mountDocumentRoutes(api, deps);

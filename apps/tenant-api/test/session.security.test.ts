@@ -26,6 +26,14 @@ describe('the session cookie on /api', () => {
     expect(res.body).toEqual({ status: 'success', data: [], cursor: null });
   });
 
+  it("when /api answers a browser's session, then with Cache-Control: no-store: receptors' data stays out of the browser's disk cache", async () => {
+    const token = ctx.forge.token('acme');
+    for (const path of ['/api/documentos', '/api/emisores', '/api/recepcion/documentos', '/api/nada']) {
+      const res = await request(ctx.app).get(path).set('Host', ctx.host('acme')).set('Cookie', cookie(token));
+      expect([path, res.headers['cache-control']]).toEqual([path, 'no-store']);
+    }
+  });
+
   it.each([
     ['no X-CSRF-Token', undefined],
     ['an X-CSRF-Token of another token', csrfOf('another.session.token')],
