@@ -20,7 +20,7 @@ import {
   treeCpuSeconds,
 } from '@cr/testkit';
 import { deliveriesReach, postInvoices, startStack } from './stack';
-import { writePerformanceSection } from './support';
+import { selectByKey, writePerformanceSection } from './support';
 
 const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // Documents through the whole pipeline before the measured ones (BENCH_PIPELINE_WARMUP): pools, the opened
@@ -28,6 +28,7 @@ const N = Number(process.env.BENCH_PIPELINE_DOCUMENTS ?? 400);
 // in the CPU. After 50 documents the tenant-api on PostgreSQL still cost ~30 % more per document than after
 // 1,000; 3,000 gave the same as 1,000 (docs/performance.md, 2026-12-02).
 const WARM = Number(process.env.BENCH_PIPELINE_WARMUP ?? 1000);
+
 interface Cost {
   label: string;
   documents: number;
@@ -142,17 +143,11 @@ function selectedEngines(
 ): { key: string; label: string; url: string | undefined }[] {
   const all = [{ key: 'pglite', label: 'PGlite', url: undefined as string | undefined }];
   if (pgUrl) all.push({ key: 'postgresql', label: 'PostgreSQL', url: pgUrl });
-  if (!wanted) return all;
-  const keys = wanted.toLowerCase().split(',');
-  for (const key of keys) {
-    if (!all.some((e) => e.key === key)) {
-      throw new Error(
-        `BENCH_PIPELINE_ENGINES: no engine "${key}" here (${all.map((e) => e.key).join(', ')}` +
-          `${pgUrl ? '' : '; postgresql needs BENCH_DATABASE_URL'})`,
-      );
-    }
-  }
-  return all.filter((e) => keys.includes(e.key));
+  return selectByKey(all, wanted, {
+    setting: 'BENCH_PIPELINE_ENGINES',
+    noun: 'engine',
+    missingHint: pgUrl ? undefined : 'postgresql needs BENCH_DATABASE_URL',
+  });
 }
 
 async function main(): Promise<void> {

@@ -33,7 +33,7 @@ import {
   postInvoices,
   startStack,
 } from './stack';
-import { writePerformanceSection } from './support';
+import { selectByKey, writePerformanceSection } from './support';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const KEEPUP_S = Number(process.env.BENCH_KEEPUP_SECONDS ?? 120);
@@ -251,17 +251,11 @@ function selectedConfigs(cores: number, pgUrl: string | undefined, wanted: strin
       jobs: 1,
     });
   }
-  if (!wanted) return all;
-  const keys = wanted.split(',').map((k) => k.trim());
-  for (const key of keys) {
-    if (!all.some((c) => c.key === key)) {
-      throw new Error(
-        `BENCH_PROCESSES_CONFIGS: no configuration "${key}" here (${all.map((c) => c.key).join(', ')}` +
-          `${pgUrl ? '' : '; the PostgreSQL ones need BENCH_DATABASE_URL'})`,
-      );
-    }
-  }
-  return all.filter((c) => keys.includes(c.key));
+  return selectByKey(all, wanted, {
+    setting: 'BENCH_PROCESSES_CONFIGS',
+    noun: 'configuration',
+    missingHint: pgUrl ? undefined : 'the PostgreSQL ones need BENCH_DATABASE_URL',
+  });
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,6 @@
 // Pieces every tenant-api benchmark needs: a token for tenant `acme` with the verifier that accepts it,
 // Hacienda settings that point where nothing listens (for benches that must never call Hacienda), and the
-// writer of one section of docs/performance.md.
+// writer of one section of docs/performance.md, and the choice of what a run measures by name.
 import { generateKeyPairSync } from 'node:crypto';
 import type { HaciendaSettings } from '@cr/hacienda-client';
 import { writePerformanceSection as writeSection } from '@cr/testkit';
@@ -55,4 +55,30 @@ export function unreachableHacienda(): HaciendaSettings {
 export function writePerformanceSection(heading: string, section: string): void {
   writeSection(heading, section);
   process.stdout.write(`${section}\n`);
+}
+
+/**
+ * The items a bench setting names (comma-separated keys, e.g. BENCH_PIPELINE_ENGINES=postgresql), or all of them
+ * when it is unset. A name the run does not have is refused before anything is measured, saying what is there
+ * and `missingHint` (what would add the rest), so an A/B never writes an empty section.
+ */
+export function selectByKey<T extends { key: string }>(
+  all: T[],
+  wanted: string | undefined,
+  { setting, noun, missingHint }: { setting: string; noun: string; missingHint: string | undefined },
+): T[] {
+  if (!wanted) return all;
+  const keys = wanted
+    .toLowerCase()
+    .split(',')
+    .map((k) => k.trim());
+  for (const key of keys) {
+    if (!all.some((item) => item.key === key)) {
+      throw new Error(
+        `${setting}: no ${noun} "${key}" here (${all.map((item) => item.key).join(', ')}` +
+          `${missingHint ? `; ${missingHint}` : ''})`,
+      );
+    }
+  }
+  return all.filter((item) => keys.includes(item.key));
 }
