@@ -373,10 +373,23 @@ describe('POST /api/enviar/items: a fechaEmision the clave cannot hold', () => {
     },
   );
 
-  it.each([
-    ['2000-01-01T00:00:00-06:00', 414, '010100'],
-    ['2099-12-31T23:59:59-06:00', 415, '311299'],
-  ] as const)(
+  it("when fechaEmision is ahead of the clock (the clave's last day, 2099-12-31), then 400 and nothing stored", async () => {
+    const before = await countDocuments();
+    const res = await post(
+      ctx,
+      'acme',
+      '/api/enviar/items',
+      documentBody('invoice', 415, { fechaEmision: '2099-12-31T23:59:59-06:00' }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'bad_request',
+      message: expect.stringMatching(/^fechaEmision: is \d+ minutes ahead of the current time/),
+    });
+    expect(await countDocuments()).toBe(before);
+  });
+
+  it.each([['2000-01-01T00:00:00-06:00', 414, '010100']] as const)(
     'when fechaEmision is the edge %s, then it is accepted with the clave date %s',
     async (fecha, n, ddmmyy) => {
       const res = await post(

@@ -131,8 +131,18 @@ export const UNIDADES_MEDIDA = [
   'W/m²',
   'W/sr',
   'Wb',
-  'Ω',
+  // U+2126 OHM SIGN, as the XSD enumerates it; not U+03A9 (Greek capital omega), which keyboards type.
+  '\u2126',
 ] as const;
+
+/**
+ * Units a request may spell differently from the XSD, and the XSD's spelling the XML is written with: the
+ * two omegas look the same, and an enumeration compares code points.
+ */
+export const UNIDAD_MEDIDA_ALIASES: Readonly<Record<string, (typeof UNIDADES_MEDIDA)[number]>> = {
+  '\u03A9': '\u2126',
+};
+const UNIDADES_MEDIDA_ACCEPTED = [...UNIDADES_MEDIDA, '\u03A9'] as const;
 
 export const TIPOS_IDENTIFICACION = ['01', '02', '03', '04', '05', '06'] as const;
 export const CODIGOS_IMPUESTO = ['01', '02', '03', '04', '05', '06', '07', '08', '12', '99'] as const;
@@ -251,6 +261,10 @@ export const CODIGOS_REFERENCIA = [
 ] as const;
 
 const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?$';
+
+/** The same, or a bare date (the exoneration's document, which Hacienda's lookup dates at midnight). */
+const ISO_DATE_OR_DATE_TIME =
+  '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?)?$';
 
 const fechaHora = (description: string) =>
   Type.String({
@@ -378,7 +392,11 @@ export const DocumentExoneracion = Type.Object(
       INSTITUCIONES_EXONERACION,
       'NombreInstitucion code (Nota 23); 99 requires nombreInstitucionOtros',
     ),
-    fechaEmision: fechaHora('Issue date of the exoneration document'),
+    fechaEmision: Type.String({
+      pattern: ISO_DATE_OR_DATE_TIME,
+      description:
+        'Issue date of the exoneration document; ISO 8601 date (Costa Rica midnight) or date-time, with or without UTC offset (no offset means Costa Rica time, UTC-06:00)',
+    }),
     porcentajeExoneracion: Type.Number({
       minimum: 0,
       maximum: 99.99,
@@ -566,7 +584,10 @@ export const DocumentComponenteSurtido = Type.Object(
       maximum: 9999999999999,
       description: 'CantidadSurtido in one package, at most 3 decimals',
     }),
-    unidadMedida: code(UNIDADES_MEDIDA, 'UnidadMedidaSurtido (v4.4 XSD, case-sensitive)'),
+    unidadMedida: code(
+      UNIDADES_MEDIDA_ACCEPTED,
+      'UnidadMedidaSurtido (v4.4 XSD, case-sensitive; Ω is written as U+2126)',
+    ),
     unidadMedidaComercial: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
     detalle: Type.String({ minLength: 3, maxLength: 200, description: 'DetalleSurtido' }),
     precioUnitario: amount('PrecioUnitarioSurtido (≥ 0)'),
@@ -614,8 +635,8 @@ export const DocumentLinea = Type.Object(
     }),
     unidadMedida: Type.Optional(
       code(
-        UNIDADES_MEDIDA,
-        'Unit of measure of the v4.4 XSD (case-sensitive), e.g. Unid, Os, Sp; required in every kind but a payment receipt (tipoDoc 10)',
+        UNIDADES_MEDIDA_ACCEPTED,
+        'Unit of measure of the v4.4 XSD (case-sensitive), e.g. Unid, Os, Sp; Ω (U+03A9 or U+2126) is written as U+2126; required in every kind but a payment receipt (tipoDoc 10)',
       ),
     ),
     unidadMedidaComercial: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),

@@ -127,6 +127,22 @@ describe('arithmetic', () => {
     expect(computeSummary([l], []).totalImpAsumEmisorFabrica.toString()).toBe('130');
   });
 
+  it("when a regalía line is exonerated, then the exoneration is on BaseImponible and the gift's IVA stays absorbed", () => {
+    const l = computeLine({
+      cabys: '2132100000100',
+      cantidad: new Dec(10),
+      precioUnitario: new Dec('100'),
+      descuentos: [{ monto: new Dec('100'), codigo: '01' }],
+      impuestos: [{ codigo: '01', codigoTarifa: '08', tarifa: new Dec(13), tarifaExonerada: new Dec(13) }],
+    });
+    expect(l.baseImponible.toString()).toBe('900');
+    expect(l.impuestos[0]!.monto.toString()).toBe('130'); // 13% × (900 + the 100 gifted)
+    // §9.1 item 6: TarifaExonerada × BaseImponible, not × the IVA's base with the gift.
+    expect(l.impuestos[0]!.montoExoneracion?.toString()).toBe('117');
+    expect(l.impuestoAsumidoEmisorFabrica.toString()).toBe('13');
+    expect(l.impuestoNeto.toString()).toBe('0');
+  });
+
   it('when IVA is charged at factory level (01), then the declared asumido is taken from the IVA', () => {
     const l = line([IVA], {
       ivaCobradoFabrica: '01',

@@ -241,7 +241,9 @@ export function computeLine(input: LineInput): LineAmounts {
   input.impuestos.forEach((t, i) => {
     const out = taxes[i]!;
     if (t.tarifaExonerada !== undefined) {
-      const raw = round5(t.tarifaExonerada.div(HUNDRED).times(bases[i]!));
+      // On BaseImponible (§9.1 item 6), not on IVA's base with the gifts: their IVA is the issuer's asumido.
+      const exonerationBase = t.codigo === '01' ? baseImponible : bases[i]!;
+      const raw = round5(t.tarifaExonerada.div(HUNDRED).times(exonerationBase));
       out.montoExoneracion = raw.gt(out.monto) ? out.monto : raw;
     }
     let left = out.monto.minus(out.montoExoneracion ?? ZERO);

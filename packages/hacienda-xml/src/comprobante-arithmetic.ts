@@ -380,7 +380,7 @@ function checkLine(line: AmountLine, at: string, compare: Compare, component = f
           'linea',
           `${tp}/Exoneracion/MontoExoneracion`,
           exon,
-          Dec.min(montos[j]!, tarifaExonerada.div(HUNDRED).times(taxBase)),
+          Dec.min(montos[j]!, tarifaExonerada.div(HUNDRED).times(c === '01' ? base : taxBase)),
         );
     }
     // The IVA of gifted units (discounts 01, 03) is the issuer's, up to what the exoneration left (ADR 0009).

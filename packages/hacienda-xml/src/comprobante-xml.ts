@@ -2,19 +2,22 @@
 // order (REFERENCE §8), in canonical form (no declaration, no self-closing tags, no whitespace between
 // elements) so the signer can digest it as is. Which optional elements a kind has comes from its row of
 // KIND_RULES (header, parties, line and summary shape).
-import type { DocumentProveedor } from '@cr/contracts';
+import { type DocumentProveedor, UNIDAD_MEDIDA_ALIASES } from '@cr/contracts';
 import type { TaxAmounts } from './arithmetic';
 import { V44_NAMESPACE_BASE } from './comprobante-kinds';
-import type { CheckedDocument } from './document-check';
+import { type CheckedDocument, tipoDocumentoOtrosOf } from './document-check';
 import type { CheckedLine, CheckedTax } from './line-check';
 import type { CheckedSurtido } from './surtido';
-import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
+import { formatCostaRicaDateTime, parseIsoDateOrDateTime, parseIsoDateTime } from './cr-time';
 import type { Clave, Consecutivo } from './identifiers';
 import type { Issuer } from './issuer';
 import { Dec, formatAmount, toFixedHalfUp } from './money';
 import { el, opt } from './xml-text';
 
 const amount = (name: string, value: Dec) => `<${name}>${formatAmount(value)}</${name}>`;
+
+/** The XSD's spelling of a unit the request may spell otherwise (the two omegas). */
+const xsdUnidad = (unidad: string): string => UNIDAD_MEDIDA_ALIASES[unidad] ?? unidad;
 
 function rate(value: Dec): string {
   return toFixedHalfUp(value, 2);
@@ -138,7 +141,7 @@ function buildReceptor(doc: CheckedDocument): string {
 
 function buildExoneracion(tax: CheckedTax, montoExoneracion: Dec): string {
   const ex = tax.source.exoneracion!;
-  const fecha = parseIsoDateTime(ex.fechaEmision);
+  const fecha = parseIsoDateOrDateTime(ex.fechaEmision);
   return (
     '<Exoneracion>' +
     el('TipoDocumentoEX1', ex.tipoDocumento) +
@@ -208,7 +211,7 @@ function buildDetalleSurtido(s: CheckedSurtido, full: boolean): string {
     for (const cc of src.codigoComercial ?? [])
       xml += `<CodigoComercialSurtido>${el('TipoSurtido', cc.tipo)}${el('CodigoSurtido', cc.codigo)}</CodigoComercialSurtido>`;
     xml +=
-      `<CantidadSurtido>${toFixedHalfUp(c.cantidad, 3)}</CantidadSurtido>${el('UnidadMedidaSurtido', src.unidadMedida)}` +
+      `<CantidadSurtido>${toFixedHalfUp(c.cantidad, 3)}</CantidadSurtido>${el('UnidadMedidaSurtido', xsdUnidad(src.unidadMedida))}` +
       opt('UnidadMedidaComercialSurtido', src.unidadMedidaComercial) +
       el('DetalleSurtido', src.detalle) +
       amount('PrecioUnitarioSurtido', c.precioUnitario) +
@@ -286,7 +289,7 @@ function buildLines(doc: CheckedDocument): string {
     xml += el('CodigoCABYS', s.codigo!);
     for (const c of s.codigoComercial ?? [])
       xml += `<CodigoComercial>${el('Tipo', c.tipo)}${el('Codigo', c.codigo)}</CodigoComercial>`;
-    xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', s.unidadMedida!)}`;
+    xml += `<Cantidad>${toFixedHalfUp(l.cantidad, 3)}</Cantidad>${el('UnidadMedida', xsdUnidad(s.unidadMedida!))}`;
     if (rules.tipoTransaccion) xml += opt('TipoTransaccion', s.tipoTransaccion);
     xml += opt('UnidadMedidaComercial', s.unidadMedidaComercial) + el('Detalle', s.detalle);
     for (const vin of s.numeroVINoSerie ?? []) xml += el('NumeroVINoSerie', vin);
@@ -318,7 +321,7 @@ function buildOtrosCargos(doc: CheckedDocument): string {
       return (
         '<OtrosCargos>' +
         el('TipoDocumentoOC', c.tipoDocumento) +
-        (c.tipoDocumento === '99' ? opt('TipoDocumentoOTROS', c.tipoDocumentoOtros) : '') +
+        (c.tipoDocumento === '99' ? opt('TipoDocumentoOTROS', tipoDocumentoOtrosOf(c)) : '') +
         (t
           ? `<IdentificacionTercero>${el('Tipo', t.tipo)}${el('Numero', t.numero)}</IdentificacionTercero>`
           : '') +

@@ -57,3 +57,8 @@ export function parseIsoDateTime(value: string): Date | undefined {
   if (check.getUTCDate() !== day) return undefined;
   return date;
 }
+
+/** A date-time as parseIsoDateTime reads it, or a bare `YYYY-MM-DD`: that day's midnight in Costa Rica. */
+export function parseIsoDateOrDateTime(value: string): Date | undefined {
+  return parseIsoDateTime(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00` : value);
+}

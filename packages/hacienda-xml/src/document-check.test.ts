@@ -321,7 +321,80 @@ describe('document rules', () => {
 });
 
 // The clave holds FechaEmision as ddmmyy in Costa Rica time, read back as 20yy: only 2000..2099 fits.
+describe('the exoneration document date', () => {
+  it.each([
+    ['a bare date (its midnight in Costa Rica)', '2026-01-15'],
+    ['a date-time without offset', '2026-01-15T00:00:00'],
+  ])('when it is %s, then FechaEmisionEX is that midnight with the offset', (_n, fecha) => {
+    const exonerated = line(1, { exoneracion: { porcentaje: 13 } });
+    const impuestos = exonerated.impuesto as Array<{ exoneracion?: { fechaEmision: string } }>;
+    impuestos[0]!.exoneracion!.fechaEmision = fecha;
+    const signed = buildSignedDocument({
+      document: invoice({ detalleServicio: [exonerated] }),
+      issuer: ISSUER,
+      key,
+      now: new Date('2026-05-27T00:00:00Z'),
+    });
+    expect(signed.xml).toContain('<FechaEmisionEX>2026-01-15T00:00:00-06:00</FechaEmisionEX>');
+  });
+
+  it('when it is a date that does not exist, then the issue names the field', () => {
+    const exonerated = line(1, { exoneracion: { porcentaje: 13 } });
+    const impuestos = exonerated.impuesto as Array<{ exoneracion?: { fechaEmision: string } }>;
+    impuestos[0]!.exoneracion!.fechaEmision = '2026-02-31';
+    expect(issuesOf(invoice({ detalleServicio: [exonerated] }))).toEqual([
+      {
+        path: 'detalleServicio[0].impuesto[0].exoneracion.fechaEmision',
+        reason: 'is not a valid date or date-time',
+      },
+    ]);
+  });
+});
+
+describe('other charges of type 99', () => {
+  it('when one has only the fields of the service contract, then its detalle is its TipoDocumentoOTROS', () => {
+    const doc = invoice({
+      otrosCargos: [
+        { tipoDocumento: '99', detalle: 'Cargo de servicio', montoCargo: '100.00', porcentaje: '10' },
+      ],
+    });
+    const signed = buildSignedDocument({
+      document: doc,
+      issuer: ISSUER,
+      key,
+      now: new Date('2026-05-27T00:00:00Z'),
+    });
+    expect(signed.xml).toContain(
+      '<TipoDocumentoOC>99</TipoDocumentoOC><TipoDocumentoOTROS>Cargo de servicio</TipoDocumentoOTROS>',
+    );
+  });
+
+  it('when tipoDocumentoOtros is given, then it is written rather than the detalle', () => {
+    const doc = invoice({
+      otrosCargos: [
+        {
+          tipoDocumento: '99',
+          detalle: 'Cargo de servicio',
+          tipoDocumentoOtros: 'Empaque especial',
+          montoCargo: '100.00',
+          porcentaje: '10',
+        },
+      ],
+    });
+    const signed = buildSignedDocument({
+      document: doc,
+      issuer: ISSUER,
+      key,
+      now: new Date('2026-05-27T00:00:00Z'),
+    });
+    expect(signed.xml).toContain('<TipoDocumentoOTROS>Empaque especial</TipoDocumentoOTROS>');
+  });
+});
+
 describe('fechaEmision and the clave', () => {
+  /** A clock past every date these tests write, so that only the clave's years judge them. */
+  const END = new Date('9999-12-31T23:59:59Z');
+  const NOW_AT_MIDNIGHT_UTC = new Date('2026-05-27T00:00:00Z');
   const CLAVE_YEARS =
     'must be from 2000-01-01 to 2099-12-31 in Costa Rica time (the clave holds a two-digit year)';
 
@@ -336,6 +409,36 @@ describe('fechaEmision and the clave', () => {
     expect(issuesOf(invoice({ fechaEmision: fecha }))).toEqual([
       { path: 'fechaEmision', reason: CLAVE_YEARS },
     ]);
+  });
+
+  it.each([
+    [
+      'six minutes ahead',
+      '2026-05-27T00:06:01Z',
+      /^is 7 minutes ahead of the current time \(2026-05-26T18:00:00-06:00\)/,
+    ],
+    [
+      'a UTC time sent without its offset (read as Costa Rica time)',
+      '2026-05-27T00:00:00',
+      /without an offset is read as Costa Rica time/,
+    ],
+    ['next year', '2027-05-26T00:00:00-06:00', /minutes ahead/],
+  ])(
+    'when fechaEmision is %s, then it is refused: a document is issued when it is signed',
+    (_n, fecha, reason) => {
+      const issues = checkDocument(invoice({ fechaEmision: fecha }), {
+        issuer: ISSUER,
+        now: NOW_AT_MIDNIGHT_UTC,
+      });
+      expect(issues.ok ? [] : issues.issues.map((i) => [i.path, reason.test(i.reason)])).toEqual([
+        ['fechaEmision', true],
+      ]);
+    },
+  );
+
+  it('when fechaEmision is up to five minutes ahead (a client clock), then it is accepted as written', () => {
+    const doc = invoice({ fechaEmision: '2026-05-27T00:05:00Z' });
+    expect(checkDocument(doc, { issuer: ISSUER, now: NOW_AT_MIDNIGHT_UTC }).ok).toBe(true);
   });
 
   it('when a credit note is dated outside the years, then its reference is not also judged against it', () => {
@@ -353,7 +456,12 @@ describe('fechaEmision and the clave', () => {
     ['2000-01-01T06:00:00Z', '010100', '2000-01-01T00:00:00-06:00'],
     ['2100-01-01T05:59:59Z', '311299', '2099-12-31T23:59:59-06:00'],
   ])('when fechaEmision is %s, then the clave carries %s and the XML %s', (fecha, ddmmyy, written) => {
-    const signed = buildSignedDocument({ document: invoice({ fechaEmision: fecha }), issuer: ISSUER, key });
+    const signed = buildSignedDocument({
+      document: invoice({ fechaEmision: fecha }),
+      issuer: ISSUER,
+      key,
+      now: END,
+    });
     expect(signed.clave.slice(3, 9)).toBe(ddmmyy);
     expect(parseComprobante(signed.xml).fechaEmision).toBe(written);
   });
@@ -377,6 +485,7 @@ describe('fechaEmision and the clave', () => {
               document: invoice({ fechaEmision: fecha }),
               issuer: ISSUER,
               key,
+              now: END,
             });
             const written = parseComprobante(signed.xml).fechaEmision;
             const [yyyy, mm, dd] = written.slice(0, 10).split('-');

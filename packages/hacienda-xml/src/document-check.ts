@@ -9,7 +9,7 @@ import {
 } from '@cr/contracts';
 import { checkAmountLimits } from './amount-limits';
 import { type DesgloseEntry, type SummaryAmounts, computeSummary, desgloseKey } from './arithmetic';
-import { parseIsoDateTime } from './cr-time';
+import { formatCostaRicaDateTime, parseIsoDateTime } from './cr-time';
 import type { DocumentIssue } from './errors';
 import { describeClaveDateProblem, describeIdentificacionProblem } from './identifiers';
 import type { Issuer } from './issuer';
@@ -49,6 +49,30 @@ function medioCode(value: string | number): string {
 }
 
 /** Validates and computes a document; `issuer` (when given) must be the document's emisor. */
+/**
+ * TipoDocumentoOTROS of a charge of type 99 (5–100 characters, required by v4.4): the client's, or else its
+ * detalle, which the service's contract has describe the charge ("99 means other") and which is then the
+ * same text.
+ */
+export function tipoDocumentoOtrosOf(c: {
+  tipoDocumentoOtros?: string | undefined;
+  detalle: string;
+}): string | undefined {
+  if (c.tipoDocumentoOtros !== undefined) return c.tipoDocumentoOtros;
+  const detalle = c.detalle.trim();
+  return detalle.length >= 5 && detalle.length <= 100 ? detalle : undefined;
+}
+
+/** How far ahead of the service's clock a FechaEmision may be: clients' clocks drift, documents don't. */
+export const FECHA_EMISION_MAX_AHEAD_MS = 5 * 60_000;
+
+/** A document is issued when it is signed: Hacienda refuses a FechaEmision later than its own reception. */
+function describeFutureProblem(fechaEmision: Date, now: Date): string | undefined {
+  const ahead = fechaEmision.getTime() - now.getTime();
+  if (ahead <= FECHA_EMISION_MAX_AHEAD_MS) return undefined;
+  return `is ${Math.ceil(ahead / 60_000)} minutes ahead of the current time (${formatCostaRicaDateTime(now)}); a date-time without an offset is read as Costa Rica time (UTC−06:00)`;
+}
+
 export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: Date } = {}): CheckResult {
   const schema = validate(DocumentRequest, input);
   if (!schema.ok) return { ok: false, issues: schema.issues };
@@ -59,10 +83,11 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
 
   const rules = kindRulesOf(doc.tipoDoc);
   const tipo = rules.tipo;
+  const now = options.now ?? new Date();
   let fechaEmision = parseIsoDateTime(doc.fechaEmision);
   if (!fechaEmision) add('fechaEmision', 'is not a valid date-time');
   else {
-    const problem = describeClaveDateProblem(fechaEmision);
+    const problem = describeClaveDateProblem(fechaEmision) ?? describeFutureProblem(fechaEmision, now);
     // An issue here, with the others, rather than Clave.generate's throw (its last guard); the date is then
     // unusable, so the reference rules do not also compare against it.
     if (problem) {
@@ -116,8 +141,11 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   const otrosCargos: Dec[] = [];
   (doc.otrosCargos ?? []).forEach((c, i) => {
     const p = `otrosCargos[${i}]`;
-    if (c.tipoDocumento === '99' && !c.tipoDocumentoOtros)
-      add(`${p}.tipoDocumentoOtros`, 'is required when tipoDocumento is 99');
+    if (c.tipoDocumento === '99' && tipoDocumentoOtrosOf(c) === undefined)
+      add(
+        `${p}.tipoDocumentoOtros`,
+        'is required when tipoDocumento is 99 and detalle cannot stand for it (5 to 100 characters)',
+      );
     if (c.tipoDocumento === '04') {
       if (!c.identificacionTercero) add(`${p}.identificacionTercero`, 'is required when tipoDocumento is 04');
       if (!c.nombreTercero) add(`${p}.nombreTercero`, 'is required when tipoDocumento is 04');
@@ -180,12 +208,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   }
 
   // Kind-dependent rules: parties, header, references, line rules of ND/NC/FEE/REP.
-  checkKindRules(
-    doc,
-    rules,
-    { fechaEmision, now: options.now ?? new Date(), condicionVenta, mediosPago: medios.length },
-    add,
-  );
+  checkKindRules(doc, rules, { fechaEmision, now, condicionVenta, mediosPago: medios.length }, add);
 
   if (issues.length > 0) return { ok: false, issues };
   return {

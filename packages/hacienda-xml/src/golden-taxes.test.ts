@@ -241,6 +241,22 @@ describe('golden documents with several taxes per line', () => {
     expect(xmlsecErrors(signed.xml)).toBe('');
   });
 
+  it.each([
+    ['Greek capital omega (U+03A9), as keyboards type it', '\u03A9'],
+    ['the OHM SIGN (U+2126) of the XSD', '\u2126'],
+  ])(
+    "when a line is measured in ohms written as the %s, then the XML carries the XSD's U+2126",
+    (_n, ohm) => {
+      const doc = invoice({
+        detalleServicio: [{ ...taxedLine(1, { impuestos: [IVA13] }), unidadMedida: ohm as never }],
+      });
+      const signed = buildSignedDocument({ document: doc, issuer: ISSUER, key, now: NOW });
+      expect(signed.xml).toContain('<UnidadMedida>\u2126</UnidadMedida>');
+      if (!tools.ok) return;
+      expect(xsdErrors(signed.xml, XSD['01']!)).toBe('');
+    },
+  );
+
   it('when every tax code is on the invoice, then TotalDesgloseImpuesto has one entry per code and IVA rate', () => {
     const signed = buildSignedDocument({
       document: invoice({ detalleServicio: everyTaxCode }),

@@ -80,6 +80,14 @@ const CASES: Array<[string, DocumentRequest]> = [
     }),
   ],
   [
+    'an other charge of type 99 with only the service contract fields (its detalle is TipoDocumentoOTROS)',
+    invoice({
+      otrosCargos: [
+        { tipoDocumento: '99', detalle: 'Cargo de servicio', montoCargo: '100.00', porcentaje: '10' },
+      ],
+    }),
+  ],
+  [
     'other charges',
     invoice({
       otrosCargos: [

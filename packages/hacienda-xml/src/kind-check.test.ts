@@ -5,6 +5,7 @@ import { KIND_RULES } from './kind-rules';
 import {
   FE_REFERENCE,
   ISSUER,
+  NC_REFERENCE,
   debitNote,
   exportInvoice,
   invoice,
@@ -199,6 +200,35 @@ const BAD: Array<[string, unknown, string, RegExp]> = [
     /required/,
   ],
   ['a payment receipt has no receptor', paymentReceipt({ receptor: '' }), 'receptor', /required/],
+  [
+    'an invoice has an exoneration of type 11 and no reference',
+    invoice({ detalleServicio: [line(1, { exoneracion: { porcentaje: 13, tipo: '11' } })] }),
+    'informacionReferencia',
+    /exoneration of tipoDocumento 11/,
+  ],
+  [
+    'an invoice is on condition 13 (used goods of a non-taxpayer, purchase invoices only)',
+    invoice({ condicionVenta: '13' }),
+    'condicionVenta',
+    /13 is not allowed in an invoice/,
+  ],
+  [
+    'a ticket is on condition 13',
+    invoice({ tipoDoc: '4', receptor: '', condicionVenta: '13' }),
+    'condicionVenta',
+    /13 is not allowed in a ticket/,
+  ],
+  [
+    'a credit note goes to a foreign receptor (the service contract: types 01 to 04)',
+    invoice({
+      tipoDoc: '3',
+      folioType: 'CREDIT_NOTE',
+      informacionReferencia: NC_REFERENCE,
+      receptor: { nombre: 'John Doe', identificacion: { tipo: '05', numero: 'P123' } },
+    }),
+    'receptor.identificacion.tipo',
+    /not allowed in a credit note/,
+  ],
 ];
 
 describe('kind rules', () => {
@@ -215,6 +245,13 @@ describe('kind rules', () => {
     ['export invoice', exportInvoice()],
     ['payment receipt', paymentReceipt()],
     ['debit note with folioType INVOICE (existing clients)', debitNote({ folioType: 'INVOICE' })],
+    [
+      'invoice with an exoneration of type 11 and its reference',
+      invoice({
+        detalleServicio: [line(1, { exoneracion: { porcentaje: 13, tipo: '11' } })],
+        informacionReferencia: FE_REFERENCE,
+      }),
+    ],
   ] as Array<[string, DocumentRequest]>)('when a valid %s is checked, then it has no issue', (_n, doc) => {
     expect(issuesOf(doc)).toEqual([]);
   });

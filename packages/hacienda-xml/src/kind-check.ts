@@ -110,6 +110,13 @@ function checkParties(doc: DocumentRequest, rules: KindRules, add: AddIssue): vo
     add('receptor.otrasSenasExtranjero', 'is only allowed for a foreign receptor (type 05)');
 }
 
+/** Whether any line's tax carries an exoneration of `tipo` (a surtido's components carry none). */
+function hasExonerationOfType(doc: DocumentRequest, tipo: string): boolean {
+  return doc.detalleServicio.some((line) =>
+    lineImpuestos(line).some((tax) => tax.exoneracion?.tipoDocumento === tipo),
+  );
+}
+
 function checkReferences(
   doc: DocumentRequest,
   rules: KindRules,
@@ -120,6 +127,11 @@ function checkReferences(
   const refs = referencesOf(doc);
   if (rules.referenciaRequerida && refs.length === 0)
     add('informacionReferencia', `is required for ${articled(rules.name)}`);
+  else if (rules.tipoDoc === '1' && refs.length === 0 && hasExonerationOfType(doc, '11'))
+    add(
+      'informacionReferencia',
+      'is required for an invoice with an exoneration of tipoDocumento 11 (autorización de impuesto local concreta)',
+    );
   const tenYears = new Date(now.getTime());
   tenYears.setUTCFullYear(tenYears.getUTCFullYear() - 10);
   for (const { ref, path } of refs) {

@@ -67,10 +67,15 @@ export interface KindRules {
 
 /** The CondicionVenta codes of Nota 5 except the given ones (each XSD enumerates its own subset). */
 const condicionesExcept = (...codes: string[]) => CONDICIONES_VENTA.filter((c) => !codes.includes(c));
-/** 09 and 11 pay a sale on credit: only a REP (or a note adjusting one) carries them. */
-const FE_CONDICIONES = condicionesExcept('09', '11');
-/** TE, FEC and FEE: also without 12 (mercancía no nacionalizada, FE only). */
-const TE_FEC_FEE_CONDICIONES = condicionesExcept('09', '11', '12');
+/**
+ * 09 and 11 pay a sale on credit: only a REP (or a note adjusting one) carries them. 13 (bienes usados de
+ * un no contribuyente) is FEC only (REFERENCE §7.2), though the FE, TE and FEE XSDs enumerate it.
+ */
+const FE_CONDICIONES = condicionesExcept('09', '11', '13');
+/** TE and FEE: also without 12 (mercancía no nacionalizada, FE only). */
+const TE_FEE_CONDICIONES = condicionesExcept('09', '11', '12', '13');
+/** FEC: 13 is its own. */
+const FEC_CONDICIONES = condicionesExcept('09', '11', '12');
 const NATIONAL = ['01', '02', '03', '04'];
 
 const base = {
@@ -134,6 +139,8 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     montoExportacion: true,
     condiciones: CONDICIONES_VENTA,
     receptor: 'required',
+    // The service's contract: "Invoice and credit note require an identified receiver with type 01 to 04",
+    // narrower than Hacienda, which also takes 05 in a credit note (REFERENCE §7.1).
     receptorTipos: NATIONAL,
     referenciaRequerida: true,
     tarifasTransitorias: true,
@@ -147,7 +154,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     folioType: 'INVOICE',
     title: 'Tiquete Electrónico',
     name: 'ticket',
-    condiciones: TE_FEC_FEE_CONDICIONES,
+    condiciones: TE_FEE_CONDICIONES,
     receptor: 'ticket',
     receptorTipos: ['05'],
     referenciaRequerida: false,
@@ -161,7 +168,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     title: 'Factura Electrónica de Compra',
     name: 'purchase invoice',
     surtido: false,
-    condiciones: TE_FEC_FEE_CONDICIONES,
+    condiciones: FEC_CONDICIONES,
     receptor: 'issuer',
     receptorTipos: [],
     referenciaRequerida: true,
@@ -176,7 +183,7 @@ export const KIND_RULES: Readonly<Record<TipoDoc, KindRules>> = {
     title: 'Factura Electrónica de Exportación',
     name: 'export invoice',
     montoExportacion: true,
-    condiciones: TE_FEC_FEE_CONDICIONES,
+    condiciones: TE_FEE_CONDICIONES,
     receptor: 'required',
     receptorTipos: ['05'],
     referenciaRequerida: false,

@@ -18,7 +18,7 @@ import {
   computeLine,
   especificoMonto,
 } from './arithmetic';
-import { parseIsoDateTime } from './cr-time';
+import { parseIsoDateOrDateTime } from './cr-time';
 import { type KindRules, articled } from './kind-rules';
 import { type CheckedSurtido, checkSurtidoLine } from './surtido';
 import { Dec, ZERO, parseDecimal, round5, withinTolerance } from './money';
@@ -183,7 +183,8 @@ export function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContex
       add(`${ep}.tipoDocumentoOtro`, 'is required when tipoDocumento is 99');
     if (ex.nombreInstitucion === '99' && !ex.nombreInstitucionOtros)
       add(`${ep}.nombreInstitucionOtros`, 'is required when nombreInstitucion is 99');
-    if (!parseIsoDateTime(ex.fechaEmision)) add(`${ep}.fechaEmision`, 'is not a valid date-time');
+    if (!parseIsoDateOrDateTime(ex.fechaEmision))
+      add(`${ep}.fechaEmision`, 'is not a valid date or date-time');
   }
   return out;
 }

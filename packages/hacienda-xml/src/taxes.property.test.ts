@@ -178,8 +178,7 @@ function expectLine(l: GenLine): Expected {
     if (t.codigo === '01') {
       const rate = new D(t.tarifa!).div(100);
       montos[i] = t.codigoTarifa === '10' ? Z : r5(rate.times(base.plus(gifts)));
-      if (t.exon !== undefined)
-        exons[i] = D.min(montos[i]!, r5(new D(t.exon).div(100).times(base.plus(gifts))));
+      if (t.exon !== undefined) exons[i] = D.min(montos[i]!, r5(new D(t.exon).div(100).times(base)));
       asumidos[i] = D.min(r5(rate.times(absorbed)), montos[i]!.minus(exons[i] ?? Z));
     } else if (t.codigo === '07') montos[i] = r5(new D(t.tarifa!).div(100).times(base));
     else if (t.codigo === '08') montos[i] = r5(new D(t.factor!).times(subTotal));

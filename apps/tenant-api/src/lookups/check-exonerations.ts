@@ -6,7 +6,7 @@
 // Hacienda being unreachable is not an issue of the document: the HaciendaUpstreamError (502) propagates.
 import { type DocumentRequest, type ValidationIssue, impuestoPath, lineImpuestos } from '@cr/contracts';
 import type { Exoneration, HaciendaPublicApi, PublicResult } from '@cr/hacienda-client';
-import { parseIsoDateTime, toCostaRicaParts } from '@cr/hacienda-xml';
+import { parseIsoDateOrDateTime, parseIsoDateTime, toCostaRicaParts } from '@cr/hacienda-xml';
 import { expiryOf, isInForce, normaliseExonerationNumber } from './exoneration';
 
 /** What the check needs of the Hacienda client: `hacienda.publicApi` satisfies it. */
@@ -118,7 +118,7 @@ export async function checkExonerations(
         });
       }
       const issued = auth.fechaEmision?.slice(0, 10);
-      const given = parseIsoDateTime(ex.fechaEmision);
+      const given = parseIsoDateOrDateTime(ex.fechaEmision);
       if (issued && /^\d{4}-\d{2}-\d{2}$/.test(issued) && (!given || costaRicaDate(given) !== issued)) {
         issues.push({
           path: `${base}.fechaEmision`,
