@@ -55,7 +55,6 @@ describe('receiver messages and GET /comprobantes', () => {
       {
         clave: options.clave ?? fe.clave,
         emisorNumero: ISSUER.numeroIdentificacion,
-        fechaEmision: fe.fechaEmision,
         totalComprobante: fe.totals.totalComprobante,
         totalImpuesto: fe.totals.totalImpuesto,
       },

@@ -8,18 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  Clave,
-  Consecutivo,
-  Identificacion,
-  type SigningKey,
-  buildComprobanteXml,
-  buildSignedDocument,
-  checkDocument,
-  formatCostaRicaDateTime,
-  openP12,
-  signCanonicalDocument,
-} from '@cr/hacienda-xml';
+import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
 import { ISSUER, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
 import { issueTestP12, makeTestCa } from '@cr/hacienda-xml/src/testing/test-certificate';
 import { get as getAs, post } from './support/client';
@@ -30,6 +19,7 @@ import {
   registerReceiver,
   storedReceivedCount,
   supplierInvoice,
+  supplierInvoiceEdited,
 } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
 
@@ -76,29 +66,12 @@ function withUnsignedObject(xml: string, object: string): string {
  * makes it optional; our engine writes 0), signed after leaving it out.
  */
 function exemptInvoiceWithoutTax(n: number) {
-  const now = new Date(Date.now() - 5_000);
-  const checked = checkDocument(
-    invoice({
-      numeroReferencia: n,
-      fechaEmision: formatCostaRicaDateTime(now),
-      detalleServicio: [line(1, { codigoTarifa: '10', tarifa: '0' })],
-    }),
-    { issuer: ISSUER, now },
-  );
-  if (!checked.ok) throw new Error(`exempt invoice: ${JSON.stringify(checked.issues)}`);
-  const doc = checked.value;
-  const consecutivo = new Consecutivo({ sucursal: 1, terminal: 1, tipo: doc.tipo, numero: n });
-  const clave = Clave.generate({
-    fechaEmision: doc.fechaEmision,
-    emisor: new Identificacion(ISSUER.tipoIdentificacion, ISSUER.numeroIdentificacion),
-    consecutivo,
-    situacion: 1,
+  const fe = supplierInvoiceEdited(n, (body) => body.replace('<TotalImpuesto>0.00000</TotalImpuesto>', ''), {
+    key: supplier,
+    overrides: { detalleServicio: [line(1, { codigoTarifa: '10', tarifa: '0' })] },
   });
-  const parts = buildComprobanteXml(doc, ISSUER, clave, consecutivo);
-  const body = parts.body.replace('<TotalImpuesto>0.00000</TotalImpuesto>', '');
-  expect(body).not.toContain('TotalImpuesto>');
-  const xml = signCanonicalDocument({ ...parts, body }, supplier, { now });
-  return { clave: clave.value, xml, total: /<TotalComprobante>([^<]*)</.exec(body)![1]! };
+  expect(fe.body).not.toContain('TotalImpuesto>');
+  return { clave: fe.clave, xml: fe.xml, total: /<TotalComprobante>([^<]*)</.exec(fe.body)![1]! };
 }
 
 /** A signed document of the supplier, number `n`, as the engine issues it (dated a few seconds ago). */

@@ -16,6 +16,7 @@ import {
   registerReceiver,
   storedReceivedCount,
   supplierInvoice,
+  supplierInvoiceWithClave,
   supplierSigningKey,
 } from './support/supplier-documents';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
@@ -276,6 +277,63 @@ describe('POST /api/recepcion/documentos', () => {
     expect(missing.body.message).toMatch(/receptor/);
   });
 
+  it.each([
+    [
+      'names another issuer',
+      (c: string) => `${c.slice(0, 9)}003101999999${c.slice(21)}`,
+      /names taxpayer 003101999999, not the issuer 3101123456/,
+    ],
+    [
+      'carries another number',
+      (c: string) => `${c.slice(0, 31)}0000000009${c.slice(41)}`,
+      /consecutivo \d{10}0000000009 is not NumeroConsecutivo/,
+    ],
+    [
+      'carries another date',
+      (c: string) => `${c.slice(0, 3)}010126${c.slice(9)}`,
+      /the clave's date 010126 \(ddmmyy\) is not FechaEmision/,
+    ],
+  ])(
+    "when a signed supplier FE's clave %s than the document says, then 400 naming xml and nothing stored",
+    async (_n, edit, reason) => {
+      const fe = supplierInvoiceWithClave(31, edit);
+      const before = await storedCount();
+      const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+        receptor: RECEIVER_ID,
+        xml: b64(fe.xml),
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/^xml: /);
+      expect(res.body.message).toMatch(reason);
+      expect(await storedCount()).toBe(before);
+    },
+  );
+
+  it("when a forged clave naming another issuer was refused, then that issuer's genuine document under it is received", async () => {
+    const forged = supplierInvoiceWithClave(32, (c) => `${c.slice(0, 9)}003101999999${c.slice(21)}`);
+    await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(forged.xml),
+    }).expect(400);
+    const genuine = supplierInvoice(32);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(genuine.xml),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.clave).toBe(genuine.clave);
+  });
+
+  it('when the XML starts with a UTF-8 byte-order mark (Windows tools write one), then it is received', async () => {
+    const fe = supplierInvoice(33);
+    const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(fe.xml, 'utf8')]).toString('base64'),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.clave).toBe(fe.clave);
+  });
+
   it('when the same clave comes with another XML, then 409', async () => {
     const fe = supplierInvoice(6);
     await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(fe.xml) }).expect(
@@ -413,6 +471,13 @@ describe('POST /api/recepcion/documentos/{clave}/respuesta', () => {
     const mr = await get(`/api/descargar/${fe.clave}/xml`);
     expect(mr.text).toContain('<MensajeReceptor');
     expect(mr.text).toContain(`<Clave>${fe.clave}</Clave>`);
+    // Its file is `<clave>-<consecutivo>.xml` (REFERENCE §1.3), not the supplier document's name.
+    expect(mr.headers['content-disposition']).toBe(
+      `attachment; filename="${fe.clave}-00100001050000000001.xml"`,
+    );
+    // FechaEmisionDoc is the confirmation's date (the XSD's annotation), after the invoice's.
+    const fechaDoc = /<FechaEmisionDoc>([^<]+)<\/FechaEmisionDoc>/.exec(mr.text)?.[1];
+    expect(new Date(fechaDoc!).getTime()).toBeGreaterThan(new Date(fe.fechaEmision).getTime());
     // A number already used by another answer is a conflict too.
     const other = supplierInvoice(9);
     await post(ctx, 'acme', '/api/recepcion/documentos', {

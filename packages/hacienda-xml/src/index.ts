@@ -21,6 +21,7 @@ export * from './parse-xml';
 export * from './xades-verify';
 export * from './certificate-chain';
 export * from './comprobante-parse';
+export * from './clave-consistency';
 export * from './mensaje-hacienda';
 export * from './mensaje-receptor';
 export { parseMessage } from './message-fields';

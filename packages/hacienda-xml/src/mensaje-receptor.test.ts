@@ -17,7 +17,6 @@ const key = openP12(p12, pin);
 const RECEIVED: ReceivedForAnswer = {
   clave: '50626052600310295087500100001010000000033159073080',
   emisorNumero: '3102950875',
-  fechaEmision: '2026-05-26T10:15:00-06:00',
   totalComprobante: '11300',
   totalImpuesto: '1300',
 };
@@ -132,11 +131,16 @@ describe('MensajeReceptor', () => {
     const p = planMensajeReceptor(RECEIVED, { mensaje: 1, condicionImpuesto: '04' });
     expect(p.ok && p.value).toMatchObject({ montoTotalDeGastoAplicable: '11300.00000' });
     expect(p.ok && p.value.montoTotalImpuestoAcreditar).toBeUndefined();
-    const untaxed = planMensajeReceptor({ ...RECEIVED, totalImpuesto: undefined }, { mensaje: 1 });
+    const untaxed = planMensajeReceptor(
+      { ...RECEIVED, totalImpuesto: undefined },
+      { mensaje: 1 },
+      new Date('2026-06-02T15:04:05Z'),
+    );
     expect(untaxed.ok && untaxed.value).toEqual({
       clave: RECEIVED.clave,
       numeroCedulaEmisor: '3102950875',
-      fechaEmisionDoc: RECEIVED.fechaEmision,
+      // The confirmation's own date (the XSD: "Fecha de emision de la confirmación"), not the invoice's.
+      fechaEmisionDoc: '2026-06-02T09:04:05-06:00',
       mensaje: 1,
       totalFactura: '11300.00000',
     });

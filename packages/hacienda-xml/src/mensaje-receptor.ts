@@ -5,6 +5,7 @@
 import type { Document } from '@xmldom/xmldom';
 import type { DocumentIssue } from './errors';
 import { HaciendaXmlError } from './errors';
+import { formatCostaRicaDateTime } from './cr-time';
 import { Clave, Consecutivo, type TipoComprobante } from './identifiers';
 import { Dec, ZERO, formatAmount, parseDecimal } from './money';
 import type { SigningKey } from './signing-key';
@@ -33,8 +34,6 @@ export interface ReceivedForAnswer {
   clave: string;
   /** The supplier's identification (NumeroCedulaEmisor). */
   emisorNumero: string;
-  /** FechaEmision exactly as written in the received document. */
-  fechaEmision: string;
   totalComprobante: string;
   /** TotalImpuesto of the received document; absent when it carries no tax. */
   totalImpuesto?: string;
@@ -91,7 +90,11 @@ function amountOf(path: string, value: unknown, issues: DocumentIssue[]): Dec | 
  * tax for 01 and 03, none for 04, and more than zero and less than the tax (02) or at most the tax (05);
  * the applicable expense is at most the document's total (default: the total, or nothing on a rejection).
  */
-export function planMensajeReceptor(received: ReceivedForAnswer, answer: AnswerInput): PlanResult {
+export function planMensajeReceptor(
+  received: ReceivedForAnswer,
+  answer: AnswerInput,
+  now: Date = new Date(),
+): PlanResult {
   const issues: DocumentIssue[] = [];
   const mensaje = answer.mensaje;
   if (mensaje !== 1 && mensaje !== 2 && mensaje !== 3) {
@@ -197,7 +200,8 @@ export function planMensajeReceptor(received: ReceivedForAnswer, answer: AnswerI
     value: {
       clave: received.clave,
       numeroCedulaEmisor: received.emisorNumero,
-      fechaEmisionDoc: received.fechaEmision,
+      // "Fecha de emision de la confirmación" (the XSD's annotation): the message's date, not the invoice's.
+      fechaEmisionDoc: formatCostaRicaDateTime(now),
       mensaje,
       ...(detalle ? { detalleMensaje: detalle } : {}),
       ...(tax !== undefined ? { montoTotalImpuesto: formatAmount(tax) } : {}),

@@ -122,7 +122,7 @@ export async function getDocument(
 export async function getDocumentXml(
   deps: Pick<IssuerDeps, 'db'>,
   input: { tenantId: string; clave: string; which: 'xml' | 'respuesta' },
-): Promise<string> {
+): Promise<{ xml: string; fileName: string }> {
   const { tenantId, clave } = input;
   const read = <K extends keyof DocumentRow>(columns: readonly K[]) =>
     withTenant(
@@ -131,12 +131,14 @@ export async function getDocumentXml(
       (tx) => findDocumentOrAnswerByClave(tx, tenantId, clave, columns),
       ONE_STATEMENT,
     );
+  // Named by the stored clave (REFERENCE §1.3): a receiver's message is `<clave>-<its consecutivo>`, so it
+  // never takes the name of the supplier's document it answers.
   if (input.which === 'xml') {
-    const row = await read(['xml']);
+    const row = await read(['clave', 'xml']);
     if (!row) throw notFound(clave);
-    return row.xml;
+    return { xml: row.xml, fileName: `${row.clave}.xml` };
   }
-  const row = await read(['estado', 'respuesta_xml']);
+  const row = await read(['clave', 'estado', 'respuesta_xml']);
   if (!row) throw notFound(clave);
   if (!row.respuesta_xml) {
     throw new AppError(
@@ -144,5 +146,5 @@ export async function getDocumentXml(
       `clave: Hacienda's answer to ${clave} is not available yet (estado ${row.estado})`,
     );
   }
-  return row.respuesta_xml;
+  return { xml: row.respuesta_xml, fileName: `${row.clave}_respuesta.xml` };
 }

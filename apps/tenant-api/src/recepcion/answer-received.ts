@@ -61,11 +61,11 @@ export async function answerReceived(
     );
   }
   const material = await deps.signing.load({ tenantId, identificacion: received.receptor });
+  const now = deps.now();
   const plan = planMensajeReceptor(
     {
       clave,
       emisorNumero: received.emisor_numero,
-      fechaEmision: received.fecha_emision_text,
       totalComprobante: received.total,
       ...(received.impuestos === null ? {} : { totalImpuesto: received.impuestos }),
     },
@@ -81,6 +81,7 @@ export async function answerReceived(
         ? {}
         : { montoTotalDeGastoAplicable: body.montoTotalDeGastoAplicable }),
     },
+    now,
   );
   if (!plan.ok) {
     throw new AppError('bad_request', plan.issues.map((i) => `${i.path}: ${i.reason}`).join('; '), {
@@ -101,7 +102,6 @@ export async function answerReceived(
     tipo: TIPO_MENSAJE_RECEPTOR[mensaje],
     numero: number.numeroReferencia,
   });
-  const now = deps.now();
   let xml: string;
   try {
     xml = buildMensajeReceptor(

@@ -44,7 +44,10 @@ export function decodeXmlField(field: string, value: string): string {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 !== 0) {
     throw bad(`${field}: is not valid Base64`);
   }
-  const text = Buffer.from(compact, 'base64').toString('utf8');
+  // A byte-order mark before the declaration is allowed by XML 1.0 and written by many Windows tools.
+  const text = Buffer.from(compact, 'base64')
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   if (containsDtd(text)) {
     throw bad(`${field}: carries a DTD (<!DOCTYPE or <!ENTITY); refused, no entity is ever expanded`);
   }

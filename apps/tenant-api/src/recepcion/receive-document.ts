@@ -4,7 +4,7 @@
 // the tenant's issuers.
 import { createHash, randomUUID } from 'node:crypto';
 import { type RecepcionDocumentData, RecepcionDocumentRequest } from '@cr/contracts';
-import { Dec, costaRicaDate, formatAmount, parseIsoDateTime } from '@cr/hacienda-xml';
+import { Dec, claveMismatches, costaRicaDate, formatAmount, parseIsoDateTime } from '@cr/hacienda-xml';
 import { AppError, parseBody } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { findIssuer } from '../emisor/issuer-repository';
@@ -68,6 +68,10 @@ export async function receiveDocument(
       `xml: FechaEmision ${parsed.fechaEmision} is not a plausible emission date (from 2018-01-01 to a day from now)`,
     );
   }
+  // Hacienda refuses a clave that disagrees with its document; stored, it would also squat the clave of the
+  // issuer it names, whose genuine document would then be a 409.
+  const claveProblems = claveMismatches(parsed);
+  if (claveProblems.length > 0) throw new AppError('bad_request', `xml: ${claveProblems.join('; ')}`);
   const sha = createHash('sha256').update(xml, 'utf8').digest('hex');
   const id = randomUUID();
   const row = await withTenant(deps.db, tenantId, async (tx) => {

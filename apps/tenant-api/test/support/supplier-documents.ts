@@ -56,14 +56,17 @@ export function supplierInvoice(
 }
 
 /**
- * A signed FE of the supplier whose FechaEmision reads `fechaEmision` as written, a date our own engine
- * refuses to issue (its clave cannot hold it; the clave here keeps today's date): what a foreign system
- * might send. Signed after the change, so only the date is wrong.
+ * A signed FE of the supplier to Pixdea, number `n`, whose canonical body is `edit`ed before it is signed:
+ * what a foreign system, or a forger holding the supplier's key, might send. The signature covers the edit.
  */
-export function supplierInvoiceDated(n: number, fechaEmision: string, key = supplierSigningKey()) {
+export function supplierInvoiceEdited(
+  n: number,
+  edit: (body: string, clave: string) => string,
+  options: { key?: SigningKey; overrides?: Partial<DocumentRequest> } = {},
+) {
   const now = new Date(Date.now() - 5_000);
   const checked = checkDocument(
-    invoice({ numeroReferencia: n, fechaEmision: formatCostaRicaDateTime(now) }),
+    invoice({ numeroReferencia: n, fechaEmision: formatCostaRicaDateTime(now), ...options.overrides }),
     { issuer: ISSUER, now },
   );
   if (!checked.ok) throw new Error(`supplier invoice: ${JSON.stringify(checked.issues)}`);
@@ -76,11 +79,34 @@ export function supplierInvoiceDated(n: number, fechaEmision: string, key = supp
     situacion: 1,
   });
   const parts = buildComprobanteXml(doc, ISSUER, clave, consecutivo);
-  const body = parts.body.replace(
-    /<FechaEmision>[^<]*<\/FechaEmision>/,
-    `<FechaEmision>${fechaEmision}</FechaEmision>`,
+  const body = edit(parts.body, clave.value);
+  const key = options.key ?? supplierSigningKey();
+  return { clave: clave.value, body, xml: signCanonicalDocument({ ...parts, body }, key, { now }) };
+}
+
+/**
+ * A signed FE of the supplier whose FechaEmision reads `fechaEmision` as written, a date our own engine
+ * refuses to issue (its clave cannot hold it; the clave here keeps today's date). Signed after the change,
+ * so only the date is wrong.
+ */
+export function supplierInvoiceDated(n: number, fechaEmision: string, key = supplierSigningKey()) {
+  const fe = supplierInvoiceEdited(
+    n,
+    (body) =>
+      body.replace(/<FechaEmision>[^<]*<\/FechaEmision>/, `<FechaEmision>${fechaEmision}</FechaEmision>`),
+    { key },
   );
-  return { clave: clave.value, fechaEmision, xml: signCanonicalDocument({ ...parts, body }, key, { now }) };
+  return { clave: fe.clave, fechaEmision, xml: fe.xml };
+}
+
+/** A signed FE of the supplier whose Clave is `edit`ed after it was generated (another issuer, date or number). */
+export function supplierInvoiceWithClave(n: number, edit: (clave: string) => string) {
+  let edited = '';
+  const fe = supplierInvoiceEdited(n, (body, clave) => {
+    edited = edit(clave);
+    return body.replace(`<Clave>${clave}</Clave>`, `<Clave>${edited}</Clave>`);
+  });
+  return { clave: edited, xml: fe.xml };
 }
 
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');

@@ -185,11 +185,11 @@ export function signedMensajeReceptor(key: SigningKey, now?: Date): string {
     {
       clave: '50626052600310295087500100001010000000033159073080',
       emisorNumero: '3102950875',
-      fechaEmision: '2026-05-26T10:15:00-06:00',
       totalComprobante: '11300',
       totalImpuesto: '1300',
     },
     { mensaje: 1, condicionImpuesto: '01', codigoActividad: '620100' },
+    now,
   );
   if (!plan.ok) throw new Error('the MensajeReceptor plan was refused');
   return buildMensajeReceptor(

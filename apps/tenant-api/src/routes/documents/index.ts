@@ -56,10 +56,9 @@ function consultarDocumento(deps: SubmissionDeps): RequestHandler {
 function descargar(deps: SubmissionDeps, which: 'xml' | 'respuesta'): RequestHandler {
   return async (req, res) => {
     const clave = checkClave(String(req.params.clave));
-    const xml = await getDocumentXml(deps, { tenantId: res.locals.tenantId, clave, which });
-    const name = which === 'xml' ? `${clave}.xml` : `${clave}_respuesta.xml`;
+    const { xml, fileName } = await getDocumentXml(deps, { tenantId: res.locals.tenantId, clave, which });
     res.setHeader('Content-Type', 'application/xml; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
+    res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
     res.status(200).send(xml);
   };
 }
