@@ -260,7 +260,8 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
       secure: false,
       requiereTls: false,
       remitente: 'facturas@other.cr',
-      nombreRemitente: 'Other Facturación',
+      // A name ending in a backslash: pasted into a quoted string it escaped the closing quote.
+      nombreRemitente: 'Other Facturación \\',
     });
     expect(configured.status).toBe(200);
     expect(configured.body.data).toEqual({
@@ -283,11 +284,13 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
 
     // Phase 2: a server that answers 451 to the message, twice.
     const received: Buffer[] = [];
+    const senders: string[] = [];
     let refusals = 2;
     const server = new SMTPServer({
       disabledCommands: ['STARTTLS', 'AUTH'],
       authOptional: true,
-      onData(stream, _session, cb) {
+      onData(stream, session, cb) {
+        if (session.envelope.mailFrom) senders.push(session.envelope.mailFrom.address);
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
@@ -309,6 +312,8 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(received).toHaveLength(1);
       expect(received[0]!.toString('latin1')).toContain(`filename=${clave}.pdf`);
+      expect(senders.at(-1)).toBe('facturas@other.cr');
+      expect(received[0]!.toString('latin1')).toMatch(/^From: .* <facturas@other\.cr>\r$/m);
 
       const [envio] = (await consultar(clave, 'other')).correo.envios;
       expect(envio.estado).toBe('enviado');

@@ -25,7 +25,8 @@ export interface SmtpServer {
   /** Without `secure`: STARTTLS before anything else, or no AUTH and no message (the attempt fails). */
   requireTls: boolean;
   auth?: { user: string; pass: string };
-  from: string;
+  /** The platform's MAIL_FROM as written, or a tenant's name and address for nodemailer to quote. */
+  from: string | { name: string; address: string };
   origin: 'tenant' | 'plataforma';
 }
 
@@ -60,8 +61,12 @@ export function platformServer(settings: MailSettings): SmtpServer | undefined {
   };
 }
 
-function fromHeader(row: MailSettingsRow): string {
-  return row.from_name ? `"${row.from_name}" <${row.from_address}>` : row.from_address;
+/**
+ * The tenant's sender. Given as parts, nodemailer quotes and encodes the name itself: pasted into a
+ * `"name" <address>` string, a name ending in a backslash escaped the closing quote and broke the address.
+ */
+function fromHeader(row: MailSettingsRow): SmtpServer['from'] {
+  return row.from_name ? { name: row.from_name, address: row.from_address } : row.from_address;
 }
 
 /** The tenant's own server, its host resolved and checked now (at every attempt). */
