@@ -58,9 +58,9 @@ export class TokenExpiredError extends AuthenticationError {}
 export class PermissionDeniedError extends CrEinvoiceError {}
 /** 404: no such document, issuer or route for this tenant. */
 export class NotFoundError extends CrEinvoiceError {}
-/** 409: e.g. the same numeroReferencia or Idempotency-Key with a different body. */
+/** 409: e.g. the same numeroReferencia with a different body, or an Idempotency-Key whose request is still running. */
 export class ConflictError extends CrEinvoiceError {}
-/** 422 */
+/** 422: e.g. an Idempotency-Key reused with a different body. */
 export class UnprocessableError extends CrEinvoiceError {}
 /** 429 after the retries; `retryAfterSeconds` says when to come back. */
 export class RateLimitError extends CrEinvoiceError {}

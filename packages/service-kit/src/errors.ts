@@ -71,6 +71,8 @@ interface ParserError {
   statusCode?: number;
   type?: string;
   limit?: number;
+  /** body-parser's: the text it could not parse. */
+  body?: unknown;
 }
 
 function fromParserError(err: ParserError): AppError | undefined {
@@ -82,8 +84,15 @@ function fromParserError(err: ParserError): AppError | undefined {
       `request body exceeds the limit of ${err.limit ?? 'the configured'} bytes`,
     );
   }
-  if (err.type === 'entity.parse.failed')
+  if (err.type === 'entity.parse.failed') {
+    // The strict parser refuses JSON that is valid but neither an object nor an array ("x", 42) the same way.
+    if (typeof err.body === 'string' && /^\s*[^\s{[]/.test(err.body))
+      return new AppError('bad_request', 'request body must be a JSON object');
     return new AppError('bad_request', 'request body is not valid JSON');
+  }
+  // The router's decoding of a path parameter (its message echoes the raw value, which is not repeated).
+  if (err instanceof URIError)
+    return new AppError('bad_request', 'path: a parameter is not valid percent-encoding');
   if (err.type === 'encoding.unsupported') {
     // Compressed bodies are refused unread (json-body.ts); the header's value is not echoed.
     return new AppError(

@@ -351,6 +351,14 @@ function downloadPdf(): RouteDoc {
   });
 }
 
+/** Issuer registrations and updates open a .p12 each: a tenant has a window of them (issuer-write-limit.ts). */
+const ISSUER_WRITES_LIMITED: ErrorDoc = {
+  code: 'too_many_requests',
+  when: 'the tenant used up its window of issuer registrations and updates (ISSUER_WRITE_RATE_LIMIT per ISSUER_WRITE_RATE_WINDOW_SECONDS, with `Retry-After`); nothing is stored',
+  message: 'too many issuer registrations or updates for this tenant; retry in 42 s',
+  headers: RETRY_AFTER,
+};
+
 /** A body's examples plus further named ones. */
 function withMoreExamples(
   body: BodyDoc,
@@ -382,6 +390,7 @@ export function tenantApiRoutes(): RouteDoc[] {
           message:
             'identificacion: issuer 3101123456 is already registered; use /api/actualizar/emisor to change it',
         },
+        ISSUER_WRITES_LIMITED,
       ],
     }),
     apiRoute({
@@ -401,6 +410,7 @@ export function tenantApiRoutes(): RouteDoc[] {
           when: 'the issuer is not registered',
           message: 'identificacion: issuer 3101123456 is not registered',
         },
+        ISSUER_WRITES_LIMITED,
       ],
     }),
     apiRoute({
@@ -870,6 +880,12 @@ export function tenantApiRoutes(): RouteDoc[] {
         {
           ...hacienda502('/fe/cabys'),
           when: `${hacienda502('/fe/cabys').when}; only without a local catalogue`,
+        },
+        {
+          code: 'service_unavailable',
+          when: "the service has neither a CABYS catalogue (HACIENDA_DATA_DIR or an imported file) nor Hacienda's public API (HACIENDA_PUBLIC_API_URL) to search",
+          message:
+            'no CABYS catalogue is loaded (HACIENDA_DATA_DIR or an imported file) and no HACIENDA_PUBLIC_API_URL is set',
         },
       ],
     }),
