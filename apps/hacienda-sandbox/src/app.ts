@@ -13,6 +13,7 @@ import { createPublicApiRouter, findTaxpayer } from './public-api';
 import { RateLimiter } from './rate-limit';
 import { createRecepcionRouter, recepcionParseErrorCause } from './recepcion';
 import type { VerdictCheck } from './verdict/checks';
+import { findReferencedDocument } from './verdict/referenced-documents';
 import { runReceptorVerdict } from './verdict/receptor-verdict';
 import { type ResponseSigner, runVerdict } from './verdict/run-verdict';
 import type { XsdValidator } from './verdict/xsd-check';
@@ -61,6 +62,7 @@ export function createProcessor(deps: ProcessorDeps): DocumentProcessor {
               trustAnyCa: deps.config.SANDBOX_TRUST_ANY_CA,
               cabys: deps.cabys,
               xsd: deps.xsd,
+              findDocument: (referenced) => findReferencedDocument(deps.db, referenced),
               findTaxpayer: async (id) => {
                 const t = await findTaxpayer(deps.db, id);
                 return t

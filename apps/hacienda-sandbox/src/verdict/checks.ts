@@ -8,6 +8,7 @@ import {
   Dec as D,
   TARIFA_BY_CODE,
   describeIdentificacionProblem,
+  parseIsoDateTime,
   verifyComprobanteArithmetic,
 } from '@cr/hacienda-xml';
 import type { KeyMaterial } from '../certificate-authority';
@@ -31,6 +32,18 @@ export interface VerdictContext {
   cabys: CabysCatalog;
   xsd: XsdValidator;
   findTaxpayer(identificacion: string): Promise<RegisteredTaxpayer | undefined>;
+  /**
+   * A comprobante this sandbox accepted, by clave: its receptor, its total and what accepted credit notes
+   * already credit against it. Undefined when the sandbox never accepted it.
+   */
+  findDocument(clave: string): Promise<ReferencedDocument | undefined>;
+}
+
+export interface ReferencedDocument {
+  receptor?: string;
+  totalComprobante: string;
+  /** Σ TotalComprobante of the accepted credit notes that refer to it. */
+  credited: Dec;
 }
 
 export interface VerdictCheck {
@@ -99,9 +112,12 @@ export function claveDateOf(fechaEmision: string): string | undefined {
   return `${dd}${mm}${String(cr.getUTCFullYear()).slice(2)}`;
 }
 
+/** A FechaEmision this far past the sandbox's clock is refused: clocks drift, documents are not post-dated. */
+export const FECHA_EMISION_SKEW_MS = 5 * 60_000;
+
 export const claveCheck: VerdictCheck = {
   name: 'clave',
-  run({ doc }) {
+  run({ doc, now }) {
     const findings: Finding[] = [];
     const clave = doc.clave ?? '';
     const consecutivo = doc.numeroConsecutivo ?? '';
@@ -149,6 +165,14 @@ export const claveCheck: VerdictCheck = {
         text: `La fecha de la clave (${clave.slice(3, 9)}) no coincide con FechaEmision (${doc.fechaEmision})`,
       });
     }
+    // "FechaEmision outside the allowed window" (REFERENCE §9.4): a document is not issued after it arrives.
+    const instant = doc.fechaEmision ? parseIsoDateTime(doc.fechaEmision) : undefined;
+    if (instant && instant.getTime() > now.getTime() + FECHA_EMISION_SKEW_MS) {
+      findings.push({
+        code: CODES.clave,
+        text: `La FechaEmision (${doc.fechaEmision}) es posterior a la recepción del comprobante`,
+      });
+    }
     return findings;
   },
 };
@@ -159,6 +183,107 @@ const MEDIO_PAGO = new Set<string>(MEDIOS_PAGO);
 const IMPUESTO = new Set<string>(CODIGOS_IMPUESTO);
 /** 10 (tarifa exenta) carries no rate of its own, so only its existence is checked. */
 const TARIFA_UNCHECKED = new Set(['10']);
+
+/** TipoDocIR whose Numero Hacienda checks to be a clave (REFERENCE §7.10; 19 and 20 since 2026-04). */
+const REFERENCE_NEEDS_CLAVE = new Set(['01', '02', '03', '04', '09', '11', '12', '15', '19', '20']);
+
+/**
+ * The fields a code makes required (REFERENCE §7.2, §7.3, §7.9, §9.4): PlazoCredito (> 0) for a sale on
+ * credit, the `…Otros` text of a code 99, TipoCambio 1 for colones.
+ */
+export const conditionalFieldsCheck: VerdictCheck = {
+  name: 'conditional fields',
+  run({ doc }) {
+    const findings: Finding[] = [];
+    const credit = doc.condicionVenta === '02' || doc.condicionVenta === '10';
+    if (credit && !(Number(doc.plazoCredito ?? '0') > 0)) {
+      findings.push({
+        code: CODES.condicional,
+        text: `PlazoCredito es obligatorio y mayor que 0 con CondicionVenta ${doc.condicionVenta}`,
+      });
+    }
+    if (doc.condicionVenta === '99' && !doc.condicionVentaOtros) {
+      findings.push({
+        code: CODES.condicional,
+        text: 'CondicionVentaOtros es obligatorio con CondicionVenta 99',
+      });
+    }
+    doc.mediosPago.forEach((m, i) => {
+      if (m.tipo === '99' && !doc.mediosPagoOtros[i]) {
+        findings.push({
+          code: CODES.condicional,
+          text: `MedioPago ${i + 1}: MedioPagoOtros es obligatorio con TipoMedioPago 99`,
+        });
+      }
+    });
+    const tipoCambio = dec(doc.tipoCambio);
+    if (doc.codigoMoneda === 'CRC' && tipoCambio && !tipoCambio.eq(1)) {
+      findings.push({
+        code: CODES.condicional,
+        text: `TipoCambio debe ser 1 para CRC, no ${doc.tipoCambio}`,
+      });
+    }
+    return findings;
+  },
+};
+
+/**
+ * InformacionReferencia (REFERENCE §7.10): a Numero that must be a clave is one, FechaEmisionIR is at most
+ * ten years old and not after the document. A credit or debit note against a document this sandbox accepted
+ * keeps its receptor, and credit notes credit no more than its total.
+ */
+export const referencesCheck: VerdictCheck = {
+  name: 'references',
+  async run({ doc, now, findDocument }) {
+    const findings: Finding[] = [];
+    const tenYears = new Date(now.getTime());
+    tenYears.setUTCFullYear(tenYears.getUTCFullYear() - 10);
+    const issued = doc.fechaEmision ? parseIsoDateTime(doc.fechaEmision) : undefined;
+    for (const [i, ref] of doc.informacionReferencia.entries()) {
+      const at = `InformacionReferencia ${i + 1}`;
+      if (ref.tipoDoc && REFERENCE_NEEDS_CLAVE.has(ref.tipoDoc) && !/^\d{50}$/.test(ref.numero ?? '')) {
+        findings.push({
+          code: CODES.referencia,
+          text: `${at}: Numero debe ser la clave de 50 dígitos del documento ${ref.tipoDoc}`,
+        });
+      }
+      const fecha = ref.fechaEmision ? parseIsoDateTime(ref.fechaEmision) : undefined;
+      if (!fecha)
+        findings.push({ code: CODES.referencia, text: `${at}: FechaEmisionIR no tiene un formato válido` });
+      else if (fecha < tenYears)
+        findings.push({ code: CODES.referencia, text: `${at}: FechaEmisionIR tiene más de 10 años` });
+      else if (issued && fecha > issued)
+        findings.push({ code: CODES.referencia, text: `${at}: FechaEmisionIR es posterior a FechaEmision` });
+    }
+    const credit = doc.rootName === 'NotaCreditoElectronica';
+    if (!credit && doc.rootName !== 'NotaDebitoElectronica') return findings;
+    for (const ref of doc.informacionReferencia) {
+      if (!ref.numero || !/^\d{50}$/.test(ref.numero)) continue;
+      const original = await findDocument(ref.numero);
+      if (!original) continue;
+      if (
+        original.receptor !== undefined &&
+        doc.receptor?.numero !== undefined &&
+        original.receptor !== doc.receptor.numero
+      ) {
+        findings.push({
+          code: CODES.referencia,
+          text: `La nota tiene un receptor distinto del documento ${ref.numero}`,
+        });
+      }
+      if (!credit) continue;
+      const total = dec(doc.amounts.resumen.TotalComprobante);
+      const originalTotal = dec(original.totalComprobante);
+      if (total && originalTotal && total.plus(original.credited).gt(originalTotal)) {
+        findings.push({
+          code: CODES.referencia,
+          text: `Las notas de crédito al documento ${ref.numero} exceden su total (${original.totalComprobante})`,
+        });
+      }
+    }
+    return findings;
+  },
+};
 
 export const codesCheck: VerdictCheck = {
   name: 'codes',

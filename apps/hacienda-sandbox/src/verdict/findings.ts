@@ -28,6 +28,8 @@ export const CODES = {
   calculoResumen: -201,
   medioPago: -202,
   codigo: -300,
+  condicional: -301,
+  referencia: -320,
   emisor: -310,
   forzado: -999,
 } as const;

@@ -52,6 +52,14 @@ export interface ParsedComprobante {
   mediosPago: ComprobanteAmounts['mediosPago'];
   /** InformacionReferencia/Numero values (the documents an NC/ND refers to). */
   referencias: string[];
+  /** Each InformacionReferencia as written (TipoDocIR, Numero, FechaEmisionIR). */
+  informacionReferencia: Array<{ tipoDoc?: string; numero?: string; fechaEmision?: string }>;
+  plazoCredito?: string;
+  condicionVentaOtros?: string;
+  /** MedioPagoOtros of each MedioPago, in order (undefined where absent). */
+  mediosPagoOtros: Array<string | undefined>;
+  codigoMoneda?: string;
+  tipoCambio?: string;
   /** Base64 DER of the first ds:X509Certificate of the document's own signature. */
   signatureCertificate?: string;
   hasSignature: boolean;
@@ -99,6 +107,7 @@ export function parseComprobante(xml: string): ParsedComprobante {
   const root = doc.documentElement as Element;
   const rootName = root.localName ?? root.nodeName;
   const amounts = readComprobanteAmounts(root);
+  const resumen = child(root, 'ResumenFactura');
   const signature = children(root, 'Signature').find((s) => s.namespaceURI === DS_NS);
   // The certificate the signature check verifies with (verifySignedXml: the first X509Certificate under the
   // signature's KeyInfo), not the first anywhere under ds:Signature, which could sit in an unsigned ds:Object
@@ -125,6 +134,16 @@ export function parseComprobante(xml: string): ParsedComprobante {
     referencias: children(root, 'InformacionReferencia')
       .map((r) => text(r, 'Numero') ?? '')
       .filter(Boolean),
+    informacionReferencia: children(root, 'InformacionReferencia').map((r) => ({
+      tipoDoc: text(r, 'TipoDocIR'),
+      numero: text(r, 'Numero'),
+      fechaEmision: text(r, 'FechaEmisionIR'),
+    })),
+    plazoCredito: text(root, 'PlazoCredito'),
+    condicionVentaOtros: text(root, 'CondicionVentaOtros'),
+    mediosPagoOtros: (resumen ? children(resumen, 'MedioPago') : []).map((m) => text(m, 'MedioPagoOtros')),
+    codigoMoneda: text(child(resumen, 'CodigoTipoMoneda'), 'CodigoMoneda'),
+    tipoCambio: text(child(resumen, 'CodigoTipoMoneda'), 'TipoCambio'),
     signatureCertificate: certEl?.textContent?.replace(/\s+/g, '') || undefined,
     hasSignature: signature !== undefined,
   };

@@ -1,11 +1,14 @@
 // The full verdict pipeline, in Hacienda's order (REFERENCE §9): document shape, XSD, signature,
-// certificate, clave, code tables, CABYS, registry data, arithmetic.
+// certificate, clave, code tables and the fields their codes require, references, CABYS, registry data,
+// arithmetic.
 import {
   arithmeticCheck,
   cabysCheck,
   certificateCheck,
   claveCheck,
   codesCheck,
+  conditionalFieldsCheck,
+  referencesCheck,
   registryCheck,
   structureCheck,
   type VerdictCheck,
@@ -20,6 +23,8 @@ export const VERDICT_CHECKS: readonly VerdictCheck[] = [
   certificateCheck,
   claveCheck,
   codesCheck,
+  conditionalFieldsCheck,
+  referencesCheck,
   cabysCheck,
   registryCheck,
   arithmeticCheck,
