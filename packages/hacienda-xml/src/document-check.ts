@@ -48,7 +48,6 @@ function medioCode(value: string | number): string {
   return typeof value === 'number' ? String(value).padStart(2, '0') : value;
 }
 
-/** Validates and computes a document; `issuer` (when given) must be the document's emisor. */
 /**
  * TipoDocumentoOTROS of a charge of type 99 (5–100 characters, required by v4.4): the client's, or else its
  * detalle, which the service's contract has describe the charge ("99 means other") and which is then the
@@ -73,6 +72,7 @@ function describeFutureProblem(fechaEmision: Date, now: Date): string | undefine
   return `is ${Math.ceil(ahead / 60_000)} minutes ahead of the current time (${formatCostaRicaDateTime(now)}); a date-time without an offset is read as Costa Rica time (UTC−06:00)`;
 }
 
+/** Validates and computes a document; `issuer` (when given) must be the document's emisor. */
 export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: Date } = {}): CheckResult {
   const schema = validate(DocumentRequest, input);
   if (!schema.ok) return { ok: false, issues: schema.issues };
