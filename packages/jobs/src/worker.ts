@@ -104,22 +104,37 @@ export interface WorkerOptions {
 const CLAIM_SQL = `SELECT ${JOB_COLUMNS} FROM jobs_claim($1, $2, $3::text[], $4, $5)`;
 
 /**
- * Expired leases go back to pending, due when their lease ended, so the next claim takes them fairly like any
- * other due job; the attempt they count stays, and the dead run's late outcome no longer matches its fencing
- * token. Also says when the next lease of these queues ends, so the worker looks again exactly then. Kept out
- * of the claim, which runs for every batch, because leases rarely expire (a worker crashed or hung).
+ * Expired leases go back to pending, so the next claim takes them fairly like any other due job; the attempt
+ * they count stays, and the dead run's late outcome no longer matches its fencing token. A job whose first
+ * run died is due when its lease ended; one whose runs keep dying (a handler that kills its process, say)
+ * waits 1, 3, 7… minutes more each time, up to an hour, instead of taking the process down every lease; past
+ * its maxAttempts (the job's, else its queue's: $3, aligned with $1) it fails as a throwing handler would.
+ * Also says when the next lease of these queues ends, so the worker looks again exactly then. Kept out of the
+ * claim, which runs for every batch, because leases rarely expire (a worker crashed or hung).
  */
+/** last_error of a job failed because its runs kept ending with its process (no error was ever thrown). */
+export const LEASE_EXPIRED_ERROR =
+  'its lease expired on its last attempt: the run ended with its process or hung';
+
 const RECLAIM_EXPIRED_SQL = `
 WITH expired AS (
-  UPDATE jobs SET state = 'pending', run_at = locked_until, locked_by = NULL, locked_until = NULL,
-         nudge_at = NULL, updated_at = now()
-  WHERE id IN (
-    SELECT j.id FROM jobs j
-    WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until <= $2
-    FOR UPDATE SKIP LOCKED)
-  RETURNING id
+  SELECT j.id, j.attempts >= COALESCE(j.max_attempts, ($3::int[])[array_position($1::text[], j.queue)])
+           AS spent
+  FROM jobs j
+  WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until <= $2
+  FOR UPDATE SKIP LOCKED
+), returned AS (
+  UPDATE jobs j SET state = CASE WHEN e.spent THEN 'failed' ELSE 'pending' END,
+         run_at = j.locked_until
+                  + LEAST(interval '1 minute' * (power(2, LEAST(j.attempts, 8) - 1) - 1), interval '1 hour'),
+         finished_at = CASE WHEN e.spent THEN $2 ELSE j.finished_at END,
+         last_error = CASE WHEN e.spent THEN '${LEASE_EXPIRED_ERROR}' ELSE j.last_error END,
+         locked_by = NULL, locked_until = NULL, nudge_at = NULL, updated_at = now()
+  FROM expired e
+  WHERE j.id = e.id
+  RETURNING j.id
 )
-SELECT (SELECT array_agg(id ORDER BY id)::text[] FROM expired) AS expired,
+SELECT (SELECT array_agg(id ORDER BY id)::text[] FROM returned) AS expired,
        (SELECT min(j.locked_until) FROM jobs j
         WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until > $2) AS next_expiry`;
 
@@ -310,7 +325,7 @@ export class Worker {
   private async reclaimExpired(now: Date): Promise<void> {
     const r = await this.db.query<{ expired: string[] | null; next_expiry: Date | string | null }>(
       RECLAIM_EXPIRED_SQL,
-      [this.queueNames, now],
+      [this.queueNames, now, this.queueNames.map((q) => this.queues[q]!.maxAttempts ?? null)],
     );
     const row = r.rows[0];
     const nextExpiry = row?.next_expiry ? new Date(row.next_expiry).getTime() : Number.POSITIVE_INFINITY;

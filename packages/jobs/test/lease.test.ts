@@ -1,5 +1,5 @@
 import { MemoryTransport, createLogger, type TestDatabase } from '@cr/service-kit';
-import { enqueue, getJob, Worker } from '../src';
+import { enqueue, getJob, LEASE_EXPIRED_ERROR, Worker } from '../src';
 import { createClock, useJobsDatabase, deferred } from './helpers';
 
 const suite = useJobsDatabase();
@@ -183,6 +183,82 @@ describe('expired leases', () => {
     expect(await worker.runOnce()).toBe(1);
     expect(order).toEqual(['old', 'newer']);
     expect(await getJob(db, { id: old })).toMatchObject({ state: 'done', attempts: 2 });
+  });
+});
+
+describe('jobs whose runs keep dying', () => {
+  const hanging: Worker[] = [];
+  afterEach(async () => {
+    await Promise.all(hanging.splice(0).map((w) => w.stop(1_000)));
+  });
+
+  /** A worker whose handler never finishes, as if each run killed its process; 30-s leases. */
+  function dyingWorker(clock: ReturnType<typeof createClock>, maxAttempts?: number) {
+    const started = deferred();
+    const w = new Worker({
+      db,
+      now: clock.now,
+      leaseMs: 30_000,
+      workerId: `dying-${hanging.length}`,
+      queues: {
+        q: {
+          ...(maxAttempts === undefined ? {} : { maxAttempts }),
+          handler: (_job, { signal }) => {
+            started.resolve();
+            return new Promise<void>((_, reject) =>
+              signal.addEventListener('abort', () => reject(signal.reason)),
+            );
+          },
+        },
+      },
+    });
+    hanging.push(w);
+    return {
+      /** Claims the due job and dies in it. */
+      takeAndDie: async () => {
+        void w.runOnce();
+        await started.promise;
+      },
+      /** Looks for work: returns what it claimed (0 when the job is not due yet). */
+      look: () => w.runOnce(),
+    };
+  }
+
+  it('when each run ends with its process, then the job waits 0, 1, 3 minutes more after each lease, and stays pending', async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    await dyingWorker(clock).takeAndDie(); // attempt 1
+    clock.advance(30_001);
+    await dyingWorker(clock).takeAndDie(); // attempt 1's lease is over: due at once, attempt 2
+    const second = (await getJob(db, { id }))!;
+    expect(second).toMatchObject({ state: 'running', attempts: 2 });
+    clock.advance(30_001);
+    expect(await dyingWorker(clock).look()).toBe(0); // attempt 2's lease is over: one minute more
+    const waiting = (await getJob(db, { id }))!;
+    expect(waiting).toMatchObject({ state: 'pending', attempts: 2 });
+    expect(waiting.runAt.getTime()).toBe(second.lockedUntil!.getTime() + 60_000);
+    clock.advance(60_000);
+    await dyingWorker(clock).takeAndDie(); // attempt 3
+    const third = (await getJob(db, { id }))!;
+    clock.advance(30_001);
+    expect(await dyingWorker(clock).look()).toBe(0);
+    expect((await getJob(db, { id }))!.runAt.getTime()).toBe(third.lockedUntil!.getTime() + 180_000);
+  });
+
+  it('when the run of its last allowed attempt ends with its process, then the job fails saying so', async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    await dyingWorker(clock, 2).takeAndDie();
+    clock.advance(30_001);
+    await dyingWorker(clock, 2).takeAndDie();
+    clock.advance(30_001);
+    expect(await dyingWorker(clock, 2).look()).toBe(0);
+    expect(await getJob(db, { id })).toMatchObject({
+      state: 'failed',
+      attempts: 2,
+      lockedBy: null,
+      lastError: LEASE_EXPIRED_ERROR,
+    });
   });
 });
 
