@@ -103,30 +103,31 @@ export interface WorkerOptions {
  */
 const CLAIM_SQL = `SELECT ${JOB_COLUMNS} FROM jobs_claim($1, $2, $3::text[], $4, $5)`;
 
+/** last_error of a job failed because its runs kept ending with its process (no error was ever thrown). */
+export const LEASE_EXPIRED_ERROR =
+  'its lease expired on its last attempt: the run ended with its process or hung';
+
 /**
  * Expired leases go back to pending, so the next claim takes them fairly like any other due job; the attempt
  * they count stays, and the dead run's late outcome no longer matches its fencing token. A job whose first
  * run died is due when its lease ended; one whose runs keep dying (a handler that kills its process, say)
  * waits 1, 3, 7… minutes more each time, up to an hour, instead of taking the process down every lease; past
- * its maxAttempts (the job's, else its queue's: $3, aligned with $1) it fails as a throwing handler would.
+ * its maxAttempts (the job's, else its queue's: $3, aligned with $1) it fails as a throwing handler would. A
+ * reschedule() that arrived during the dead run (nudge_at) still wins when it is sooner, as in jobs_record.
  * Also says when the next lease of these queues ends, so the worker looks again exactly then. Kept out of the
  * claim, which runs for every batch, because leases rarely expire (a worker crashed or hung).
  */
-/** last_error of a job failed because its runs kept ending with its process (no error was ever thrown). */
-export const LEASE_EXPIRED_ERROR =
-  'its lease expired on its last attempt: the run ended with its process or hung';
-
 const RECLAIM_EXPIRED_SQL = `
 WITH expired AS (
   SELECT j.id, j.attempts >= COALESCE(j.max_attempts, ($3::int[])[array_position($1::text[], j.queue)])
-           AS spent
+           AS spent,
+         LEAST(interval '1 minute' * (power(2, LEAST(j.attempts, 8) - 1) - 1), interval '1 hour') AS backoff
   FROM jobs j
   WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until <= $2
   FOR UPDATE SKIP LOCKED
 ), returned AS (
   UPDATE jobs j SET state = CASE WHEN e.spent THEN 'failed' ELSE 'pending' END,
-         run_at = j.locked_until
-                  + LEAST(interval '1 minute' * (power(2, LEAST(j.attempts, 8) - 1) - 1), interval '1 hour'),
+         run_at = LEAST(j.locked_until + e.backoff, COALESCE(j.nudge_at, j.locked_until + e.backoff)),
          finished_at = CASE WHEN e.spent THEN $2 ELSE j.finished_at END,
          last_error = CASE WHEN e.spent THEN '${LEASE_EXPIRED_ERROR}' ELSE j.last_error END,
          locked_by = NULL, locked_until = NULL, nudge_at = NULL, updated_at = now()

@@ -1,5 +1,5 @@
 import { MemoryTransport, createLogger, type TestDatabase } from '@cr/service-kit';
-import { enqueue, getJob, LEASE_EXPIRED_ERROR, Worker } from '../src';
+import { enqueue, getJob, LEASE_EXPIRED_ERROR, reschedule, Worker } from '../src';
 import { createClock, useJobsDatabase, deferred } from './helpers';
 
 const suite = useJobsDatabase();
@@ -243,6 +243,19 @@ describe('jobs whose runs keep dying', () => {
     clock.advance(30_001);
     expect(await dyingWorker(clock).look()).toBe(0);
     expect((await getJob(db, { id }))!.runAt.getTime()).toBe(third.lockedUntil!.getTime() + 180_000);
+  });
+
+  it('when a reschedule arrived during the run that died, then it wins over the wait', async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    await dyingWorker(clock).takeAndDie();
+    clock.advance(30_001);
+    await dyingWorker(clock).takeAndDie(); // attempt 2, whose death would mean a minute's wait
+    const second = (await getJob(db, { id }))!;
+    await reschedule(db, { id }, new Date(second.lockedUntil!.getTime() + 5_000));
+    clock.advance(30_001);
+    expect(await dyingWorker(clock).look()).toBe(0);
+    expect((await getJob(db, { id }))!.runAt.getTime()).toBe(second.lockedUntil!.getTime() + 5_000);
   });
 
   it('when the run of its last allowed attempt ends with its process, then the job fails saying so', async () => {
