@@ -141,7 +141,7 @@ export function createRecepcionRouter(options: RecepcionOptions): Router {
         res.locals.username,
         compact,
         ROOTS[parsed.rootName]?.tipo ?? null,
-        parsed.referencias.find((r) => /^\d{50}$/.test(r)) ?? null,
+        parsed.informacionReferencia.find((r) => /^\d{50}$/.test(r.numero ?? ''))?.numero ?? null,
       ],
     );
     if (stored.rows[0]?.inserted !== 1) {

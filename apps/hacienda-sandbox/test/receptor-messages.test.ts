@@ -5,7 +5,6 @@ import {
   buildMensajeReceptor,
   buildSignedDocument,
   formatCostaRicaDateTime,
-  openP12,
   parseMensajeHacienda,
   planMensajeReceptor,
   readMensajeHacienda,
@@ -17,6 +16,7 @@ import { CODES } from '../src/verdict/findings';
 import { RECEPTOR_CODES } from '../src/verdict/receptor-verdict';
 import { bodyFor, tokenFor } from './documents';
 import { type Harness, startHarness } from './sandbox-harness';
+import { issueKey } from './verdict-support';
 
 const SUPPLIER_USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
 const RECEIVER_USER = 'cpj-3-101-779527@stag.comprobanteselectronicos.go.cr';
@@ -34,13 +34,8 @@ function finalState(h: Harness, id: string): Promise<string> {
   });
 }
 
-async function keyFor(h: Harness, identificacion: string, nombre: string): Promise<SigningKey> {
-  const cert = await request(h.app)
-    .post('/sandbox/certificados')
-    .send({ identificacion, tipoIdentificacion: '02', nombre, pin: '4321' })
-    .expect(201);
-  return openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
-}
+const keyFor = (h: Harness, identificacion: string, nombre: string) =>
+  issueKey(h.app, identificacion, nombre);
 
 describe('receiver messages and GET /comprobantes', () => {
   let h: Harness;

@@ -3,7 +3,6 @@ import {
   type SigningKey,
   buildSignedDocument,
   formatCostaRicaDateTime,
-  openP12,
   verifySignedXml,
 } from '@cr/hacienda-xml';
 import {
@@ -18,7 +17,7 @@ import request from 'supertest';
 import { CODES } from '../src/verdict/findings';
 import { tokenFor } from './documents';
 import { type Harness, startHarness } from './sandbox-harness';
-import { SIGNED_AT, resign, submit } from './verdict-support';
+import { SIGNED_AT, issueKey, resign, submit } from './verdict-support';
 
 const at = formatCostaRicaDateTime(SIGNED_AT);
 const KINDS: Array<[string, DocumentRequest]> = [
@@ -49,18 +48,7 @@ describe('verdicts on the other v4.4 kinds', () => {
   beforeAll(async () => {
     h = await startHarness();
     auth = await tokenFor(h.app);
-    const issue = async (identificacion: string, nombre: string) => {
-      const cert = await request(h.app)
-        .post('/sandbox/certificados')
-        .send({
-          identificacion,
-          tipoIdentificacion: identificacion.length === 9 ? '01' : '02',
-          nombre,
-          pin: '4321',
-        })
-        .expect(201);
-      return openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
-    };
+    const issue = (identificacion: string, nombre: string) => issueKey(h.app, identificacion, nombre);
     key = await issue(ISSUER.numeroIdentificacion, ISSUER.nombre);
     // The FEC's supplier (its XML Emisor) holding a key of its own: its signature is not the buyer's.
     otherKey = await issue('112340567', 'Juan Perez Mora');

@@ -3,13 +3,12 @@
 // colones) and a note's references (a clave where one is due, FechaEmisionIR within ten years, the receptor
 // and the total of a credited document the sandbox accepted).
 import type { DocumentRequest } from '@cr/contracts';
-import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
+import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime } from '@cr/hacienda-xml';
 import { ISSUER, NC_REFERENCE, invoice, line } from '@cr/hacienda-xml/src/testing/mothers';
-import request from 'supertest';
 import { CODES } from '../src/verdict/findings';
 import { tokenFor } from './documents';
 import { type Harness, startHarness } from './sandbox-harness';
-import { SIGNED_AT, resign, submit } from './verdict-support';
+import { SIGNED_AT, issueKey, resign, submit } from './verdict-support';
 
 const at = formatCostaRicaDateTime(SIGNED_AT);
 
@@ -43,16 +42,7 @@ describe('verdict rules of the codes, the dates and the references', () => {
   beforeAll(async () => {
     h = await startHarness();
     auth = await tokenFor(h.app);
-    const cert = await request(h.app)
-      .post('/sandbox/certificados')
-      .send({
-        identificacion: ISSUER.numeroIdentificacion,
-        tipoIdentificacion: '02',
-        nombre: ISSUER.nombre,
-        pin: '4321',
-      })
-      .expect(201);
-    key = openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
+    key = await issueKey(h.app, ISSUER.numeroIdentificacion, ISSUER.nombre);
   }, 120_000);
   afterAll(() => h.close());
 

@@ -1,6 +1,7 @@
 // Verdict test helpers: submit a signed XML through the real recepción and wait for its final state;
 // re-sign an engine-built document after editing its body so only the edit is wrong.
-import { type SigningKey, parseMensajeHacienda, signCanonicalDocument } from '@cr/hacienda-xml';
+import { type SigningKey, openP12, parseMensajeHacienda, signCanonicalDocument } from '@cr/hacienda-xml';
+import type { Express } from 'express';
 import request from 'supertest';
 import type { TransitionEvent } from '../src/processor';
 import { bodyFor } from './documents';
@@ -44,4 +45,18 @@ export function resign(xml: string, key: SigningKey, edit: (body: string) => str
     key,
     { now: SIGNED_AT },
   );
+}
+
+/** The signing key the sandbox's CA issues to a taxpayer (a cédula física has 9 digits, a jurídica 10). */
+export async function issueKey(app: Express, identificacion: string, nombre: string): Promise<SigningKey> {
+  const cert = await request(app)
+    .post('/sandbox/certificados')
+    .send({
+      identificacion,
+      tipoIdentificacion: identificacion.length === 9 ? '01' : '02',
+      nombre,
+      pin: '4321',
+    })
+    .expect(201);
+  return openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
 }

@@ -2,24 +2,17 @@
 // X509Certificate anywhere under ds:Signature: a ds:Object is outside what the signature covers, so anyone
 // can put one before KeyInfo holding another taxpayer's (public) certificate. A signer whose own certificate
 // names someone else than the Emisor must be told apart however the signature is arranged.
-import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
+import { buildSignedDocument, formatCostaRicaDateTime } from '@cr/hacienda-xml';
 import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
-import request from 'supertest';
 import { CODES } from '../src/verdict/findings';
 import { tokenFor } from './documents';
 import { type Harness, startHarness } from './sandbox-harness';
-import { SIGNED_AT, submit } from './verdict-support';
+import { SIGNED_AT, issueKey, submit } from './verdict-support';
 
 let strict: Harness;
 let auth: string;
 
-async function issued(identificacion: string, nombre: string): Promise<SigningKey> {
-  const cert = await request(strict.app)
-    .post('/sandbox/certificados')
-    .send({ identificacion, tipoIdentificacion: '02', nombre, pin: '4321' })
-    .expect(201);
-  return openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
-}
+const issued = (identificacion: string, nombre: string) => issueKey(strict.app, identificacion, nombre);
 
 beforeAll(async () => {
   strict = await startHarness();

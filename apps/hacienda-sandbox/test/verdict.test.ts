@@ -2,13 +2,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime, openP12 } from '@cr/hacienda-xml';
+import { type SigningKey, buildSignedDocument, formatCostaRicaDateTime } from '@cr/hacienda-xml';
 import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
 import { requireResource, xsdDir } from '@cr/testkit';
 import request from 'supertest';
 import { CODES } from '../src/verdict/findings';
 import { readSample, sampleFiles, tokenFor } from './documents';
-import { SIGNED_AT, resign, submit } from './verdict-support';
+import { SIGNED_AT, issueKey, resign, submit } from './verdict-support';
 import { type Harness, startHarness } from './sandbox-harness';
 
 const hasTool = (name: string) => spawnSync('which', [name]).status === 0;
@@ -37,16 +37,7 @@ describe('verdicts', () => {
     strict = await startHarness();
     authTrusting = await tokenFor(trusting.app);
     authStrict = await tokenFor(strict.app);
-    const cert = await request(strict.app)
-      .post('/sandbox/certificados')
-      .send({
-        identificacion: ISSUER.numeroIdentificacion,
-        tipoIdentificacion: '02',
-        nombre: ISSUER.nombre,
-        pin: '4321',
-      })
-      .expect(201);
-    key = openP12(Buffer.from(cert.body.p12, 'base64'), '4321');
+    key = await issueKey(strict.app, ISSUER.numeroIdentificacion, ISSUER.nombre);
     good = buildSignedDocument({
       document: invoice({ fechaEmision: formatCostaRicaDateTime(SIGNED_AT) }),
       issuer: ISSUER,

@@ -139,10 +139,13 @@ export const UNIDADES_MEDIDA = [
  * Units a request may spell differently from the XSD, and the XSD's spelling the XML is written with: the
  * two omegas look the same, and an enumeration compares code points.
  */
-export const UNIDAD_MEDIDA_ALIASES: Readonly<Record<string, (typeof UNIDADES_MEDIDA)[number]>> = {
-  '\u03A9': '\u2126',
-};
-const UNIDADES_MEDIDA_ACCEPTED = [...UNIDADES_MEDIDA, '\u03A9'] as const;
+const ALIASES = { '\u03A9': '\u2126' } as const satisfies Record<string, (typeof UNIDADES_MEDIDA)[number]>;
+export const UNIDAD_MEDIDA_ALIASES: Readonly<Record<string, (typeof UNIDADES_MEDIDA)[number]>> = ALIASES;
+/** What a request may send: the XSD's units and their aliases. */
+const UNIDADES_MEDIDA_ACCEPTED = [
+  ...UNIDADES_MEDIDA,
+  ...(Object.keys(ALIASES) as Array<keyof typeof ALIASES>),
+];
 
 export const TIPOS_IDENTIFICACION = ['01', '02', '03', '04', '05', '06'] as const;
 export const CODIGOS_IMPUESTO = ['01', '02', '03', '04', '05', '06', '07', '08', '12', '99'] as const;

@@ -57,7 +57,7 @@ export interface ComprobanteAmounts {
   resumen: Record<string, string>;
   desglose: Array<{ codigo?: string; codigoTarifaIVA?: string; totalMontoImpuesto?: string }>;
   otrosCargos: string[];
-  mediosPago: Array<{ tipo?: string; total?: string }>;
+  mediosPago: Array<{ tipo?: string; total?: string; otros?: string }>;
 }
 
 export function childElements(el: Element | undefined, name: string): Element[] {
@@ -196,6 +196,7 @@ export function readComprobanteAmounts(root: Element): ComprobanteAmounts {
     mediosPago: childElements(resumenEl, 'MedioPago').map((m) => ({
       tipo: childText(m, 'TipoMedioPago'),
       total: childText(m, 'TotalMedioPago'),
+      otros: childText(m, 'MedioPagoOtros'),
     })),
   };
 }

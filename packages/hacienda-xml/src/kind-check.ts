@@ -17,7 +17,18 @@ import { Dec } from './money';
 export type AddIssue = (path: string, reason: string, expected?: string) => void;
 
 /** TipoDocIR whose Numero Hacienda checks to be a clave (REFERENCE §7.10; 19 FEE and 20 REP since 2026-04). */
-const REFERENCE_NEEDS_CLAVE = new Set(['01', '02', '03', '04', '09', '11', '12', '15', '19', '20']);
+export const REFERENCE_NEEDS_CLAVE: ReadonlySet<string> = new Set([
+  '01',
+  '02',
+  '03',
+  '04',
+  '09',
+  '11',
+  '12',
+  '15',
+  '19',
+  '20',
+]);
 /** Reference codes only one kind may use: 12 crédito por exoneración (NC), 17 pago a comprobante (REP). */
 const REFERENCE_CODE_ONLY_IN: Record<string, string> = { '12': '3', '17': '10' };
 
@@ -117,6 +128,13 @@ function hasExonerationOfType(doc: DocumentRequest, tipo: string): boolean {
   );
 }
 
+/** The oldest FechaEmisionIR a reference may carry at `now`: ten years before (REFERENCE §7.10). */
+export function oldestReferenceDate(now: Date): Date {
+  const oldest = new Date(now.getTime());
+  oldest.setUTCFullYear(oldest.getUTCFullYear() - 10);
+  return oldest;
+}
+
 function checkReferences(
   doc: DocumentRequest,
   rules: KindRules,
@@ -132,8 +150,7 @@ function checkReferences(
       'informacionReferencia',
       'is required for an invoice with an exoneration of tipoDocumento 11 (autorización de impuesto local concreta)',
     );
-  const tenYears = new Date(now.getTime());
-  tenYears.setUTCFullYear(tenYears.getUTCFullYear() - 10);
+  const tenYears = oldestReferenceDate(now);
   for (const { ref, path } of refs) {
     if (REFERENCE_NEEDS_CLAVE.has(ref.tipoDocumento)) {
       try {

@@ -332,7 +332,7 @@ export class Worker {
     const nextExpiry = row?.next_expiry ? new Date(row.next_expiry).getTime() : Number.POSITIVE_INFINITY;
     this.nextLeaseCheck = Math.min(nextExpiry, now.getTime() + Math.floor(this.leaseMs / 3));
     if (row?.expired?.length) {
-      this.logger?.warn('jobs: leases expired; their jobs are due again', {
+      this.logger?.warn('jobs: leases expired; their jobs are due again, or failed past maxAttempts', {
         worker: this.id,
         jobs: row.expired,
       });

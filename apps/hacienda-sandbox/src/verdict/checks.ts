@@ -7,7 +7,9 @@ import {
   type ArithmeticKind,
   Dec as D,
   TARIFA_BY_CODE,
+  REFERENCE_NEEDS_CLAVE,
   describeIdentificacionProblem,
+  oldestReferenceDate,
   parseIsoDateTime,
   verifyComprobanteArithmetic,
 } from '@cr/hacienda-xml';
@@ -184,9 +186,6 @@ const IMPUESTO = new Set<string>(CODIGOS_IMPUESTO);
 /** 10 (tarifa exenta) carries no rate of its own, so only its existence is checked. */
 const TARIFA_UNCHECKED = new Set(['10']);
 
-/** TipoDocIR whose Numero Hacienda checks to be a clave (REFERENCE §7.10; 19 and 20 since 2026-04). */
-const REFERENCE_NEEDS_CLAVE = new Set(['01', '02', '03', '04', '09', '11', '12', '15', '19', '20']);
-
 /**
  * The fields a code makes required (REFERENCE §7.2, §7.3, §7.9, §9.4): PlazoCredito (> 0) for a sale on
  * credit, the `…Otros` text of a code 99, TipoCambio 1 for colones.
@@ -209,7 +208,7 @@ export const conditionalFieldsCheck: VerdictCheck = {
       });
     }
     doc.mediosPago.forEach((m, i) => {
-      if (m.tipo === '99' && !doc.mediosPagoOtros[i]) {
+      if (m.tipo === '99' && !m.otros) {
         findings.push({
           code: CODES.condicional,
           text: `MedioPago ${i + 1}: MedioPagoOtros es obligatorio con TipoMedioPago 99`,
@@ -236,8 +235,7 @@ export const referencesCheck: VerdictCheck = {
   name: 'references',
   async run({ doc, now, findDocument }) {
     const findings: Finding[] = [];
-    const tenYears = new Date(now.getTime());
-    tenYears.setUTCFullYear(tenYears.getUTCFullYear() - 10);
+    const tenYears = oldestReferenceDate(now);
     const issued = doc.fechaEmision ? parseIsoDateTime(doc.fechaEmision) : undefined;
     for (const [i, ref] of doc.informacionReferencia.entries()) {
       const at = `InformacionReferencia ${i + 1}`;

@@ -50,14 +50,10 @@ export interface ParsedComprobante {
   amounts: ComprobanteAmounts;
   lines: ParsedLine[];
   mediosPago: ComprobanteAmounts['mediosPago'];
-  /** InformacionReferencia/Numero values (the documents an NC/ND refers to). */
-  referencias: string[];
-  /** Each InformacionReferencia as written (TipoDocIR, Numero, FechaEmisionIR). */
+  /** Each InformacionReferencia as written (TipoDocIR, Numero, FechaEmisionIR): the documents a note refers to. */
   informacionReferencia: Array<{ tipoDoc?: string; numero?: string; fechaEmision?: string }>;
   plazoCredito?: string;
   condicionVentaOtros?: string;
-  /** MedioPagoOtros of each MedioPago, in order (undefined where absent). */
-  mediosPagoOtros: Array<string | undefined>;
   codigoMoneda?: string;
   tipoCambio?: string;
   /** Base64 DER of the first ds:X509Certificate of the document's own signature. */
@@ -131,9 +127,6 @@ export function parseComprobante(xml: string): ParsedComprobante {
     amounts,
     lines: amounts.lines,
     mediosPago: amounts.mediosPago,
-    referencias: children(root, 'InformacionReferencia')
-      .map((r) => text(r, 'Numero') ?? '')
-      .filter(Boolean),
     informacionReferencia: children(root, 'InformacionReferencia').map((r) => ({
       tipoDoc: text(r, 'TipoDocIR'),
       numero: text(r, 'Numero'),
@@ -141,7 +134,6 @@ export function parseComprobante(xml: string): ParsedComprobante {
     })),
     plazoCredito: text(root, 'PlazoCredito'),
     condicionVentaOtros: text(root, 'CondicionVentaOtros'),
-    mediosPagoOtros: (resumen ? children(resumen, 'MedioPago') : []).map((m) => text(m, 'MedioPagoOtros')),
     codigoMoneda: text(child(resumen, 'CodigoTipoMoneda'), 'CodigoMoneda'),
     tipoCambio: text(child(resumen, 'CodigoTipoMoneda'), 'TipoCambio'),
     signatureCertificate: certEl?.textContent?.replace(/\s+/g, '') || undefined,
