@@ -162,6 +162,28 @@ const BAD: Array<[string, unknown, string, RegExp]> = [
     /not allowed/,
   ],
   [
+    'an export invoice line edits the base of a tax 07 (its line has no BaseImponible)',
+    exportInvoice({
+      detalleServicio: [
+        { ...line(1), impuesto: [{ ...line(1).impuesto[0]!, codigo: '07' }], baseImponible: '600.00' },
+      ],
+    }),
+    'detalleServicio[0].baseImponible',
+    /cannot be edited in an export invoice/,
+  ],
+  [
+    'a purchase invoice line carries the fuel tax (its XML has no DatosImpuestoEspecifico)',
+    purchaseInvoice({ detalleServicio: [{ ...line(1), impuesto: [{ codigo: '03', monto: '10.00' }] }] }),
+    'detalleServicio[0].impuesto[0].codigo',
+    /tax code 03 cannot be used in a purchase invoice/,
+  ],
+  [
+    'an export invoice line carries the tobacco tax',
+    exportInvoice({ detalleServicio: [{ ...line(1), impuesto: [{ codigo: '06', monto: '10.00' }] }] }),
+    'detalleServicio[0].impuesto[0].codigo',
+    /tax code 06 cannot be used in an export invoice/,
+  ],
+  [
     'an invoice line has a tariff heading',
     invoice({ detalleServicio: [{ ...line(1), partidaArancelaria: '090111000000' }] }),
     'detalleServicio[0].partidaArancelaria',
@@ -232,6 +254,20 @@ const BAD: Array<[string, unknown, string, RegExp]> = [
 ];
 
 describe('kind rules', () => {
+  it('when a purchase invoice carries a specific tax, then it is not also told to add the data it may not send', () => {
+    const doc = purchaseInvoice({
+      detalleServicio: [{ ...line(1), impuesto: [{ codigo: '04', monto: '10.00' }] }],
+    });
+    expect(issuesOf(doc).filter((i) => i.path.includes('datosImpuestoEspecifico'))).toEqual([]);
+  });
+
+  it('when an export invoice line has tax 07 and no edited base, then the base is not mentioned', () => {
+    const doc = exportInvoice({
+      detalleServicio: [{ ...line(1), impuesto: [{ ...line(1).impuesto[0]!, codigo: '07' }] }],
+    });
+    expect(issuesOf(doc).filter((i) => i.path.endsWith('baseImponible'))).toEqual([]);
+  });
+
   it.each(BAD)('when %s, then the issue names the path', (_name, doc, path, reason) => {
     const issues = issuesOf(doc);
     // A union (one reference or a list) reports each branch's complaint at the same path.

@@ -215,6 +215,13 @@ function checkLines(doc: DocumentRequest, rules: KindRules, add: AddIssue): void
         });
       });
     const taxes = lineImpuestos(line);
+    // An FEE line has no BaseImponible (its XSD), so a tax 07 computed on an edited base would carry a
+    // Monto that no element of the document explains, and Hacienda rejects it (REFERENCE §9.1 item 5).
+    if (rules.lines === 'export' && line.baseImponible !== undefined && taxes.some((t) => t.codigo === '07'))
+      add(
+        `${p}.baseImponible`,
+        'cannot be edited in an export invoice (its line has no BaseImponible): tax 07 is computed on subTotal',
+      );
     if (rules.lines === 'payment' && (taxes.length !== 1 || taxes[0]!.codigo !== '01'))
       add(`${p}.impuesto`, 'a payment receipt line registers one tax: the IVA (01) of the payment');
     if (rules.lines !== 'full') {

@@ -134,7 +134,14 @@ export function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContex
     add(`${tp}.factorCalculoIVA`, 'is only allowed for tax code 08');
   }
   const d = tax.datosImpuestoEspecifico;
-  if (ESPECIFICO_CODES.has(c)) {
+  // The FEC's and the FEE's ImpuestoType list codes 03–06 but have no DatosImpuestoEspecifico, the
+  // data their Monto is computed from (REFERENCE §9.1 item 5): one reason, not "required" and "not allowed".
+  if (ESPECIFICO_CODES.has(c) && ctx.rules.lines !== 'full') {
+    add(
+      `${tp}.codigo`,
+      `tax code ${c} cannot be used in ${articled(ctx.rules.name)}: its XML has no DatosImpuestoEspecifico to compute it from`,
+    );
+  } else if (ESPECIFICO_CODES.has(c)) {
     if (!d) add(`${tp}.datosImpuestoEspecifico`, `is required for tax code ${c}`);
     else {
       const dp = `${tp}.datosImpuestoEspecifico`;
