@@ -2,6 +2,7 @@
 // the issuer is unchanged, and any update — through this process or another one sharing the database —
 // makes every process open the new material. An issuer deleted and registered again never matches a cached
 // version, and the cache is bounded.
+import { openDatabase } from '@cr/service-kit';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
@@ -96,6 +97,37 @@ describe('signing material cache', () => {
     await expect(loader.load({ tenantId: 'globex', identificacion: '3101123456' })).rejects.toMatchObject({
       code: 'not_found',
     });
+  });
+
+  it("when an issuer's .p12 is being opened, then the database serves other work meanwhile", async () => {
+    // One session, as the embedded engine always has: a transaction held over the open would make this
+    // SELECT wait for the key derivation, whose cost the tenant chooses with its file's iteration counts.
+    const db = ctx.db.url ? await openDatabase({ databaseUrl: ctx.db.url, poolSize: 1 }) : ctx.db;
+    try {
+      const costly = issuerBody(
+        { identificacion: 3101777888, usuarioHacienda: 'cpj-3-101-777888@stag' },
+        { iterations: 100_000 },
+      );
+      expect((await post(ctx, 'acme', '/api/enviar/emisor', costly)).status).toBe(200);
+      const loader = new SigningMaterialLoader({ ...ctx.deps, db });
+      let opened = false;
+      const loading = loader.load({ tenantId: 'acme', identificacion: '3101777888' }).then(() => {
+        opened = true;
+      });
+      await db.query('SELECT 1');
+      expect(opened).toBe(false);
+      await loading;
+      expect(opened).toBe(true);
+    } finally {
+      if (db !== ctx.db) await db.close();
+    }
+  });
+
+  it("when several submissions need the same issuer's key at once, then it is opened once for all", async () => {
+    const loader = new SigningMaterialLoader(ctx.deps);
+    const [a, b, c] = await Promise.all([loader.load(acme), loader.load(acme), loader.load(acme)]);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
   });
 
   it('when another process changes the issuer after this one opened its key, then the next document is signed with the new data', async () => {

@@ -241,21 +241,23 @@ export async function submitDocument(
 }
 
 /**
- * The issuer (opened again when its version moved) and the number's pre-check in one transaction, then the
- * signing, then the insert in another.
+ * The issuer (opened again when its version moved, outside any transaction: `hold`), the number's
+ * pre-check, then the signing, then the insert.
  */
 async function submitReadingIssuer(
   deps: SubmissionDeps,
   input: { tenantId: string; document: DocumentRequest; requestHash: string },
 ): Promise<SubmitResult> {
   const { tenantId, document, requestHash } = input;
-  // The issuer and the number's pre-check share one transaction (each costs a round trip of its own on
-  // PGlite's single session); the insert below still decides between concurrent twins.
-  const { material, number, existing } = await withTenant(deps.db, tenantId, async (tx) => {
-    const material = await deps.signing.loadIn(tx, { tenantId, identificacion: document.emisor });
-    const number = numberOf(document, material);
-    return { material, number, existing: await findByNumber(tx, tenantId, number) };
-  });
+  const { material } = await deps.signing.hold({ tenantId, identificacion: document.emisor });
+  const number = numberOf(document, material);
+  // The insert below still decides between concurrent twins; this spares signing a repeat.
+  const existing = await withTenant(
+    deps.db,
+    tenantId,
+    (tx) => findByNumber(tx, tenantId, number),
+    ONE_STATEMENT,
+  );
   if (existing) return repeatOrConflict(existing, requestHash);
   const signed = await checkAndSign(deps, tenantId, document, material);
   return store(deps, { tenantId, document, requestHash, material, number, signed });

@@ -3,8 +3,9 @@
 // process keeps the opened material per issuer and version (migration 0070: every UPDATE of an issuer
 // gives it a new version). A submission then only reads the version (or, holding the material already,
 // checks it in the transaction that stores the document: `peek`); the whole row is read and opened again
-// when it moved (actualizar, or another process's change), so no process signs with stale material.
-import { AppError, type Queryable } from '@cr/service-kit';
+// when it moved (actualizar, or another process's change), so no process signs with stale material. The
+// open happens outside any transaction (`hold`).
+import { AppError } from '@cr/service-kit';
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
@@ -56,6 +57,8 @@ export const SIGNING_CACHE_LIMIT = 1_000;
 
 export class SigningMaterialLoader {
   private readonly opened: LRUCache<string, HeldMaterial>;
+  /** Opens under way, by issuer and version: concurrent loads of one version share one open. */
+  private readonly opening = new Map<string, Promise<HeldMaterial>>();
 
   constructor(
     private readonly deps: IssuerDeps,
@@ -66,31 +69,31 @@ export class SigningMaterialLoader {
   }
 
   async load(input: { tenantId: string; identificacion: string | number }): Promise<SigningMaterial> {
-    return withTenant(this.deps.db, input.tenantId, (tx) => this.loadIn(tx, input));
+    return (await this.hold(input)).material;
   }
 
   /**
-   * The same within a transaction the caller already holds (withTenant for `input.tenantId`), so the
-   * submission reads the issuer and checks the document number in one transaction.
+   * The issuer's material as of the version read now. The row is read in a short transaction of its own and
+   * the .p12 opened after it commits: the file's key derivation costs what its iteration counts make it (the
+   * tenant's choice, up to P12_OPEN_TIMEOUT_MS), and a transaction held over it would hold a database
+   * session, on the embedded engine its only one, so every other tenant's statements would wait for it.
    */
-  async loadIn(
-    tx: Queryable,
-    input: { tenantId: string; identificacion: string | number },
-  ): Promise<SigningMaterial> {
+  async hold(input: { tenantId: string; identificacion: string | number }): Promise<HeldMaterial> {
     const id = String(input.identificacion);
     const cacheKey = keyOf(input);
-    const current = await findIssuerVersion(tx, input.tenantId, id);
-    if (current === undefined) {
+    const read = await withTenant(this.deps.db, input.tenantId, async (tx) => {
+      const current = await findIssuerVersion(tx, input.tenantId, id);
+      if (current === undefined) return undefined;
+      const hit = this.opened.get(cacheKey);
+      if (hit && hit.version === current) return { hit };
+      const row = await findIssuer(tx, input.tenantId, id);
+      return row ? { row } : undefined;
+    });
+    if (!read) {
       this.opened.delete(cacheKey);
       throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
     }
-    const hit = this.opened.get(cacheKey);
-    if (hit && hit.version === current) return hit.material;
-    const row = await findIssuer(tx, input.tenantId, id);
-    if (!row) throw new AppError('not_found', `emisor: issuer ${id} is not registered`);
-    const material = await this.open(input.tenantId, id, row);
-    this.opened.set(cacheKey, { version: String(row.version), material });
-    return material;
+    return read.hit ?? this.openShared(cacheKey, input.tenantId, id, read.row);
   }
 
   /**
@@ -104,6 +107,22 @@ export class SigningMaterialLoader {
   /** Issuers held opened now (tests, diagnostics). */
   get size(): number {
     return this.opened.size;
+  }
+
+  private openShared(cacheKey: string, tenantId: string, id: string, row: IssuerRow): Promise<HeldMaterial> {
+    const version = String(row.version);
+    const flightKey = `${cacheKey}\u0000${version}`;
+    const underWay = this.opening.get(flightKey);
+    if (underWay) return underWay;
+    const flight = this.open(tenantId, id, row)
+      .then((material) => {
+        const held = { version, material };
+        this.opened.set(cacheKey, held);
+        return held;
+      })
+      .finally(() => this.opening.delete(flightKey));
+    this.opening.set(flightKey, flight);
+    return flight;
   }
 
   private async open(tenantId: string, id: string, row: IssuerRow): Promise<SigningMaterial> {

@@ -36,6 +36,8 @@ export interface P12Options {
   keyIndex?: number;
   /** The issuer key's size (default 2048, as Hacienda's); the CA's stays 2048. */
   modulusLength?: number;
+  /** The PKCS#12 key derivations' iteration count (forge's default 2048): what an open costs. */
+  iterations?: number;
 }
 
 const DAY = 86_400_000;
@@ -74,6 +76,7 @@ export function makeP12(options: P12Options): Buffer {
   cert.sign(ca.privateKey, forge.md.sha256.create());
   const asn1 = forge.pkcs12.toPkcs12Asn1(options.withoutKey ? null : keys.privateKey, [cert], options.pin, {
     algorithm: '3des',
+    ...(options.iterations ? { count: options.iterations } : {}),
   });
   return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
 }
