@@ -177,10 +177,15 @@ export class KeyStore {
           )
         ).rows[0]?.kid;
       const wasCurrent = (await latestActive()) === kid;
-      await tx.query(`UPDATE signing_keys SET retired_at = $2, private_sealed = '' WHERE kid = $1`, [
-        kid,
-        now,
-      ]);
+      // A key retired before its scheduled activation never signed: its activates_at is no history, and left
+      // in place it would read as the time the key actually signing stopped (retiredAt, pruneRetired), which
+      // would then leave the JWKS while its tokens live.
+      await tx.query(
+        `UPDATE signing_keys SET retired_at = $2, private_sealed = '',
+           activates_at = CASE WHEN activates_at > $2 THEN NULL ELSE activates_at END
+         WHERE kid = $1`,
+        [kid, now],
+      );
       const live = await tx.query<{ kid: string; activates_at: string | null }>(
         'SELECT kid, activates_at FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at, kid',
       );
