@@ -91,7 +91,8 @@ export function mountLogin(app: Express, s: AuthServices): void {
       client = canExist ? await s.clients.find(base) : undefined;
       if (apiKey !== undefined) {
         // A key is 256 random bits checked by digest: no argon2 here, so key logins cannot be made expensive.
-        grant = client ? await s.apiKeys.authenticate(base, apiKey) : undefined;
+        // Asked for every well-formed base, known or not, so the time taken does not tell which bases exist.
+        grant = canExist ? await s.apiKeys.authenticate(base, apiKey) : undefined;
         ok = grant !== undefined && client !== undefined && !client.disabled;
       } else if (client)
         ok = (await s.hasher.verify(client.passwordHash, password as string)) && !client.disabled;
