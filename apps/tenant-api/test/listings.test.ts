@@ -57,6 +57,17 @@ describeSecurityTable('GET /api/documentos', () => ctx, { method: 'get', path: '
 describeSecurityTable('GET /api/emisores', () => ctx, { method: 'get', path: '/api/emisores' });
 
 describe('GET /api/documentos', () => {
+  it.each(['bearer', 'BEARER'])(
+    'when the scheme is written %s, then the token is read (RFC 7235: schemes are case-insensitive)',
+    async (scheme) => {
+      const res = await request(ctx.app)
+        .get('/api/documentos')
+        .set('Host', ctx.host('acme'))
+        .set('Authorization', `${scheme} ${ctx.forge.token('acme')}`);
+      expect(res.status).toBe(200);
+    },
+  );
+
   it('when listed without filters, then every document of the tenant, newest emission first, and no other tenant’s', async () => {
     const res = await list('acme').expect(200);
     expect(numbers(res.body)).toEqual([15, 14, 13, 12, 11]);

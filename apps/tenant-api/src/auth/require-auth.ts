@@ -44,7 +44,8 @@ function tokenOutcome(reason: string): string {
   return 'invalid';
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+// The scheme is case-insensitive (RFC 7235 §2.1), as the auth-server reads it at /logout.
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i;
 
 // Methods that change nothing: a cross-site page that makes the browser send them learns nothing either,
 // since it cannot read the answer.
