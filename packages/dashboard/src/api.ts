@@ -2,9 +2,19 @@
 // sends by itself; every state-changing call also carries X-CSRF-Token (the session's value, read from
 // GET /app/session), which the server checks for cookie-authenticated requests.
 let csrf: string | undefined;
+let sessionEnded: (() => void) | undefined;
 
 export function setCsrf(value: string | undefined): void {
   csrf = value;
+}
+
+/**
+ * `handler` runs when an /api call answers 401: the session ended while the page was open (the cookie
+ * reached its Max-Age, or the token expired or was revoked). Every later call would fail the same way, so
+ * the app goes back to its sign-in form rather than staying signed in with only an error line to show.
+ */
+export function onSessionEnded(handler: (() => void) | undefined): void {
+  sessionEnded = handler;
 }
 
 export class ApiError extends Error {
@@ -28,6 +38,12 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const data = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
+  // Only /api: the 401s of /app/session (a wrong password, no session yet, a sign-out of a dead token) are
+  // answers its callers handle themselves.
+  if (res.status === 401 && path.startsWith('/api/')) {
+    csrf = undefined;
+    sessionEnded?.();
+  }
   if (!res.ok) throw new ApiError(res.status, data.error ?? 'error', data.message ?? `HTTP ${res.status}`);
   return data as T;
 }

@@ -1,8 +1,9 @@
-// The shell: session (GET /app/session on load), language, navigation and the page for the path.
+// The shell: session (GET /app/session on load, back to the sign-in form when an /api call finds it ended),
+// language, navigation and the page for the path.
 import type { SessionResponse } from '@cr/contracts';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, call, setCsrf } from './api';
-import { I18n, type Lang, WORDS, initialLang } from './i18n';
+import { ApiError, call, onSessionEnded, setCsrf } from './api';
+import { I18n, LOCALES, type Lang, WORDS, initialLang } from './i18n';
 import { CabysPage } from './pages/cabys';
 import { DocumentPage } from './pages/document';
 import { DocumentsPage } from './pages/documents';
@@ -43,6 +44,8 @@ export function App() {
   // The `expira` of a session whose cookie went but whose token the auth-server did not revoke: the
   // sign-in page says it stays valid until then, so nobody believes a copied token died with the sign-out.
   const [unrevokedUntil, setUnrevokedUntil] = useState<string | undefined>(undefined);
+  // The session ended under an open page (a 401 from /api): the sign-in form says why it is back.
+  const [ended, setEnded] = useState(false);
   const path = usePath();
   const t = WORDS[lang];
 
@@ -60,10 +63,20 @@ export function App() {
       .catch(() => setSession(null));
   }, []);
 
+  useEffect(() => {
+    // The path stays: signing in again shows the page the person was on.
+    onSessionEnded(() => {
+      setEnded(true);
+      setSession(null);
+    });
+    return () => onSessionEnded(undefined);
+  }, []);
+
   const signedIn = (s: Session) => {
     setCsrf(s.csrf);
     setUnrevokedUntil(undefined);
     setSignOutError(undefined);
+    setEnded(false);
     setSession(s);
   };
   const signOut = async () => {
@@ -84,9 +97,11 @@ export function App() {
     setCsrf(undefined);
     setSession(null);
   };
-  const unrevokedNotice = unrevokedUntil
-    ? t.signOutNotRevoked(new Date(unrevokedUntil).toLocaleString(lang === 'en' ? 'en-US' : 'es-CR'))
-    : undefined;
+  const notice = unrevokedUntil
+    ? t.signOutNotRevoked(new Date(unrevokedUntil).toLocaleString(LOCALES[lang]))
+    : ended
+      ? t.sessionEnded
+      : undefined;
 
   const nav: [string, string][] = [
     ['/app/documentos', t.navDocuments],
@@ -141,7 +156,7 @@ export function App() {
         {session === undefined ? (
           <p role="status">{t.loading}</p>
         ) : session === null ? (
-          <SignInPage onSignedIn={signedIn} notice={unrevokedNotice} />
+          <SignInPage onSignedIn={signedIn} notice={notice} />
         ) : (
           (page(path) ?? <p>{t.notFound}</p>)
         )}

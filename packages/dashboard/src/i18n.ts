@@ -1,9 +1,19 @@
 // The dashboard's words, Spanish first and English available. The choice is kept in localStorage (it is
 // not a secret; the session token never is there); English is picked first only for an English browser.
+import type { CorreoEnvio, DocumentSummary, EstadoFinal, EstadoRecepcion } from '@cr/contracts';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
 export type Lang = 'es' | 'en';
+
+/** The locale dates and amounts are written in, by the language of the words. */
+export const LOCALES: Record<Lang, string> = { es: 'es-CR', en: 'en-US' };
+
+/**
+ * Every state the contract names that the pages show: a document's, a received document's, an e-mail's
+ * and a webhook event's. `states` must name them all (a new one in the contract fails the typecheck).
+ */
+type State = DocumentSummary['estado'] | EstadoRecepcion | CorreoEnvio['estado'] | EstadoFinal;
 
 const es = {
   appTitle: 'Facturación electrónica',
@@ -16,6 +26,7 @@ const es = {
   signOut: 'Salir',
   signOutNotRevoked: (until: string) =>
     `Salió de este navegador, pero el servidor no pudo cerrar la sesión: sigue válida hasta ${until}`,
+  sessionEnded: 'Su sesión expiró o fue cerrada: ingrese de nuevo para continuar.',
   signedInAs: 'Sesión de',
   navDocuments: 'Documentos',
   navIssuers: 'Emisores',
@@ -82,7 +93,8 @@ const es = {
   accept: 'Aceptar',
   reject: 'Rechazar',
   reference: 'Número de referencia',
-  reason: 'Motivo (opcional)',
+  reason: 'Motivo (obligatorio para rechazar)',
+  reasonRequired: 'Escriba el motivo: Hacienda lo exige para rechazar un documento.',
   taxCondition: 'Condición del IVA (al aceptar un documento con impuesto)',
   taxConditions: {
     '01': 'Genera crédito IVA',
@@ -147,14 +159,15 @@ const es = {
     error: 'Error',
     respondiendo: 'Respondiendo',
     respondido: 'Respondido',
-  } as Record<string, string>,
+    fallido: 'Fallido',
+  } satisfies Record<State, string> as Record<string, string>,
   explain: {
     aceptado: 'Hacienda aceptó el comprobante: es válido y puede entregarse al cliente.',
     rechazado: 'Hacienda rechazó el comprobante: no tiene validez. Corrija lo indicado y emita uno nuevo.',
     pendiente: 'El comprobante está firmado y guardado; aún no se ha enviado a Hacienda.',
     enviado: 'Hacienda recibió el comprobante y lo está procesando.',
     error: 'Hacienda no pudo procesar el envío; se indica la causa abajo.',
-  } as Record<string, string>,
+  } satisfies Record<DocumentSummary['estado'], string> as Record<string, string>,
 };
 
 export type Words = typeof es;
@@ -170,6 +183,7 @@ const en: Words = {
   signOut: 'Sign out',
   signOutNotRevoked: (until: string) =>
     `You left this browser, but the server could not end the session: it stays valid until ${until}`,
+  sessionEnded: 'Your session expired or was ended: sign in again to continue.',
   signedInAs: 'Signed in as',
   navDocuments: 'Documents',
   navIssuers: 'Issuers',
@@ -236,7 +250,8 @@ const en: Words = {
   accept: 'Accept',
   reject: 'Reject',
   reference: 'Reference number',
-  reason: 'Reason (optional)',
+  reason: 'Reason (required to reject)',
+  reasonRequired: 'Write the reason: Hacienda requires one to reject a document.',
   taxCondition: 'VAT condition (when accepting a document with tax)',
   taxConditions: {
     '01': 'Full VAT credit',
@@ -301,14 +316,15 @@ const en: Words = {
     error: 'Error',
     respondiendo: 'Answering',
     respondido: 'Answered',
-  },
+    fallido: 'Failed',
+  } satisfies Record<State, string>,
   explain: {
     aceptado: 'Hacienda accepted the document: it is valid and can be given to the customer.',
     rechazado: 'Hacienda rejected the document: it has no validity. Fix what is listed and issue a new one.',
     pendiente: 'The document is signed and stored; it has not been sent to Hacienda yet.',
     enviado: 'Hacienda received the document and is processing it.',
     error: 'Hacienda could not process the submission; the cause is below.',
-  },
+  } satisfies Record<DocumentSummary['estado'], string>,
 };
 
 export const WORDS: Record<Lang, Words> = { es, en };
@@ -323,4 +339,8 @@ export const I18n = createContext<{ t: Words; lang: Lang }>({ t: es, lang: 'es' 
 
 export function useWords(): Words {
   return useContext(I18n).t;
+}
+
+export function useLang(): Lang {
+  return useContext(I18n).lang;
 }

@@ -1,17 +1,17 @@
 // Small pieces every page uses: a state badge, dates in Costa Rica time, an error line, a load hook.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { useWords } from './i18n';
+import { LOCALES, type Lang, useWords } from './i18n';
 
 export function StateBadge({ estado }: { estado: string }) {
   const t = useWords();
   return <span class={`badge badge-${estado}`}>{t.states[estado] ?? estado}</span>;
 }
 
-/** An instant shown in Costa Rica time (UTC−06:00, no daylight saving). */
-export function crDate(iso: string): string {
+/** An instant shown in Costa Rica time (UTC−06:00, no daylight saving), written the way `lang` writes dates. */
+export function crDate(iso: string, lang: Lang): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return new Intl.DateTimeFormat('es-CR', {
+  return new Intl.DateTimeFormat(LOCALES[lang], {
     timeZone: 'America/Costa_Rica',
     dateStyle: 'medium',
     timeStyle: 'short',

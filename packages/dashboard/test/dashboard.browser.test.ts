@@ -3,7 +3,10 @@
 // download its PDF, read a rejected one's reason, replay a webhook, every page in Spanish and English and
 // on a phone; the session cookie's flags, a state-changing call without the CSRF header refused, another
 // tenant's documents never shown, sign-out revoking the token, and a sign-out the auth-server did not
-// confirm told as such (the token still valid until its exp). Screenshots go to test-artifacts/.
+// confirm told as such (the token still valid until its exp); a rejection refused without its reason before
+// anything is sent, received documents past the first page loaded and answered, dates and e-mail states in
+// English, and a session that ended while the page was open taking it back to the sign-in form.
+// Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_EMISOR, type Stack, invoice, startStack } from '@cr/stack';
@@ -26,6 +29,41 @@ let accepted: string;
 let rejected: string;
 let globexClave: string;
 let receivedClave: string;
+let toRejectClave: string;
+let acme: TenantClient;
+let globex: TenantClient;
+
+/**
+ * Suppliers' documents for globex: acme's invoices addressed to the demo taxpayer, which globex has
+ * registered as its issuer too, uploaded to globex's inbox as a supplier's XML would be. Their claves.
+ * Without `waitForHacienda` each signed XML is taken as soon as acme stored it: a document Hacienda has not
+ * answered yet is received all the same, and many are ready much sooner.
+ */
+async function supplyGlobex(numerosReferencia: number[], waitForHacienda: boolean): Promise<string[]> {
+  const token = await acme.login();
+  const claves: string[] = [];
+  for (const n of numerosReferencia) {
+    const base = invoice(n);
+    const doc = {
+      ...base,
+      receptor: { ...(base.receptor as object), identificacion: { tipo: '02', numero: DEMO_EMISOR } },
+    };
+    const sent = waitForHacienda
+      ? await acme.submitAndWait(doc)
+      : (await acme.api<{ clave: string }>('POST', '/api/enviar/items', doc)).body;
+    const xml = await tenantFetch(`${stack.tenantUrl('acme')}/api/descargar/${sent.clave}/xml`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (xml.status !== 200) throw new Error(`xml of ${sent.clave}: ${xml.status}`);
+    const received = await globex.api('POST', '/api/recepcion/documentos', {
+      receptor: DEMO_EMISOR,
+      xml: Buffer.from(await xml.text()).toString('base64'),
+    });
+    if (received.status !== 201) throw new Error(`recepcion: ${JSON.stringify(received.body)}`);
+    claves.push(sent.clave);
+  }
+  return claves;
+}
 
 const appUrl = (tenant: string, path = '/app/') => `http://${tenant}.localhost:${stack.tenantPort}${path}`;
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -37,8 +75,8 @@ run('the dashboard in Chromium', () => {
     receiver = await startReceiver();
     await stack.createTenant('acme', PASSWORD);
     await stack.createTenant('globex', 'globex-dashboard-password-1');
-    const acme = new TenantClient(stack, 'acme', PASSWORD);
-    const globex = new TenantClient(stack, 'globex', 'globex-dashboard-password-1');
+    acme = new TenantClient(stack, 'acme', PASSWORD);
+    globex = new TenantClient(stack, 'globex', 'globex-dashboard-password-1');
     for (const t of [acme, globex]) {
       await t.login();
       const registered = await t.api('POST', '/api/enviar/emisor', stack.demoEmisor());
@@ -52,22 +90,7 @@ run('the dashboard in Chromium', () => {
     accepted = ok.clave;
     rejected = bad.clave;
     globexClave = (await globex.submitAndWait(invoice(7))).clave;
-    // A supplier's document for globex: acme's invoice addressed to the demo taxpayer, which globex has
-    // registered as its issuer too, uploaded to globex's inbox as a supplier's XML would be.
-    const base = invoice(3);
-    const toGlobex = await acme.submitAndWait({
-      ...base,
-      receptor: { ...(base.receptor as object), identificacion: { tipo: '02', numero: DEMO_EMISOR } },
-    });
-    const xml = await tenantFetch(`${stack.tenantUrl('acme')}/api/descargar/${toGlobex.clave}/xml`, {
-      headers: { authorization: `Bearer ${await acme.login()}` },
-    });
-    const received = await globex.api('POST', '/api/recepcion/documentos', {
-      receptor: DEMO_EMISOR,
-      xml: Buffer.from(await xml.text()).toString('base64'),
-    });
-    if (received.status !== 201) throw new Error(`recepcion: ${JSON.stringify(received.body)}`);
-    receivedClave = toGlobex.clave;
+    [receivedClave, toRejectClave] = (await supplyGlobex([3, 4], true)) as [string, string];
     chromium = await launchChromium();
     context = chromium.context;
     page = context.pages()[0] ?? (await context.newPage());
@@ -270,6 +293,37 @@ run('the dashboard in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it("when the document page is shown in English, then its e-mail's state and its dates are English too", async () => {
+    await page.goto(appUrl('acme', `/app/documentos/${accepted}`));
+    await page.getByLabel('Idioma').selectOption('en');
+    // The stack has no SMTP server: the e-mail after acceptance is given up at once (fallido).
+    const mail = page.locator('table.mails tbody tr').filter({ hasText: 'On acceptance' });
+    try {
+      await mail
+        .locator('td[data-label="State"]')
+        .filter({ hasText: /^Failed$/ })
+        .waitFor();
+      // "Dec 6, 2026, 3:31 PM" (Intl puts a narrow no-break space before PM, which \s matches).
+      const english = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/;
+      for (const when of await page.locator('ol.timeline time').allTextContents())
+        expect(when).toMatch(english);
+      expect(await mail.locator('td[data-label="Date"]').textContent()).toMatch(english);
+      await shot('10b-document-en');
+    } finally {
+      // The choice is kept in localStorage: the tests after this one read Spanish.
+      await page.getByLabel('Language').selectOption('es');
+    }
+    const correo = page.locator('table.mails tbody tr').filter({ hasText: 'Al aceptarse' });
+    await correo
+      .locator('td[data-label="Estado"]')
+      .filter({ hasText: /^Fallido$/ })
+      .waitFor();
+    // "6 dic 2026, 3:31 p. m."
+    expect(await page.locator('ol.timeline time').first().textContent()).toMatch(
+      /^\d{1,2} [a-z]{3}\.? \d{4}/,
+    );
+  });
+
   it("when globex signs in and accepts a supplier's document, then its answer goes to Hacienda and acme's session is not globex's", async () => {
     await page.goto(appUrl('globex', '/app/recibidos'));
     await page.getByLabel('Contraseña').fill('globex-dashboard-password-1');
@@ -298,6 +352,105 @@ run('the dashboard in Chromium', () => {
     expect(globexCookies.map((c) => c.domain)).toEqual(['globex.localhost']);
     expect(acmeCookies[0]!.value).not.toBe(globexCookies[0]!.value);
   });
+
+  it('when globex rejects a document without a reason, then the form asks for it before sending anything, and with one the rejection goes', async () => {
+    await page.goto(appUrl('globex', '/app/recibidos'));
+    const card = page.getByRole('article', { name: toRejectClave });
+    await card.waitFor();
+    const answers: string[] = [];
+    const seen = (req: { url(): string }) => {
+      if (req.url().endsWith('/respuesta')) answers.push(req.url());
+    };
+    page.on('request', seen);
+    try {
+      await card.getByLabel('Número de referencia').fill('2');
+      await card.getByRole('button', { name: 'Rechazar' }).click();
+      await card.getByRole('alert').filter({ hasText: 'Escriba el motivo' }).waitFor();
+      expect(answers).toEqual([]);
+      // The reason is the focused field, and its label says when it is required.
+      const reason = card.getByLabel('Motivo (obligatorio para rechazar)');
+      expect(await reason.evaluate((el) => el === document.activeElement)).toBe(true);
+      await shot('07d-rechazo-sin-motivo');
+      await reason.fill('Mercadería no recibida');
+      await card.getByRole('button', { name: 'Rechazar' }).click();
+      await card.getByText('Respondiendo').or(card.getByText('Respondido')).first().waitFor();
+      expect(answers).toHaveLength(1);
+      expect(await card.getByRole('alert').allTextContents()).toEqual([]);
+    } finally {
+      page.off('request', seen);
+    }
+  });
+
+  it('when more received documents wait than one page holds, then "load more" shows the rest and one of them is answered in place', async () => {
+    // 51 more unanswered documents: the first page (50, unanswered first) cannot hold them all.
+    const supplied = await supplyGlobex(
+      Array.from({ length: 51 }, (_, i) => 100 + i),
+      false,
+    );
+    await page.goto(appUrl('globex', '/app/recibidos'));
+    const cards = page.getByRole('article');
+    await cards.first().waitFor();
+    expect(await cards.count()).toBe(50);
+    const firstPage = new Set(
+      await cards.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label'))),
+    );
+    await page.getByRole('button', { name: 'Cargar más' }).click();
+    // The 51 supplied, the one accepted and the one rejected above: the server's second page is the last.
+    await page.getByRole('article', { name: receivedClave }).waitFor();
+    expect(await cards.count()).toBe(53);
+    expect(await page.getByRole('button', { name: 'Cargar más' }).count()).toBe(0);
+    const shown = await cards.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label')));
+    expect(shown.filter((c) => supplied.includes(c ?? ''))).toHaveLength(51);
+    const [last] = supplied.filter((c) => !firstPage.has(c));
+    expect(last).toBeDefined();
+    const card = page.getByRole('article', { name: last! });
+    await card.getByLabel('Número de referencia').fill('3');
+    await card.getByLabel(/Condición del IVA/).selectOption('01');
+    await card.getByRole('button', { name: 'Aceptar' }).click();
+    await card.getByText('Respondiendo').or(card.getByText('Respondido')).first().waitFor();
+    expect(await card.getByRole('alert').allTextContents()).toEqual([]);
+    // Shown in place: the pages loaded stay loaded.
+    expect(await cards.count()).toBe(53);
+    await shot('07e-recibidos-segunda-pagina');
+  }, 300_000);
+
+  it.each([
+    ['its token passed its expiry (8 h later)', 'expired'],
+    ['its cookie is gone', 'cookie'],
+  ])(
+    'when the session ends while the page is open (%s), then the page goes back to the sign-in form saying so, and signing in returns to the same page',
+    async (_, how) => {
+      await page.goto(appUrl('acme', '/app/documentos'));
+      const signIn = page.getByLabel('Contraseña');
+      const nav = page.getByRole('navigation').getByRole('link', { name: 'Emisores' });
+      await nav.or(signIn).first().waitFor();
+      if (await signIn.isVisible()) {
+        await signIn.fill(PASSWORD);
+        await page.getByRole('button', { name: 'Ingresar' }).click();
+        await nav.waitFor();
+      }
+      const EIGHT_HOURS_AND_A_MINUTE = 8 * 3600 + 60;
+      if (how === 'expired') stack.advanceTenantClock(EIGHT_HOURS_AND_A_MINUTE);
+      else await context.clearCookies({ domain: 'acme.localhost' });
+      try {
+        await nav.click();
+        await signIn.waitFor();
+        await page.getByRole('alert').filter({ hasText: 'Su sesión expiró' }).waitFor();
+        expect(await page.getByRole('navigation').count()).toBe(0);
+        await shot(`13-sesion-terminada-${how}`);
+      } finally {
+        if (how === 'expired') stack.advanceTenantClock(-EIGHT_HOURS_AND_A_MINUTE);
+      }
+      await page.getByLabel('Idioma').selectOption('en');
+      await page.getByRole('alert').filter({ hasText: 'Your session expired' }).waitFor();
+      await page.getByLabel('Language').selectOption('es');
+      await signIn.fill(PASSWORD);
+      await page.getByRole('button', { name: 'Ingresar' }).click();
+      await page.getByRole('heading', { name: 'Emisores', exact: true }).waitFor();
+      expect(page.url()).toBe(appUrl('acme', '/app/emisores'));
+      expect(await page.getByRole('alert').filter({ hasText: 'Su sesión expiró' }).count()).toBe(0);
+    },
+  );
 
   it('when the tenant signs out, then the cookie is gone and its token is revoked at the auth-server', async () => {
     const token = (await context.cookies(appUrl('acme')))[0]!.value;

@@ -4,7 +4,7 @@
 import type { DocumentQueryResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { useWords } from '../i18n';
+import { useLang, useWords } from '../i18n';
 import { onLink } from '../router';
 import { ErrorLine, StateBadge, crDate, useLoad } from '../ui';
 
@@ -23,6 +23,7 @@ function LatestOf({ shown, total }: { shown: number; total: number | undefined }
 
 export function DocumentPage({ clave }: { clave: string }) {
   const t = useWords();
+  const lang = useLang();
   const [note, setNote] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const doc = useLoad(
@@ -89,7 +90,7 @@ export function DocumentPage({ clave }: { clave: string }) {
           <ol class="timeline">
             {d.historial.map((h) => (
               <li key={h.estado}>
-                <StateBadge estado={h.estado} /> <time dateTime={h.fecha}>{crDate(h.fecha)}</time>
+                <StateBadge estado={h.estado} /> <time dateTime={h.fecha}>{crDate(h.fecha, lang)}</time>
                 {h.detalle && <span> — {h.detalle}</span>}
               </li>
             ))}
@@ -132,7 +133,7 @@ export function DocumentPage({ clave }: { clave: string }) {
               <tbody>
                 {d.webhook.entregas.map((w) => (
                   <tr key={`${w.eventId}-${w.intento}`}>
-                    <td data-label={t.date}>{crDate(w.fecha)}</td>
+                    <td data-label={t.date}>{crDate(w.fecha, lang)}</td>
                     <td data-label={t.attempt}>{w.intento}</td>
                     <td data-label={t.status}>{w.status ?? '—'}</td>
                     <td data-label={t.error}>{w.error ?? '—'}</td>
@@ -162,7 +163,7 @@ export function DocumentPage({ clave }: { clave: string }) {
               <tbody>
                 {d.correo.envios.map((m) => (
                   <tr key={m.envioId}>
-                    <td data-label={t.date}>{crDate(m.fecha)}</td>
+                    <td data-label={t.date}>{crDate(m.fecha, lang)}</td>
                     <td data-label={t.mailReason}>{t.mailReasons[m.motivo] ?? m.motivo}</td>
                     <td data-label={t.recipients}>{m.destinatarios.join(', ')}</td>
                     <td data-label={t.state}>{t.states[m.estado] ?? m.estado}</td>

@@ -2,47 +2,30 @@
 import type { DocumentListResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call, query } from '../api';
-import { useWords } from '../i18n';
+import { LoadMore, useCursorList } from '../cursor-list';
+import { LOCALES, useLang, useWords } from '../i18n';
 import { onLink } from '../router';
-import { ErrorLine, StateBadge, useLoad } from '../ui';
+import { ErrorLine, StateBadge } from '../ui';
 
 type Filters = Record<'tipo' | 'estado' | 'desde' | 'hasta' | 'receptor' | 'q', string>;
 const EMPTY: Filters = { tipo: '', estado: '', desde: '', hasta: '', receptor: '', q: '' };
 
 export function DocumentsPage() {
   const t = useWords();
+  const lang = useLang();
   const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
-  const [more, setMore] = useState<DocumentListResponse['data']>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(undefined);
-  const first = useLoad(async () => {
-    const page = await call<DocumentListResponse>(
-      'GET',
-      `/api/documentos${query({ ...filters, limite: '25' })}`,
-    );
-    setMore([]);
-    setCursor(page.cursor);
-    return page.data;
-  }, JSON.stringify(filters));
-  const loadMore = async () => {
-    try {
-      const page = await call<DocumentListResponse>(
-        'GET',
-        `/api/documentos${query({ ...filters, limite: '25', cursor: cursor ?? undefined })}`,
-      );
-      setMore((m) => [...m, ...page.data]);
-      setCursor(page.cursor);
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const list = useCursorList(
+    (cursor) =>
+      call<DocumentListResponse>('GET', `/api/documentos${query({ ...filters, limite: '25', cursor })}`),
+    JSON.stringify(filters),
+  );
   const field = (name: keyof Filters) => ({
     name,
     value: draft[name],
     onInput: (e: Event) => setDraft({ ...draft, [name]: (e.currentTarget as HTMLInputElement).value }),
   });
-  const rows = [...(first.data ?? []), ...more];
+  const rows = list.rows ?? [];
   return (
     <section>
       <h1>{t.navDocuments}</h1>
@@ -106,8 +89,8 @@ export function DocumentsPage() {
           </button>
         </div>
       </form>
-      <ErrorLine error={first.error ?? error} />
-      {first.data === undefined && !first.error ? (
+      <ErrorLine error={list.error} />
+      {list.rows === undefined && !list.error ? (
         <p role="status">{t.loading}</p>
       ) : rows.length === 0 ? (
         <p>{t.none}</p>
@@ -135,7 +118,9 @@ export function DocumentsPage() {
                 </td>
                 <td data-label={t.receptor}>{d.receptor?.numero ?? '—'}</td>
                 <td data-label={t.total} class="num">
-                  {d.total ? Number(d.total).toLocaleString('es-CR', { minimumFractionDigits: 2 }) : '—'}
+                  {d.total
+                    ? Number(d.total).toLocaleString(LOCALES[lang], { minimumFractionDigits: 2 })
+                    : '—'}
                 </td>
                 <td data-label={t.state}>
                   <StateBadge estado={d.estado} />
@@ -145,11 +130,7 @@ export function DocumentsPage() {
           </tbody>
         </table>
       )}
-      {cursor && (
-        <button type="button" onClick={loadMore}>
-          {t.more}
-        </button>
-      )}
+      <LoadMore {...list.more} />
     </section>
   );
 }

@@ -2,12 +2,13 @@
 // form that uploads a renewed .p12 (POST /api/actualizar/emisor needs the issuer's whole registration).
 import type { EmisorListResponse } from '@cr/contracts';
 import { call } from '../api';
-import { useWords } from '../i18n';
+import { useLang, useWords } from '../i18n';
 import { ErrorLine, crDate, useLoad } from '../ui';
 import { UpdateCertificate } from './update-certificate';
 
 export function IssuersPage() {
   const t = useWords();
+  const lang = useLang();
   const list = useLoad(async () => (await call<EmisorListResponse>('GET', '/api/emisores')).data, 'emisores');
   return (
     <section>
@@ -25,7 +26,7 @@ export function IssuersPage() {
                 <dd>{e.ambiente === 1 ? t.production : t.testing}</dd>
                 <dt>{t.expires}</dt>
                 <dd>
-                  {crDate(e.certificado.vence)} ({e.diasParaVencer} {t.daysLeft})
+                  {crDate(e.certificado.vence, lang)} ({e.diasParaVencer} {t.daysLeft})
                 </dd>
               </dl>
               {e.porVencer ? (

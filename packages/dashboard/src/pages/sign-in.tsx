@@ -1,6 +1,7 @@
 // Sign-in with the tenant's base (prefilled from the host: acme.<domain> → acme) and password. The
 // tenant-api logs in at the auth-server and sets the session cookie; the page only learns the CSRF value.
-// After a sign-out the auth-server did not confirm, it says the old session is still valid and until when.
+// After a sign-out the auth-server did not confirm, it says the old session is still valid and until when;
+// after a session ended under an open page, that it did.
 import type { SessionResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
@@ -12,7 +13,10 @@ export function SignInPage({
   notice,
 }: {
   onSignedIn: (s: SessionResponse['data']) => void;
-  /** What the last sign-out left undone (the token still valid at the server), shown until the next sign-in. */
+  /**
+   * What the last sign-out left undone (the token still valid at the server), or that the session ended
+   * while the page was open; shown until the next sign-in.
+   */
   notice?: string | undefined;
 }) {
   const t = useWords();

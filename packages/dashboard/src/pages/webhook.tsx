@@ -3,11 +3,12 @@
 import type { WebhookConfigResponse, WebhookConsultResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
-import { useWords } from '../i18n';
+import { useLang, useWords } from '../i18n';
 import { ErrorLine, crDate, useLoad } from '../ui';
 
 export function WebhookPage() {
   const t = useWords();
+  const lang = useLang();
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
@@ -87,7 +88,7 @@ export function WebhookPage() {
             <tbody>
               {h.entregas.map((w) => (
                 <tr key={`${w.eventId}-${w.intento}`}>
-                  <td data-label={t.date}>{crDate(w.fecha)}</td>
+                  <td data-label={t.date}>{crDate(w.fecha, lang)}</td>
                   <td data-label={t.clave} class="mono">
                     {w.clave}
                   </td>
