@@ -45,7 +45,11 @@ describe('receiver messages and GET /comprobantes', () => {
   let supplierKey: SigningKey;
   let fe: ReturnType<typeof buildSignedDocument>;
 
-  function message(mensaje: 1 | 2 | 3, numero: number, options: { key?: SigningKey; clave?: string } = {}) {
+  function message(
+    mensaje: 1 | 2 | 3,
+    numero: number,
+    options: { key?: SigningKey; clave?: string; withoutDetalle?: boolean } = {},
+  ) {
     const plan = planMensajeReceptor(
       {
         clave: options.clave ?? fe.clave,
@@ -60,8 +64,14 @@ describe('receiver messages and GET /comprobantes', () => {
       /^(\d{8})07/,
       `$1${{ 1: '05', 2: '06', 3: '07' }[mensaje]}`,
     );
+    const { detalleMensaje, ...content } = plan.value;
     const xml = buildMensajeReceptor(
-      { ...plan.value, numeroCedulaReceptor: RECEIVER_ID, numeroConsecutivoReceptor: consecutivo },
+      {
+        ...content,
+        ...(options.withoutDetalle ? {} : { detalleMensaje }),
+        numeroCedulaReceptor: RECEIVER_ID,
+        numeroConsecutivoReceptor: consecutivo,
+      },
       options.key ?? receiverKey,
       { now: SIGNED_AT },
     );
@@ -128,6 +138,35 @@ describe('receiver messages and GET /comprobantes', () => {
     const second = await answer(message(3, 1));
     expect(second.estado).toBe('rechazado');
     expect(second.mensaje.detalles.map((d) => d.codigo)).toEqual([RECEPTOR_CODES.yaRespondido]);
+  });
+
+  // The document is already answered by now (−604 too): each case is about DetalleMensaje alone.
+  it.each([
+    ['a partial acceptance', 2],
+    ['a rejection', 3],
+  ] as const)(
+    'when %s (Mensaje %i) has no DetalleMensaje, then it is rechazado for it (−301)',
+    async (_name, mensaje) => {
+      const { estado, mensaje: answered } = await answer(
+        message(mensaje, 60 + mensaje, { withoutDetalle: true }),
+      );
+      expect(estado).toBe('rechazado');
+      expect(answered.detalles).toEqual(
+        expect.arrayContaining([
+          {
+            codigo: CODES.condicional,
+            mensaje: `DetalleMensaje es obligatorio con Mensaje ${mensaje}`,
+            fila: 0,
+            columna: 0,
+          },
+        ]),
+      );
+    },
+  );
+
+  it('when an acceptance (Mensaje 1) has no DetalleMensaje, then that is no finding', async () => {
+    const { mensaje } = await answer(message(1, 61, { withoutDetalle: true }));
+    expect(mensaje.detalles.map((d) => d.codigo)).toEqual([RECEPTOR_CODES.yaRespondido]);
   });
 
   it('when the same message is sent twice, then the second POST is 400 "ya fue recibido"', async () => {

@@ -779,6 +779,16 @@ describe('POST /api/enviar/items: the v4.4 line, reference and kind fields, each
       }),
     ],
     [
+      'a discount 99 has no codigoDescuentoOtro (REFERENCE §7.7)',
+      `${L}.descuentos[1].codigoDescuentoOtro`,
+      line((l) => {
+        Object.assign((l.descuentos as Record<string, unknown>[])[1]!, {
+          codigoDescuento: '99',
+          naturalezaDescuento: 'Apertura de tienda',
+        });
+      }),
+    ],
+    [
       'codigoDescuentoOtro is sent for a code other than 99',
       `${L}.descuentos[1].codigoDescuentoOtro`,
       line((l) => {

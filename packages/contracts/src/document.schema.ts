@@ -512,7 +512,11 @@ export const DocumentDescuento = Type.Object(
       'Nota 20: 01 regalía, 02 regalía con IVA cobrado al cliente, 03 bonificación, … 07 comercial, 99 otros',
     ),
     codigoDescuentoOtro: Type.Optional(
-      Type.String({ minLength: 5, maxLength: 100, description: 'CodigoDescuentoOTRO (for 99)' }),
+      Type.String({
+        minLength: 5,
+        maxLength: 100,
+        description: 'CodigoDescuentoOTRO: required with codigoDescuento 99',
+      }),
     ),
     naturalezaDescuento: Type.Optional(
       Type.String({ minLength: 3, maxLength: 80, description: 'Required with codigoDescuento 99' }),

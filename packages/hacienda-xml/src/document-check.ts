@@ -14,7 +14,13 @@ import type { DocumentIssue } from './errors';
 import { describeClaveDateProblem, describeIdentificacionProblem } from './identifiers';
 import type { Issuer } from './issuer';
 import { checkKindRules, referencesOf } from './kind-check';
-import { type KindRules, type TipoDocumento, articled, kindRulesOf } from './kind-rules';
+import {
+  CONDICIONES_SIN_MEDIO_PAGO,
+  type KindRules,
+  type TipoDocumento,
+  articled,
+  kindRulesOf,
+} from './kind-rules';
 import { type CheckedLine, checkLine } from './line-check';
 import { Dec, formatAmount, parseDecimal, sum, withinTolerance } from './money';
 
@@ -184,7 +190,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
       add(`${p}.totalMedioPago`, 'is required when there is more than one payment means');
     if (m.total?.lte(0)) add(`${p}.totalMedioPago`, 'must be greater than 0');
   });
-  if (medios.length === 0 && !rules.medioPagoSiempre && !['02', '08', '10'].includes(condicionVenta)) {
+  if (medios.length === 0 && !rules.medioPagoSiempre && !CONDICIONES_SIN_MEDIO_PAGO.has(condicionVenta)) {
     add(
       'resumenFactura.mediosPago',
       'at least one payment means is required unless condicionVenta is 02, 08 or 10',

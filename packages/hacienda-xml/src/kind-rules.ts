@@ -15,6 +15,13 @@ export type ResumenShape = 'full' | 'purchase' | 'export' | 'payment';
 /** Line elements: FE/TE/NC/ND (full), FEC (no IVACobradoFabrica/ImpuestoAsumido…), FEE, REP. */
 export type LineShape = 'full' | 'purchase' | 'export' | 'payment';
 
+/** The IVA rates for NC/ND only (REFERENCE §7.4): 05, 06 and 07, transitory (`tarifasTransitorias`). */
+export const TRANSITIONAL_TARIFAS: ReadonlySet<string> = new Set(['05', '06', '07']);
+/** The exoneration types for NC/ND only (REFERENCE §7.5; `exoneracion: 'all'`). */
+export const EXONERATION_NC_ONLY: ReadonlySet<string> = new Set(['01', '05', '06', '07']);
+/** The CondicionVenta on credit, which need no MedioPago (REFERENCE §7.3: "mandatory except when …"). */
+export const CONDICIONES_SIN_MEDIO_PAGO: ReadonlySet<string> = new Set(['02', '08', '10']);
+
 export interface KindRules {
   tipoDoc: TipoDoc;
   tipo: TipoDocumento;

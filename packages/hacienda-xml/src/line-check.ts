@@ -19,7 +19,7 @@ import {
   especificoMonto,
 } from './arithmetic';
 import { parseIsoDateOrDateTime } from './cr-time';
-import { type KindRules, articled } from './kind-rules';
+import { EXONERATION_NC_ONLY, type KindRules, TRANSITIONAL_TARIFAS, articled } from './kind-rules';
 import { type CheckedSurtido, checkSurtidoLine } from './surtido';
 import { Dec, ZERO, parseDecimal, round5, withinTolerance } from './money';
 
@@ -42,9 +42,7 @@ export const TARIFA_BY_CODE: Record<string, string> = {
 const TARIFA_DEC_BY_CODE: Record<string, Dec> = Object.fromEntries(
   Object.entries(TARIFA_BY_CODE).map(([code, rate]) => [code, new Dec(rate)]),
 );
-const EXONERATION_NC_ONLY = new Set(['01', '05', '06', '07']);
 const EXONERATION_NEEDS_ARTICLE = new Set(['02', '03', '06', '07', '08']);
-const TRANSITIONAL_TARIFAS = new Set(['05', '06', '07']);
 /** Codes that carry a Tarifa, and so can be exonerated by a TarifaExonerada. */
 const RATED_CODES = new Set(['01', '07', ...RATE_ON_SUBTOTAL_CODES]);
 
@@ -236,6 +234,9 @@ export function checkLine(line: DocumentLinea, i: number, ctx: LineCheckContext)
   const discountPath = (j: number) => (line.descuentos !== undefined ? `${p}.descuentos[${j}]` : p);
   discountSources.forEach((d, j) => {
     const dp = discountPath(j);
+    // "99 Otros (+ CodigoDescuentoOTRO; NaturalezaDescuento 3–80 required with 99)" (REFERENCE §7.7).
+    if (d.codigoDescuento === '99' && !d.codigoDescuentoOtro)
+      add(`${dp}.codigoDescuentoOtro`, 'is required when codigoDescuento is 99');
     if (d.codigoDescuento === '99' && !d.naturalezaDescuento)
       add(`${dp}.naturalezaDescuento`, 'is required when codigoDescuento is 99');
     if (d.codigoDescuento !== '99' && d.codigoDescuentoOtro !== undefined)

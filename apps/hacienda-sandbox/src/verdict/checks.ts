@@ -5,18 +5,32 @@
 import { CODIGOS_IMPUESTO, CONDICIONES_VENTA, MEDIOS_PAGO } from '@cr/contracts';
 import {
   type ArithmeticKind,
+  CONDICIONES_SIN_MEDIO_PAGO,
   Dec as D,
+  ESPECIFICO_CODES,
+  EXONERATION_NC_ONLY,
+  KIND_RULES_BY_TIPO,
+  type KindRules,
   TARIFA_BY_CODE,
   REFERENCE_NEEDS_CLAVE,
+  TRANSITIONAL_TARIFAS,
+  childText,
   describeIdentificacionProblem,
   oldestReferenceDate,
   parseIsoDateTime,
   verifyComprobanteArithmetic,
 } from '@cr/hacienda-xml';
+import type { Element } from '@xmldom/xmldom';
 import type { KeyMaterial } from '../certificate-authority';
 import type { CabysCatalog } from '../cabys-catalog';
 import { CODES, type Finding } from './findings';
-import { type ParsedComprobante, ROOTS, UnprocessableXmlError, V44_PREFIX } from './parse-comprobante';
+import {
+  type ParsedComprobante,
+  ROOTS,
+  UnprocessableXmlError,
+  V44_PREFIX,
+  elementsAt,
+} from './parse-comprobante';
 import { readSignerCertificate, signerCertificateFindings } from './signer-certificate';
 import type { XsdValidator } from './xsd-check';
 
@@ -186,9 +200,94 @@ const IMPUESTO = new Set<string>(CODIGOS_IMPUESTO);
 /** 10 (tarifa exenta) carries no rate of its own, so only its existence is checked. */
 const TARIFA_UNCHECKED = new Set(['10']);
 
+/** The rules of the document's kind: the engine's KIND_RULES row of its consecutivo type. */
+function kindRulesOf(doc: ParsedComprobante): KindRules | undefined {
+  const tipo = ROOTS[doc.rootName]?.tipo;
+  return tipo === undefined ? undefined : KIND_RULES_BY_TIPO[tipo];
+}
+
+/** Each LineaDetalle with the name findings give it. */
+function linesOf(doc: ParsedComprobante): Array<{ at: string; line: Element }> {
+  return elementsAt(doc.root, 'DetalleServicio/LineaDetalle').map((line, i) => ({
+    at: `Línea ${childText(line, 'NumeroLinea') ?? i + 1}`,
+    line,
+  }));
+}
+
 /**
- * The fields a code makes required (REFERENCE §7.2, §7.3, §7.9, §9.4): PlazoCredito (> 0) for a sale on
- * credit, the `…Otros` text of a code 99, TipoCambio 1 for colones.
+ * The codes whose 99 ("Otros") requires a text describing it, the "…OTRO text missing for code 99" of
+ * REFERENCE §9.4 (§7.3–§7.7, §7.10; the surtido's from their XSD annotations), and NaturalezaDescuento,
+ * "required with 99" (§7.7): [in each line or in the document, path from there, code, required element].
+ */
+const OTROS_TEXTS: ReadonlyArray<
+  readonly [scope: 'line' | 'document', path: string, code: string, text: string]
+> = [
+  ['line', 'Impuesto', 'Codigo', 'CodigoImpuestoOTRO'],
+  ['line', 'Impuesto/Exoneracion', 'TipoDocumentoEX1', 'TipoDocumentoOTRO'],
+  ['line', 'Impuesto/Exoneracion', 'NombreInstitucion', 'NombreInstitucionOtros'],
+  ['line', 'Descuento', 'CodigoDescuento', 'CodigoDescuentoOTRO'],
+  ['line', 'Descuento', 'CodigoDescuento', 'NaturalezaDescuento'],
+  [
+    'line',
+    'DetalleSurtido/LineaDetalleSurtido/ImpuestoSurtido',
+    'CodigoImpuestoSurtido',
+    'CodigoImpuestoOTROSurtido',
+  ],
+  [
+    'line',
+    'DetalleSurtido/LineaDetalleSurtido/DescuentoSurtido',
+    'CodigoDescuentoSurtido',
+    'DescuentoSurtidoOtros',
+  ],
+  ['document', 'InformacionReferencia', 'TipoDocIR', 'TipoDocRefOTRO'],
+  ['document', 'InformacionReferencia', 'Codigo', 'CodigoReferenciaOTRO'],
+  ['document', 'OtrosCargos', 'TipoDocumentoOC', 'TipoDocumentoOTROS'],
+  ['document', 'ResumenFactura/MedioPago', 'TipoMedioPago', 'MedioPagoOtros'],
+];
+
+function missingOtrosTexts(doc: ParsedComprobante): Finding[] {
+  const lines = linesOf(doc);
+  const findings: Finding[] = [];
+  for (const [scope, path, code, required] of OTROS_TEXTS) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    const found =
+      scope === 'line'
+        ? lines.flatMap(({ at, line }) => elementsAt(line, path).map((el) => ({ at, el })))
+        : elementsAt(doc.root, path).map((el, i) => ({ at: `${name} ${i + 1}`, el }));
+    for (const { at, el } of found) {
+      if (childText(el, code) === '99' && !childText(el, required))
+        findings.push({ code: CODES.condicional, text: `${at}: ${required} es obligatorio con ${code} 99` });
+    }
+  }
+  return findings;
+}
+
+/**
+ * DatosImpuestoEspecifico "es de condición obligatoria, cuando se utilicen los códigos de impuesto 03, 04, 05,
+ * 06" (XSD annotation): their Monto is computed from it (REFERENCE §9.1 item 5). Only where the kind's
+ * Impuesto has the element (FE, TE, NC, ND: KIND_RULES lines 'full'), and not on a surtido line, whose data
+ * are its components'.
+ */
+function missingDatosEspecificos(doc: ParsedComprobante): Finding[] {
+  if (kindRulesOf(doc)?.lines !== 'full') return [];
+  return linesOf(doc)
+    .filter(({ line }) => elementsAt(line, 'DetalleSurtido').length === 0)
+    .flatMap(({ at, line }) =>
+      elementsAt(line, 'Impuesto')
+        .filter((imp) => elementsAt(imp, 'DatosImpuestoEspecifico').length === 0)
+        .map((imp) => childText(imp, 'Codigo') ?? '')
+        .filter((codigo) => ESPECIFICO_CODES.has(codigo))
+        .map((codigo) => ({
+          code: CODES.condicional,
+          text: `${at}: DatosImpuestoEspecifico es obligatorio con el código de impuesto ${codigo}`,
+        })),
+    );
+}
+
+/**
+ * The fields a code makes required (REFERENCE §7.1–§7.10, §9.4): PlazoCredito (> 0) for a sale on credit,
+ * the `…OTRO` text of every code 99, MedioPago unless on credit, DatosImpuestoEspecifico for the specific
+ * taxes, a reference of TipoDocIR 16 for a foreign supplier, TipoCambio 1 for colones.
  */
 export const conditionalFieldsCheck: VerdictCheck = {
   name: 'conditional fields',
@@ -207,20 +306,133 @@ export const conditionalFieldsCheck: VerdictCheck = {
         text: 'CondicionVentaOtros es obligatorio con CondicionVenta 99',
       });
     }
-    doc.mediosPago.forEach((m, i) => {
-      if (m.tipo === '99' && !m.otros) {
-        findings.push({
-          code: CODES.condicional,
-          text: `MedioPago ${i + 1}: MedioPagoOtros es obligatorio con TipoMedioPago 99`,
-        });
-      }
-    });
+    findings.push(...missingOtrosTexts(doc));
+    if (
+      doc.condicionVenta &&
+      !CONDICIONES_SIN_MEDIO_PAGO.has(doc.condicionVenta) &&
+      doc.mediosPago.length === 0
+    ) {
+      findings.push({
+        code: CODES.condicional,
+        text: `MedioPago es obligatorio con CondicionVenta ${doc.condicionVenta}`,
+      });
+    }
+    findings.push(...missingDatosEspecificos(doc));
+    // A foreign emisor (05) is "allowed only in FEC, together with reference type 16" (REFERENCE §7.1);
+    // outside an FEC, kindCodesCheck refuses it.
+    const fec = doc.rootName === 'FacturaElectronicaCompra';
+    if (fec && doc.emisor.tipo === '05' && !doc.informacionReferencia.some((r) => r.tipoDoc === '16')) {
+      findings.push({
+        code: CODES.condicional,
+        text: 'Un emisor de tipo 05 (extranjero no domiciliado) requiere una InformacionReferencia de TipoDocIR 16',
+      });
+    }
     const tipoCambio = dec(doc.tipoCambio);
     if (doc.codigoMoneda === 'CRC' && tipoCambio && !tipoCambio.eq(1)) {
       findings.push({
         code: CODES.condicional,
         text: `TipoCambio debe ser 1 para CRC, no ${doc.tipoCambio}`,
       });
+    }
+    return findings;
+  },
+};
+
+/**
+ * The kinds whose Receptor may be foreign (05): REFERENCE §7.1's FEE, TE, NC and ND (an FE only with
+ * CondicionVenta 12), and the REP, on which it is silent and which the engine allows (KIND_RULES, ADR 0010).
+ * The FEC's Receptor is the buyer who issues it.
+ */
+const RECEPTOR_EXTRANJERO = new Set([
+  'FacturaElectronicaExportacion',
+  'TiqueteElectronico',
+  'NotaCreditoElectronica',
+  'NotaDebitoElectronica',
+  'ReciboElectronicoPago',
+]);
+
+/** Who may be a foreign (05) or no-contribuyente (06) party (REFERENCE §7.1). */
+function partyTypeFindings(doc: ParsedComprobante, rules: KindRules): Finding[] {
+  const texts: string[] = [];
+  const fec = rules.root === 'FacturaElectronicaCompra';
+  for (const [role, party] of [
+    ['emisor', doc.emisor],
+    ['receptor', doc.receptor],
+  ] as const) {
+    if (party?.tipo === '06' && !(fec && doc.condicionVenta === '13'))
+      texts.push(
+        `El ${role} de tipo 06 (no contribuyente) solo se permite en una factura electrónica de compra con CondicionVenta 13`,
+      );
+  }
+  if (doc.emisor.tipo === '05' && !fec)
+    texts.push(
+      'El emisor de tipo 05 (extranjero no domiciliado) solo se permite en una factura electrónica de compra',
+    );
+  const fe = rules.root === 'FacturaElectronica';
+  if (
+    doc.receptor?.tipo === '05' &&
+    !RECEPTOR_EXTRANJERO.has(rules.root) &&
+    !(fe && doc.condicionVenta === '12')
+  )
+    texts.push(
+      fe
+        ? 'El receptor de tipo 05 (extranjero no domiciliado) solo se permite en una Factura Electrónica con CondicionVenta 12'
+        : `El receptor de tipo 05 (extranjero no domiciliado) no se permite en ${rules.title}`,
+    );
+  return texts.map((text) => ({ code: CODES.codigo, text: `${text} (Nota 4)` }));
+}
+
+/**
+ * The codes only some kinds may carry (REFERENCE §7.1–§7.5, §7.10): each kind's CondicionVenta (the engine's
+ * KIND_RULES, with the NC/ND taking every code their XSD lists: they adjust any sale), the foreign and
+ * no-contribuyente parties, the transitional IVA rates and exoneration types of NC/ND, reference Codigo 12
+ * (NC only) and TipoDocIR 16 (FEC only).
+ */
+export const kindCodesCheck: VerdictCheck = {
+  name: 'kind codes',
+  run({ doc }) {
+    const rules = kindRulesOf(doc);
+    if (!rules) return [];
+    const findings = partyTypeFindings(doc, rules);
+    const cv = doc.condicionVenta;
+    if (cv && CONDICION_VENTA.has(cv) && !rules.condiciones.includes(cv))
+      findings.push({
+        code: CODES.codigo,
+        text: `CondicionVenta ${cv} no se permite en ${rules.title} (Nota 5)`,
+      });
+    doc.lines.forEach((line, i) => {
+      const n = line.numeroLinea ?? String(i + 1);
+      const taxes = [...line.impuestos, ...(line.surtido ?? []).flatMap((c) => c.impuestos)];
+      for (const code of new Set(taxes.map((t) => t.codigoTarifaIVA))) {
+        if (code && TRANSITIONAL_TARIFAS.has(code) && !rules.tarifasTransitorias)
+          findings.push({
+            code: CODES.codigo,
+            text: `Línea ${n}: CodigoTarifaIVA ${code} es una tarifa transitoria, solo para notas de crédito y de débito (Nota 8.1)`,
+          });
+      }
+    });
+    for (const { at, line } of linesOf(doc)) {
+      for (const ex of elementsAt(line, 'Impuesto/Exoneracion')) {
+        const tipo = childText(ex, 'TipoDocumentoEX1') ?? '';
+        if (EXONERATION_NC_ONLY.has(tipo) && rules.exoneracion !== 'all')
+          findings.push({
+            code: CODES.codigo,
+            text: `${at}: TipoDocumentoEX1 ${tipo} es solo para notas de crédito y de débito (Nota 10.1)`,
+          });
+      }
+    }
+    for (const [i, ref] of doc.informacionReferencia.entries()) {
+      const at = `InformacionReferencia ${i + 1}`;
+      if (ref.codigo === '12' && rules.root !== 'NotaCreditoElectronica')
+        findings.push({
+          code: CODES.codigo,
+          text: `${at}: Codigo 12 (crédito por exoneración posterior) es solo para una nota de crédito (Nota 9)`,
+        });
+      if (ref.tipoDoc === '16' && rules.root !== 'FacturaElectronicaCompra')
+        findings.push({
+          code: CODES.codigo,
+          text: `${at}: TipoDocIR 16 (proveedor no domiciliado) es solo para una factura electrónica de compra (Nota 10)`,
+        });
     }
     return findings;
   },

@@ -50,8 +50,9 @@ export interface ParsedComprobante {
   amounts: ComprobanteAmounts;
   lines: ParsedLine[];
   mediosPago: ComprobanteAmounts['mediosPago'];
-  /** Each InformacionReferencia as written (TipoDocIR, Numero, FechaEmisionIR): the documents a note refers to. */
-  informacionReferencia: Array<{ tipoDoc?: string; numero?: string; fechaEmision?: string }>;
+  /** Each InformacionReferencia as written (TipoDocIR, Numero, FechaEmisionIR, Codigo): the documents a note
+   *  refers to, and why. */
+  informacionReferencia: Array<{ tipoDoc?: string; numero?: string; fechaEmision?: string; codigo?: string }>;
   plazoCredito?: string;
   condicionVentaOtros?: string;
   codigoMoneda?: string;
@@ -73,6 +74,11 @@ function children(el: Element, name: string): Element[] {
 
 function childrenNS(el: Element, ns: string, name: string): Element[] {
   return children(el, name).filter((c) => c.namespaceURI === ns);
+}
+
+/** The elements at a `/`-separated path of child names under `from`, in document order. */
+export function elementsAt(from: Element, path: string): Element[] {
+  return path.split('/').reduce<Element[]>((at, name) => at.flatMap((el) => children(el, name)), [from]);
 }
 
 function child(el: Element | undefined, name: string): Element | undefined {
@@ -131,6 +137,7 @@ export function parseComprobante(xml: string): ParsedComprobante {
       tipoDoc: text(r, 'TipoDocIR'),
       numero: text(r, 'Numero'),
       fechaEmision: text(r, 'FechaEmisionIR'),
+      codigo: text(r, 'Codigo'),
     })),
     plazoCredito: text(root, 'PlazoCredito'),
     condicionVentaOtros: text(root, 'CondicionVentaOtros'),

@@ -1,6 +1,6 @@
 // The full verdict pipeline, in Hacienda's order (REFERENCE §9): document shape, XSD, signature,
-// certificate, clave, code tables and the fields their codes require, references, CABYS, registry data,
-// arithmetic.
+// certificate, clave, code tables (and the codes only some kinds may carry) and the fields their codes
+// require, references, CABYS, registry data, arithmetic.
 import {
   arithmeticCheck,
   cabysCheck,
@@ -8,6 +8,7 @@ import {
   claveCheck,
   codesCheck,
   conditionalFieldsCheck,
+  kindCodesCheck,
   referencesCheck,
   registryCheck,
   structureCheck,
@@ -23,6 +24,7 @@ export const VERDICT_CHECKS: readonly VerdictCheck[] = [
   certificateCheck,
   claveCheck,
   codesCheck,
+  kindCodesCheck,
   conditionalFieldsCheck,
   referencesCheck,
   cabysCheck,

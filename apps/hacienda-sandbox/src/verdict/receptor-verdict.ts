@@ -1,8 +1,8 @@
-// The verdict on a MensajeReceptor (REFERENCE §6.2): official XSD, XAdES signature, the signer's
-// certificate (trusted CA, valid, and its holder is the NumeroCedulaReceptor), the answered document (one
-// this sandbox received, whose receptor is the signer and whose issuer is NumeroCedulaEmisor, not refused),
-// its amounts (TotalFactura and MontoTotalImpuesto as in the document) and one final answer per document:
-// once an answer is accepted, later ones are refused.
+// The verdict on a MensajeReceptor (REFERENCE §6.2): official XSD, the DetalleMensaje a partial acceptance
+// or a rejection requires, XAdES signature, the signer's certificate (trusted CA, valid, and its holder is
+// the NumeroCedulaReceptor), the answered document (one this sandbox received, whose receptor is the signer
+// and whose issuer is NumeroCedulaEmisor, not refused), its amounts (TotalFactura and MontoTotalImpuesto as
+// in the document) and one final answer per document: once an answer is accepted, later ones are refused.
 import { Dec, HaciendaXmlError, parseMensajeReceptor, parseMessage, verifySignedXml } from '@cr/hacienda-xml';
 import type { MensajeReceptorContent } from '@cr/hacienda-xml';
 import type { Db } from '@cr/service-kit';
@@ -46,6 +46,12 @@ function certificateFindings(doc: Document, expected: string, o: ReceptorVerdict
   const cert = readSignerCertificate(o.ca, certText);
   if (!cert) return [{ code: CODES.firma, text: 'El certificado de la firma no se puede leer' }];
   return signerCertificateFindings(cert, { expected, rol: 'receptor', now: o.now, trustAnyCa: o.trustAnyCa });
+}
+
+/** DetalleMensaje is "required when rejecting or partially accepting" (REFERENCE §6.2 item 5). */
+function detalleFindings(m: MensajeReceptorContent): Finding[] {
+  if (m.mensaje === 1 || m.detalleMensaje?.trim()) return [];
+  return [{ code: CODES.condicional, text: `DetalleMensaje es obligatorio con Mensaje ${m.mensaje}` }];
 }
 
 async function referenceFindings(
@@ -130,6 +136,7 @@ export async function runReceptorVerdict(o: ReceptorVerdictOptions): Promise<Ver
     throw err;
   }
   const findings: Finding[] = [...((await o.xsd.validate(o.xml, 'MensajeReceptor_V4.4.xsd')) ?? [])];
+  findings.push(...detalleFindings(m));
   const signature = verifySignedXml(o.xml, { requirePolicy: true, parsed: doc });
   for (const f of signature.findings.filter((x) => x.severity === 'error')) {
     findings.push({ code: CODES.firma, text: `La firma del mensaje no es válida (${f.code}): ${f.message}` });
