@@ -64,9 +64,15 @@ export class ConflictError extends CrEinvoiceError {}
 export class UnprocessableError extends CrEinvoiceError {}
 /** 429 after the retries; `retryAfterSeconds` says when to come back. */
 export class RateLimitError extends CrEinvoiceError {}
-/** 5xx after the retries (502 is Hacienda failing behind the service). */
+/**
+ * 5xx after the retries (502 is Hacienda failing behind the service); at once for an operation in
+ * NOT_REPEATABLE, which may have been done (only a 503 is tried again there).
+ */
 export class ServerError extends CrEinvoiceError {}
-/** No answer: refused connection, DNS failure, reset. The service is down or unreachable. */
+/**
+ * No answer: refused connection, DNS failure, reset. The service is down or unreachable. For an operation in
+ * NOT_REPEATABLE after a reset, it may have received the request.
+ */
 export class ConnectionError extends CrEinvoiceError {}
 /** No answer within the timeout. */
 export class TimeoutError extends CrEinvoiceError {}

@@ -14,6 +14,7 @@ export { tokenExpiry } from './token';
 export type { FetchLike, Transport, CallOptions, CallResult } from './transport';
 export type { RetryOptions } from './retry';
 export { SDK_METHODS, EXCLUDED_OPERATIONS, type SdkMethodPath } from './sdk-methods';
+export { NOT_REPEATABLE } from './resend-policy';
 export { OPERATIONS, type OperationKey, type OperationOf } from './generated/operations-map';
 export type * from './types';
 export type { components as TenantApiComponents, paths as TenantApiPaths } from './generated/tenant-api';

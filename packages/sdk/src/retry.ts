@@ -1,6 +1,8 @@
 // When to try a request again and how long to wait: 429, 5xx and network failures, exponential backoff
 // with full jitter, and the service's Retry-After when it gives one (unless it asks for longer than the
-// caller is willing to wait, in which case the error is raised at once with `retryAfterSeconds`).
+// caller is willing to wait, in which case the error is raised at once with `retryAfterSeconds`). An
+// operation a repeat would do twice (resend-policy.ts) is tried again only after a failure that proves the
+// service did nothing: no connection was made, or it refused before starting.
 
 export interface RetryOptions {
   /** Attempts in all, the first included. Default 4. */
@@ -22,6 +24,34 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 408 || (status >= 500 && status !== 501);
+}
+
+/**
+ * The service refused the request before doing any of its work: the tenant-api answers 429 from its rate
+ * and concurrency gates, which come first in every route, and 503 when it cannot check tokens yet or
+ * Hacienda refuses it a token (both before the route's work); a proxy answers 503 when no service is behind
+ * it. A 500, 502 or 504 may come after the work was done, as may a 408 from a proxy.
+ */
+export function isRefusedBeforeWork(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+// The connection was never made, so the request cannot have been sent: refused, name not resolved, no
+// route to the host, or no connection within undici's connect timeout. A reset, a hang-up or the SDK's own
+// timeout may come after the service received the request.
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Whether a fetch failure happened before any byte of the request could reach the service. */
+export function failedBeforeSending(err: unknown): boolean {
+  const code = (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' && NOT_CONNECTED.has(code);
 }
 
 /** Retry-After as seconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */

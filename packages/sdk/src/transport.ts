@@ -1,7 +1,8 @@
 // One HTTP exchange with retries: builds the URL from the generated operations map, adds the token and an
-// Idempotency-Key (the same on every attempt, so a POST retried after a lost answer is done once), retries
-// 429/5xx/network failures with backoff and Retry-After, renews a refused token once when it can log in,
-// and turns every failure into a typed error.
+// Idempotency-Key (the same on every attempt; the tenant-api honours it on submissions, so a submission
+// retried after a lost answer is done once), retries 429/5xx/network failures with backoff and Retry-After
+// (an operation a repeat would do twice only when the first attempt certainly did nothing), renews a
+// refused token once when it can log in, and turns every failure into a typed error.
 import {
   AuthenticationError,
   ConnectionError,
@@ -10,10 +11,13 @@ import {
   errorFromResponse,
 } from './errors';
 import { OPERATIONS, type OperationKey } from './generated/operations-map';
+import { isRepeatable } from './resend-policy';
 import {
   DEFAULT_RETRY,
   type RetryOptions,
   backoffMs,
+  failedBeforeSending,
+  isRefusedBeforeWork,
   isRetryableStatus,
   parseRetryAfter,
   sleep,
@@ -103,6 +107,7 @@ export class Transport {
     const url = `${this.url(key, options.params)}${query.size > 0 ? `?${query}` : ''}`;
     const idempotencyKey =
       op.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : options.idempotencyKey;
+    const repeatable = isRepeatable(key);
     let renewedAfter401 = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = {
@@ -131,7 +136,7 @@ export class Transport {
                   cause: err,
                 },
               );
-        if (attempt >= this.retry.maxAttempts) throw failure;
+        if (attempt >= this.retry.maxAttempts || !(repeatable || failedBeforeSending(err))) throw failure;
         await sleep(backoffMs(attempt, this.retry, this.options.random), options.signal);
         continue;
       }
@@ -152,7 +157,9 @@ export class Transport {
       // the same key returns its stored answer (ADR 0008).
       const firstStillRunning =
         response.status === 409 && idempotencyKey !== undefined && IN_FLIGHT.test(error.message);
-      const retryable = isRetryableStatus(response.status) || firstStillRunning;
+      const retryable = repeatable
+        ? isRetryableStatus(response.status) || firstStillRunning
+        : isRefusedBeforeWork(response.status);
       await this.waitBeforeRetry(error, retryable, attempt, retryAfter, options.signal);
     }
   }

@@ -29,4 +29,11 @@ export type SubmitDocumentResponse = ResponseBody<'tenant.submitDocument'>;
 export type DocumentStatus = ResponseBody<'tenant.getDocument'>['data'];
 export type Estado = DocumentStatus['estado'];
 export type EmisorRegistration = RequestBody<'tenant.registerIssuer'>;
-export type WebhookEvent = EventComponents['schemas']['WebhookEventPayload'];
+type EventSchemas = EventComponents['schemas'];
+
+/** A document's final state (`aceptado`, `rechazado`, `error`), POSTed to the webhook URL. */
+export type DocumentEvent = EventSchemas['WebhookEventPayload'];
+/** A received document still unanswered two business days or fewer before `vence`, or past it. */
+export type RecepcionDeadlineEvent = EventSchemas['RecepcionDeadlineEvent'];
+/** Any body POSTed to the webhook URL; only a deadline event has a `type`, so `'type' in event` tells them apart. */
+export type WebhookEvent = EventSchemas['WebhookEvent'];

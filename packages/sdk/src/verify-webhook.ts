@@ -49,7 +49,8 @@ function fail(message: string): never {
 }
 
 /**
- * Checks a delivery and returns its event. `payload` is the raw body exactly as received (not re-serialized
+ * Checks a delivery and returns its event: a document's final state, or a received document's
+ * `recepcion.deadline` (the one with a `type`). `payload` is the raw body exactly as received (not re-serialized
  * JSON); `secret` is one `whsec_…` secret, or several while you rotate yours.
  */
 export async function verifyWebhook(

@@ -1,9 +1,21 @@
 // Route coverage: every operation of the services' OpenAPI documents (built here from the contracts, as
 // the services serve them) has an SDK method, unless EXCLUDED_OPERATIONS gives the reason it has none; and
 // every method really calls its operation's method and path (through a fetch that records the request).
+// The generated files are checked against the contracts too (the operations map, and every file by
+// `generate --check`).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildAuthServerOpenApi, buildTenantApiOpenApi } from '@cr/contracts';
 import { documentOperations } from '../scripts/document-operations';
-import { CrEinvoiceClient, EXCLUDED_OPERATIONS, OPERATIONS, SDK_METHODS, type SdkMethodPath } from '../src';
+import {
+  CrEinvoiceClient,
+  EXCLUDED_OPERATIONS,
+  NOT_REPEATABLE,
+  OPERATIONS,
+  SDK_METHODS,
+  type SdkMethodPath,
+} from '../src';
 
 const CLAVE = '50601012600310112345600100001010000000001112345678';
 
@@ -92,6 +104,30 @@ describe('SDK route coverage', () => {
     );
     const now = documented().map((o) => `${o.key} ${o.method} ${o.path}`);
     expect(generated.sort()).toEqual(now.sort());
+  });
+
+  it('when an operation is marked as not to be repeated, then it is a POST an SDK method calls, with the reason', () => {
+    const called = new Set<string>(Object.values(SDK_METHODS));
+    for (const [key, reason] of Object.entries(NOT_REPEATABLE)) {
+      expect(called.has(key)).toBe(true);
+      expect(OPERATIONS[key as keyof typeof OPERATIONS].method).toBe('POST');
+      expect(reason!.length).toBeGreaterThan(20);
+    }
+  });
+
+  it('when the contracts change, then every generated file was regenerated from them (generate --check)', () => {
+    const PACKAGE_DIR = join(__dirname, '..');
+    const tsx = join(PACKAGE_DIR, '..', '..', 'node_modules', '.bin', 'tsx');
+    const check = spawnSync(tsx, ['scripts/generate.ts', '--check'], { cwd: PACKAGE_DIR, encoding: 'utf8' });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+
+  it('when the webhook URL receives an event, then its type is either kind the tenant-api sends', () => {
+    const events = readFileSync(join(__dirname, '..', 'src', 'generated', 'events.ts'), 'utf8');
+    expect(events).toContain(
+      'WebhookEvent: components["schemas"]["WebhookEventPayload"] | components["schemas"]["RecepcionDeadlineEvent"]',
+    );
   });
 
   it('every exclusion says why', () => {

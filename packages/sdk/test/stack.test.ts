@@ -1,6 +1,7 @@
 // The SDK against the real services in this process (auth-server, tenant-api, hacienda-sandbox through
 // @cr/stack): login → register the issuer → send each document kind → the verdict by polling and by a
-// verified webhook → downloads; and the errors a client meets.
+// verified webhook → downloads; the errors a client meets; and answers lost on the way back, which the SDK
+// sends again only where the service would not do the work twice.
 import {
   DEMO_EMISOR,
   type Stack,
@@ -17,7 +18,9 @@ import {
   AuthenticationError,
   BadRequestError,
   type CrEinvoiceClient,
+  type FetchLike,
   NotFoundError,
+  ServerError,
   TokenExpiredError,
   type DocumentRequest,
   createClient,
@@ -219,5 +222,86 @@ describe('errors from the live stack', () => {
     }
     expect(refused).toBeInstanceOf(AuthenticationError);
     await expect(cr.webhooks.get()).resolves.toMatchObject({ status: 'success' });
+  });
+});
+
+interface LossyFetch {
+  fetch: FetchLike;
+  /** The Idempotency-Key of each request to the path that reached the service. */
+  reached: (string | null)[];
+}
+
+/** The real services, except that the first answer to `path` is lost: a gateway answers 502 instead. */
+function losingFirstAnswer(path: string): LossyFetch {
+  const real = localhostFetch();
+  const reached: (string | null)[] = [];
+  const lossy: FetchLike = async (input, init) => {
+    const response = await real(input, init);
+    if (new URL(input).pathname !== path) return response;
+    reached.push(new Headers(init.headers).get('idempotency-key'));
+    if (reached.length > 1) return response;
+    await response.arrayBuffer();
+    return new Response(JSON.stringify({ error: 'upstream_error', message: 'bad gateway' }), {
+      status: 502,
+      headers: { 'content-type': 'application/json' },
+    });
+  };
+  return { fetch: lossy, reached };
+}
+
+function clientThrough(fetch: FetchLike): CrEinvoiceClient {
+  return createClient({
+    authUrl: stack.authUrl,
+    tenantUrl: stack.tenantUrl('acme'),
+    credentials: { base: 'acme', password: PASSWORD },
+    fetch,
+    retry: { baseDelayMs: 10 },
+  });
+}
+
+describe('answers lost on the way back from the live stack', () => {
+  let clave: string;
+
+  beforeAll(async () => {
+    clave = (await cr.documentos.enviar(invoice(20))).clave;
+    await cr.documentos.esperarVeredicto(clave, { intervalMs: 200 });
+  });
+
+  it('when the answer to a submission is lost, then the SDK sends it again with the same Idempotency-Key and gets its clave', async () => {
+    const lossy = losingFirstAnswer('/api/enviar/items');
+    const sent = await clientThrough(lossy.fetch).documentos.enviar(invoice(21));
+    expect(sent.clave).toMatch(/^506\d{47}$/);
+    expect(lossy.reached).toHaveLength(2);
+    expect(lossy.reached[1]).toBe(lossy.reached[0]);
+  });
+
+  it('when the answer to a replay is lost, then the replay is not sent again', async () => {
+    const lossy = losingFirstAnswer('/api/reenviar/webhook');
+    await expect(clientThrough(lossy.fetch).webhooks.replay(clave)).rejects.toBeInstanceOf(ServerError);
+    expect(lossy.reached).toHaveLength(1);
+  });
+
+  it('when the answer to an e-mail resend is lost, then one e-mail is queued, not two', async () => {
+    const lossy = losingFirstAnswer('/api/reenviar/correo');
+    const resend = clientThrough(lossy.fetch).entrega.reenviarCorreo(clave);
+    await expect(resend).rejects.toMatchObject({ status: 502 });
+    const { data } = await cr.documentos.consultar(clave);
+    expect(data.correo.envios.filter((e) => e.motivo === 'reenvio')).toHaveLength(1);
+  });
+
+  it('when the answer to a webhook configuration is lost, then the secret rotates once: the receiver’s secret still signs', async () => {
+    const held = (await cr.webhooks.configure(receiver.url)).data.secret;
+    const lossy = losingFirstAnswer('/api/configurar/webhook');
+    await expect(clientThrough(lossy.fetch).webhooks.configure(receiver.url)).rejects.toMatchObject({
+      status: 502,
+    });
+    expect(lossy.reached).toHaveLength(1);
+    const before = receiver.deliveries.length;
+    await cr.webhooks.replay(clave);
+    const delivery = await receiver.waitFor(
+      (d) => receiver.deliveries.indexOf(d) >= before && d.body.includes(clave),
+    );
+    // Signed with the secret of the lost answer and, for 24 h, the one the receiver holds.
+    await expect(verifyWebhook(delivery.body, delivery.headers, held)).resolves.toMatchObject({ clave });
   });
 });

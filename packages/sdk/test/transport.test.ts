@@ -1,5 +1,6 @@
 // The SDK's HTTP behaviour against a scripted local service: retries on 429/5xx/network failures with
-// the same Idempotency-Key, Retry-After, typed errors, login and renewal of the token.
+// the same Idempotency-Key, no repeat of an operation the service may have done already, Retry-After, typed
+// errors, login and renewal of the token.
 import { createServer } from 'node:net';
 import {
   AuthenticationError,
@@ -26,6 +27,16 @@ beforeEach(async () => {
   ]);
 });
 afterEach(() => service.close());
+
+/** A port nothing listens on (it was just free). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
 
 function client(options: Partial<ClientOptions> = {}): CrEinvoiceClient {
   return new CrEinvoiceClient({
@@ -159,19 +170,91 @@ describe('retries', () => {
   });
 
   it('when nothing listens, then ConnectionError names the address after the retries', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
-    const down = `http://127.0.0.1:${port}`;
+    const down = `http://127.0.0.1:${await closedPort()}`;
     const err = await client({ authUrl: down, tenantUrl: down })
       .auth.login()
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).message).toContain(`cannot reach ${down}: ECONNREFUSED`);
     expect((err as ConnectionError).error).toBe('connection_error');
+  });
+});
+
+describe('operations a repeat would do twice (replay, resend, answer, webhook rotation, synchronization)', () => {
+  const replayed = { status: 'success', message: 'event queued', data: { eventId: 'msg_1' } };
+  const posts = (path: string) => service.requests.filter((r) => r.path === path);
+
+  it.each([
+    [502, 'upstream_error'],
+    [500, 'internal_error'],
+    [504, 'gateway_timeout'],
+  ])(
+    'when a replay answers %i, then it is not sent again: the service may have queued it',
+    async (status, error) => {
+      service.script('/api/reenviar/webhook', [
+        { status, body: { error, message: 'lost on the way back' } },
+        { status: 200, body: replayed },
+      ]);
+      const err = await client()
+        .webhooks.replay(CLAVE)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServerError);
+      expect(err).toMatchObject({ status });
+      expect(posts('/api/reenviar/webhook')).toHaveLength(1);
+    },
+  );
+
+  it('when the connection drops after the answer to a received document was sent, then it is not sent again', async () => {
+    const path = `/api/recepcion/documentos/${CLAVE}/respuesta`;
+    service.script(path, [
+      { status: 0, hangUp: true },
+      { status: 202, body: { status: 'success' } },
+    ]);
+    const err = await client()
+      .recepcion.responder(CLAVE, { mensaje: 1, numeroReferencia: 1 } as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(posts(path)).toHaveLength(1);
+  });
+
+  it.each([
+    ['/api/configurar/webhook', (c: CrEinvoiceClient) => c.webhooks.configure('https://example.com/hook')],
+    ['/api/reenviar/correo', (c: CrEinvoiceClient) => c.entrega.reenviarCorreo(CLAVE)],
+    ['/api/recepcion/sincronizar', (c: CrEinvoiceClient) => c.recepcion.sincronizar('3101123456')],
+  ])('when %s is refused before any work (429, then 503), then it is sent again', async (path, call) => {
+    service.script(path, [
+      { status: 429, headers: { 'retry-after': '0' }, body: { error: 'too_many_requests', message: 'slow' } },
+      { status: 503, body: { error: 'service_unavailable', message: 'revocations not loaded yet' } },
+      { status: 200, body: { status: 'success', data: {} } },
+    ]);
+    await expect(call(client())).resolves.toMatchObject({ status: 'success' });
+    expect(posts(path)).toHaveLength(3);
+  });
+
+  it('when nothing listens, then a replay is tried again: no connection, nothing was sent', async () => {
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    let attempts = 0;
+    const counting = (input: string, init: RequestInit) => {
+      attempts += 1;
+      return fetch(input, init);
+    };
+    const err = await client({ tenantUrl: down, fetch: counting, retry: { ...FAST, maxAttempts: 3 } })
+      .webhooks.replay(CLAVE)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    // The login (on the scripted service) and three attempts at the closed port.
+    expect(attempts).toBe(4);
+  });
+
+  it('when a submission’s answer is lost (502), then it is still sent again with its Idempotency-Key', async () => {
+    service.script('/api/enviar/items', [
+      { status: 502, body: { error: 'upstream_error', message: 'bad gateway' } },
+      { status: 200, body: accepted },
+    ]);
+    await expect(client().documentos.enviar({} as never)).resolves.toMatchObject({ clave: CLAVE });
+    const keys = posts('/api/enviar/items').map((p) => p.headers['idempotency-key']);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
   });
 });
 

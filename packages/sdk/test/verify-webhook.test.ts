@@ -1,7 +1,13 @@
 // verifyWebhook against deliveries signed by the platform's own signer (@cr/webhooks, what the tenant-api
-// uses), including a secret rotation where both secrets sign.
+// uses), including a secret rotation where both secrets sign, and both kinds of event the URL receives.
+import { RecepcionDeadlineEvent as DeadlineSchema, validate } from '@cr/contracts';
 import { generateWebhookSecret, signatureHeader } from '@cr/webhooks';
-import { WebhookVerificationError, verifyWebhook } from '../src';
+import {
+  type RecepcionDeadlineEvent,
+  type WebhookEvent,
+  WebhookVerificationError,
+  verifyWebhook,
+} from '../src';
 
 const NOW = 1_790_000_000;
 const body = JSON.stringify({
@@ -12,12 +18,30 @@ const body = JSON.stringify({
   estado: 'aceptado',
 });
 
-function delivery(secrets: string[], timestamp = NOW, id = 'msg_2x1') {
+// As the tenant-api's daily scan raises it (apps/tenant-api/src/recepcion/deadline-job.ts).
+const deadline: RecepcionDeadlineEvent = {
+  type: 'recepcion.deadline',
+  clave: '6'.repeat(50),
+  receptor: '3101123456',
+  emisor: { tipo: '02', numero: '3101779527', nombre: 'Pixdea SA' },
+  total: '11300.00000',
+  vence: '2026-12-11',
+  diasHabilesRestantes: 2,
+};
+
+function delivery(secrets: string[], timestamp = NOW, id = 'msg_2x1', signed = body) {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(secrets, id, timestamp, body),
+    'webhook-signature': signatureHeader(secrets, id, timestamp, signed),
   };
+}
+
+/** What a receiver shows of an event, by its kind: the narrowing an SDK user writes. */
+function summary(event: WebhookEvent): string {
+  if ('type' in event)
+    return `${event.type} ${event.clave} vence ${event.vence} (${event.diasHabilesRestantes})`;
+  return `${event.estado} ${event.clave} ${event.folioType}`;
 }
 
 describe('verifyWebhook', () => {
@@ -51,6 +75,17 @@ describe('verifyWebhook', () => {
     await expect(
       verifyWebhook(body, delivery([previous]), [current, previous], { now: NOW }),
     ).resolves.toBeDefined();
+  });
+
+  it('when a recepcion.deadline event is delivered, then it verifies as the deadline kind of WebhookEvent', async () => {
+    expect(validate(DeadlineSchema, deadline)).toMatchObject({ ok: true });
+    const signed = JSON.stringify(deadline);
+    const event = await verifyWebhook(signed, delivery([current], NOW, 'msg_d1', signed), current, {
+      now: NOW,
+    });
+    expect(summary(event)).toBe(`recepcion.deadline ${'6'.repeat(50)} vence 2026-12-11 (2)`);
+    const document = await verifyWebhook(body, delivery([current]), current, { now: NOW });
+    expect(summary(document)).toBe(`aceptado ${'5'.repeat(50)} INVOICE`);
   });
 
   it('when the body was changed, then it is refused', async () => {
