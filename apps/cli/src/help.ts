@@ -8,10 +8,11 @@ Uso: cr <comando> [opciones]
 
 Comandos:
   login                         Inicia sesión (--base, --password o CR_PASSWORD, o se pregunta)
-  logout                        Cierra la sesión y revoca el token
+  logout                        Cierra la sesión: revoca el token y lo olvida (uno vencido solo se olvida)
   emisor registrar <emisor.json> --p12 <archivo> --pin <pin> [--usuario u --clave c]
                                 Registra un emisor con su llave criptográfica de Hacienda
-  emisor actualizar <emisor.json> [--p12 <archivo> --pin <pin>]
+  emisor actualizar <emisor.json> --p12 <archivo> --pin <pin> [--usuario u --clave c]
+                                Reemplaza el registro entero del emisor, llave incluida
   emisor consultar <identificación>
   enviar <documento.json> [--esperar] [--timeout <s>] [--idempotency-key <clave>]
                                 Firma y envía un comprobante; con --esperar espera el veredicto
@@ -51,10 +52,11 @@ Usage: cr <command> [options]
 
 Commands:
   login                         Log in (--base, --password or CR_PASSWORD, or asked)
-  logout                        Log out and revoke the token
+  logout                        Log out: revoke the token and forget it (an expired one is just forgotten)
   emisor registrar <emisor.json> --p12 <file> --pin <pin> [--usuario u --clave c]
                                 Register an issuer with its Hacienda signing key
-  emisor actualizar <emisor.json> [--p12 <file> --pin <pin>]
+  emisor actualizar <emisor.json> --p12 <file> --pin <pin> [--usuario u --clave c]
+                                Replace the issuer's whole registration, key included
   emisor consultar <identificacion>
   enviar <document.json> [--esperar] [--timeout <s>] [--idempotency-key <key>]
                                 Sign and send a document; with --esperar wait for the verdict
@@ -96,8 +98,8 @@ const COMMANDS: Record<string, Record<Lang, string>> = {
     en: 'cr login [--base <client>] [--password <password>] [--auth-url <url>] [--tenant-url <url>]\n\nLogs in at the auth-server and stores the token. Without --password it reads CR_PASSWORD or asks.\n',
   },
   emisor: {
-    es: 'cr emisor registrar <emisor.json> --p12 <llave.p12> --pin <pin> [--usuario <usuario ATV> --clave <contraseña ATV>]\ncr emisor actualizar <emisor.json> [--p12 <llave.p12> --pin <pin>]\ncr emisor consultar <identificación>\n\nemisor.json lleva los datos del emisor (identificacion, tipoIdentificacion, codigoActividad, ubicacion, ambiente…);\n--p12 y --pin agregan la llave criptográfica, --usuario y --clave las credenciales de Hacienda. Sin --pin se lee CR_P12_PIN\n(con --p12) y sin --clave CR_CLAVE_HACIENDA (con --usuario): así no quedan en la lista de procesos ni en el historial.\n',
-    en: "cr emisor registrar <emisor.json> --p12 <key.p12> --pin <pin> [--usuario <ATV user> --clave <ATV password>]\ncr emisor actualizar <emisor.json> [--p12 <key.p12> --pin <pin>]\ncr emisor consultar <identificacion>\n\nemisor.json holds the issuer's data (identificacion, tipoIdentificacion, codigoActividad, ubicacion, ambiente…);\n--p12 and --pin add the signing key, --usuario and --clave the Hacienda credentials. Without --pin it reads CR_P12_PIN\n(with --p12), without --clave CR_CLAVE_HACIENDA (with --usuario): kept out of the process list and shell history.\n",
+    es: 'cr emisor registrar <emisor.json> --p12 <llave.p12> --pin <pin> [--usuario <usuario ATV> --clave <contraseña ATV>]\ncr emisor actualizar <emisor.json> --p12 <llave.p12> --pin <pin> [--usuario <usuario ATV> --clave <contraseña ATV>]\ncr emisor consultar <identificación>\n\nemisor.json lleva los datos del emisor (identificacion, tipoIdentificacion, codigoActividad, ubicacion, ambiente…);\n--p12 y --pin agregan la llave criptográfica, --usuario y --clave las credenciales de Hacienda. actualizar reemplaza el registro\nentero, así que pide la llave como registrar: --p12 y --pin, salvo que emisor.json ya traiga certificadoHacienda y pinCertificado.\nSin --pin se lee CR_P12_PIN (con --p12) y sin --clave CR_CLAVE_HACIENDA (con --usuario): así no quedan en la lista de procesos\nni en el historial.\n',
+    en: "cr emisor registrar <emisor.json> --p12 <key.p12> --pin <pin> [--usuario <ATV user> --clave <ATV password>]\ncr emisor actualizar <emisor.json> --p12 <key.p12> --pin <pin> [--usuario <ATV user> --clave <ATV password>]\ncr emisor consultar <identificacion>\n\nemisor.json holds the issuer's data (identificacion, tipoIdentificacion, codigoActividad, ubicacion, ambiente…);\n--p12 and --pin add the signing key, --usuario and --clave the Hacienda credentials. actualizar replaces the whole\nregistration, so it needs the key as registrar does: --p12 and --pin, unless emisor.json already holds certificadoHacienda and\npinCertificado. Without --pin it reads CR_P12_PIN (with --p12), without --clave CR_CLAVE_HACIENDA (with --usuario): kept out\nof the process list and shell history.\n",
   },
   enviar: {
     es: 'cr enviar <documento.json> [--esperar] [--timeout <segundos>] [--idempotency-key <clave>]\n\nEnvía el comprobante. Con --esperar muestra el progreso y espera el veredicto (salida 7 si Hacienda lo rechaza, 8 si se agota el tiempo; 120 s por defecto).\n',

@@ -11,6 +11,9 @@ const MESSAGES = {
   es: {
     loggedIn: 'Sesión iniciada como {base}; el token vence {exp}.',
     loggedOut: 'Sesión cerrada: el token fue revocado.',
+    loggedOutExpired: 'La sesión ya había vencido ({exp}): se olvidó el token; no había nada que revocar.',
+    loggedOutRefused:
+      'La sesión ya había vencido: el auth-server ya no acepta su token ({message}); se olvidó el token.',
     noSession: 'No hay sesión: ejecute `cr login` (o defina CR_BASE y CR_PASSWORD).',
     sessionExpired: 'La sesión venció ({exp}): ejecute `cr login` de nuevo.',
     sessionRefused: 'El servicio rechazó la sesión (vencida o revocada): ejecute `cr login` de nuevo.',
@@ -44,6 +47,11 @@ const MESSAGES = {
     listening: 'Escuchando webhooks en {url} (Ctrl+C para terminar).',
     listeningConfigured: 'Webhook del tenant apuntado a {url}; secreto nuevo en uso.',
     eventOk: '✓ {time} {estado} {clave} ({tipo}, id {id})',
+    deadlineNear:
+      '✓ {time} recepcion.deadline {clave}: responder a más tardar el {vence}, quedan {dias} días hábiles (proveedor {emisor}, receptor {receptor}, id {id})',
+    deadlinePassed:
+      '✓ {time} recepcion.deadline {clave}: el plazo venció el {vence}, hace {dias} días hábiles (proveedor {emisor}, receptor {receptor}, id {id})',
+    eventOther: '✓ {time} {type} {clave} (id {id})',
     eventBad: '✗ {time} entrega rechazada: {reason}',
     error: 'Error ({code}): {message}',
     requestId: 'Id de solicitud: {id}',
@@ -54,6 +62,10 @@ const MESSAGES = {
   en: {
     loggedIn: 'Logged in as {base}; the token expires {exp}.',
     loggedOut: 'Logged out: the token was revoked.',
+    loggedOutExpired:
+      'The session had already expired ({exp}): the token was forgotten; there was nothing to revoke.',
+    loggedOutRefused:
+      'The session had already expired: the auth-server no longer accepts its token ({message}); the token was forgotten.',
     noSession: 'Not logged in: run `cr login` (or set CR_BASE and CR_PASSWORD).',
     sessionExpired: 'The session expired ({exp}): run `cr login` again.',
     sessionRefused: 'The service refused the session (expired or revoked): run `cr login` again.',
@@ -88,6 +100,11 @@ const MESSAGES = {
     listening: 'Listening for webhooks on {url} (Ctrl+C to stop).',
     listeningConfigured: "The tenant's webhook now points at {url}; a new secret is in use.",
     eventOk: '✓ {time} {estado} {clave} ({tipo}, id {id})',
+    deadlineNear:
+      '✓ {time} recepcion.deadline {clave}: answer by {vence}, {dias} business days left (supplier {emisor}, receptor {receptor}, id {id})',
+    deadlinePassed:
+      '✓ {time} recepcion.deadline {clave}: the deadline was {vence}, {dias} business days ago (supplier {emisor}, receptor {receptor}, id {id})',
+    eventOther: '✓ {time} {type} {clave} (id {id})',
     eventBad: '✗ {time} delivery refused: {reason}',
     error: 'Error ({code}): {message}',
     requestId: 'Request id: {id}',

@@ -1,6 +1,8 @@
 // The built CLI (dist/cr.cjs) as a child process against the live stack (@cr/stack): its output, human
-// and JSON, and its exit codes, including a wrong PIN, an expired token and a service that is down.
+// and JSON, and its exit codes, including a wrong PIN, an issuer update without its key, an expired token,
+// a service that is down, and a logout after the session has ended.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -166,6 +168,24 @@ describe('the whole flow', () => {
     expect(r.stdout).toContain(`Emisor ${stack.demo.identificacion} registrado`);
   });
 
+  it('when `emisor actualizar` comes without the key, then exit 2 before any request; with it, the issuer is updated', async () => {
+    // An update replaces the whole registration (spec endpoint 5: the body of endpoint 4), key included.
+    const { certificadoHacienda: _c, pinCertificado: _p, ...emisor } = stack.demoEmisor();
+    const json = file('emisor.json', emisor);
+    const noKey = await cr(['emisor', 'actualizar', json]);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('--p12 <file> and --pin <pin> (or CR_P12_PIN) are required');
+    const withKey = await cr(['emisor', 'actualizar', json, '--p12', join(dir, 'llave.p12')], {
+      CR_P12_PIN: stack.demo.pin,
+    });
+    expect(withKey.stderr).toBe('');
+    expect(withKey.code).toBe(0);
+    expect(withKey.stdout).toContain(`Emisor ${stack.demo.identificacion} actualizado`);
+    // As for registrar, the key may be in the JSON already.
+    const whole = await cr(['emisor', 'actualizar', file('emisor-completo.json', stack.demoEmisor())]);
+    expect(whole.code).toBe(0);
+  });
+
   it('when `webhook escuchar --configurar` runs, then it listens and points the tenant’s webhook at itself', async () => {
     listener = spawn(
       process.execPath,
@@ -175,13 +195,7 @@ describe('the whole flow', () => {
         cwd: dir,
       },
     );
-    let buffer = '';
-    listener.stdout!.on('data', (c: Buffer) => {
-      buffer += c.toString();
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      events.push(...lines.filter(Boolean));
-    });
+    collectLines(listener, events);
     await waitUntil(() => events.some((l) => l.includes('"listening"')));
     const url = (JSON.parse(events.find((l) => l.includes('"listening"'))!) as { listening: string })
       .listening;
@@ -225,6 +239,49 @@ describe('the whole flow', () => {
     const pdf = readFileSync(join(dir, `${clave}.pdf`));
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.length).toBe(JSON.parse(r.stdout).bytes);
+  });
+
+  it('when `webhook escuchar` receives a document’s event and a received document’s deadline, then it prints each by its kind', async () => {
+    // The service's deadline scan runs once a day, so that event is signed here, Standard Webhooks style,
+    // with a second secret the listener holds; the document's event comes from the service (a replay).
+    const own = `whsec_${randomBytes(24).toString('base64')}`;
+    const human = spawn(
+      process.execPath,
+      [CLI, 'webhook', 'escuchar', '--puerto', '0', '--configurar', '--secreto', own],
+      { env, cwd: dir },
+    );
+    const lines: string[] = [];
+    collectLines(human, lines);
+    try {
+      await waitUntil(() => lines.some((l) => l.startsWith('Escuchando webhooks en')));
+      const url = /en (http\S+) /.exec(lines[0]!)![1]!;
+      expect((await cr(['webhook', 'reenviar', clave])).code).toBe(0);
+      const due = { ...deadlineEvent(), diasHabilesRestantes: 2 };
+      const overdue = { ...deadlineEvent(), clave: '7'.repeat(50), diasHabilesRestantes: -1 };
+      expect(await deliver(url, own, 'msg_plazo1', due)).toBe(204);
+      expect(await deliver(url, own, 'msg_plazo2', overdue)).toBe(204);
+      // A kind of event newer than this CLI still shows its type and clave.
+      const newer = { type: 'recepcion.futuro', clave: '8'.repeat(50) };
+      expect(await deliver(url, own, 'msg_nuevo', newer)).toBe(204);
+      await waitUntil(() => lines.length >= 5);
+      expect(lines).toContainEqual(
+        expect.stringMatching(new RegExp(` aceptado ${clave} \\(INVOICE, id msg_`)),
+      );
+      expect(lines).toContainEqual(
+        expect.stringContaining(
+          `recepcion.deadline ${due.clave}: responder a más tardar el 2026-12-11, quedan 2 días hábiles (proveedor Pixdea SA, receptor ${stack.demo.identificacion}, id msg_plazo1)`,
+        ),
+      );
+      expect(lines).toContainEqual(
+        expect.stringContaining(
+          `recepcion.deadline ${overdue.clave}: el plazo venció el 2026-12-11, hace 1 días hábiles (proveedor Pixdea SA, receptor ${stack.demo.identificacion}, id msg_plazo2)`,
+        ),
+      );
+      expect(lines).toContainEqual(expect.stringContaining(`recepcion.futuro ${newer.clave} (id msg_nuevo)`));
+      expect(lines.join('\n')).not.toContain('undefined');
+    } finally {
+      human.kill('SIGTERM');
+    }
   });
 
   it('when Hacienda rejects the document, then --esperar prints the reason and exits 7', async () => {
@@ -448,7 +505,102 @@ describe('the whole flow', () => {
     expect(readFileSync(join(dir, 'config', 'session.json'), 'utf8')).not.toContain('"token"');
     expect((await cr(['consultar', clave])).code).toBe(3);
   });
+
+  it('when the session has expired, then logout forgets the token, says the session had already expired and exits 0', async () => {
+    expect((await cr(['login', '--base', 'acme', '--password', PASSWORD])).code).toBe(0);
+    ageSession(9 * 3600);
+    const r = await cr(['logout']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('La sesión ya había vencido');
+    expect(readFileSync(join(dir, 'config', 'session.json'), 'utf8')).not.toContain('"token"');
+  });
+
+  it('when the auth-server no longer accepts the token (its signing key retired), then logout forgets it and exits 0', async () => {
+    expect((await cr(['login', '--base', 'acme', '--password', PASSWORD])).code).toBe(0);
+    const { token } = storedSession();
+    const { kid } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    const retired = await fetch(`${stack.authUrl}/admin/keys/${kid}/retire`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.adminToken}` },
+    });
+    expect(retired.status).toBe(200);
+    const r = await cr(['logout', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ loggedOut: true, alreadyExpired: true });
+    expect(readFileSync(join(dir, 'config', 'session.json'), 'utf8')).not.toContain('"token"');
+    const english = await cr(['logout', '--lang', 'en']);
+    expect(english.code).toBe(2);
+    expect(english.stderr).toContain('Not logged in');
+  });
 });
+
+/** Appends each complete line the child prints on stdout to `lines`. */
+function collectLines(child: ChildProcess, lines: string[]): void {
+  let buffer = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    buffer += c.toString();
+    const complete = buffer.split('\n');
+    buffer = complete.pop()!;
+    lines.push(...complete.filter(Boolean));
+  });
+}
+
+function storedSession(): { token: string; exp: number } {
+  return JSON.parse(readFileSync(join(dir, 'config', 'session.json'), 'utf8')) as {
+    token: string;
+    exp: number;
+  };
+}
+
+/**
+ * The stored session as it is `seconds` later: the token's `exp` moved back by that much (its signature no
+ * longer matches, which nothing checks: an expired token is never sent).
+ */
+function ageSession(seconds: number): void {
+  const session = storedSession();
+  const [header, payload, signature] = session.token.split('.');
+  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
+  const exp = claims.exp - seconds;
+  const aged = Buffer.from(JSON.stringify({ ...claims, exp })).toString('base64url');
+  writeFileSync(
+    join(dir, 'config', 'session.json'),
+    JSON.stringify({ ...session, token: `${header}.${aged}.${signature}`, exp }),
+  );
+}
+
+/** A `recepcion.deadline` body as the tenant-api's daily scan sends it (apps/tenant-api/src/recepcion/deadline-job.ts). */
+function deadlineEvent() {
+  return {
+    type: 'recepcion.deadline',
+    clave: '6'.repeat(50),
+    receptor: String(stack.demo.identificacion),
+    emisor: { tipo: '02', numero: '3101779527', nombre: 'Pixdea SA' },
+    total: '11300.00000',
+    vence: '2026-12-11',
+    diasHabilesRestantes: 2,
+  };
+}
+
+/** POSTs `event` signed the Standard Webhooks way (docs/webhooks.md) with `secret`; the answer's status. */
+async function deliver(url: string, secret: string, id: string, event: unknown): Promise<number> {
+  const body = JSON.stringify(event);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${signature}`,
+    },
+    body,
+  });
+  return res.status;
+}
 
 async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -13,17 +13,22 @@ const WRITE_OPTIONS = {
 /**
  * The issuer JSON plus the key and credentials given as options (the .p12 and password in base64). The PIN
  * and Hacienda's password may come from CR_P12_PIN (with --p12) and CR_CLAVE_HACIENDA (with --usuario)
- * instead, which keeps them out of the process list and shell history, as CR_SMTP_PASSWORD does.
+ * instead, which keeps them out of the process list and shell history, as CR_SMTP_PASSWORD does. Both
+ * registrar and actualizar send the whole registration (an update replaces the issuer, key included), so
+ * both need the key: from --p12 and --pin, or already in the JSON.
  */
-function registration(ctx: Context, args: string[], requireKey: boolean): Record<string, unknown> {
+function registration(ctx: Context, args: string[]): Record<string, unknown> {
   const parsed = parse(args, WRITE_OPTIONS);
-  const body = readJsonFile(positional(parsed, 0, 'emisor.json'));
+  const file = positional(parsed, 0, 'emisor.json');
+  const body = readJsonFile(file);
   const p12 = str(parsed, 'p12');
   const pin = str(parsed, 'pin') ?? (p12 !== undefined ? ctx.env.CR_P12_PIN : undefined);
   if ((p12 === undefined) !== (pin === undefined))
     throw new UsageError('--p12 and --pin (or CR_P12_PIN) go together');
-  if (requireKey && !p12 && !body.certificadoHacienda)
-    throw new UsageError('--p12 <file> and --pin <pin> (or CR_P12_PIN) are required');
+  if (!p12 && !(body.certificadoHacienda && body.pinCertificado))
+    throw new UsageError(
+      `--p12 <file> and --pin <pin> (or CR_P12_PIN) are required, unless ${file} holds certificadoHacienda and pinCertificado`,
+    );
   if (p12) body.certificadoHacienda = readBinaryFile(p12).toString('base64');
   if (pin !== undefined) body.pinCertificado = pin;
   const usuario = str(parsed, 'usuario');
@@ -38,7 +43,7 @@ export async function emisor(ctx: Context, args: string[]): Promise<void> {
   const cr = () => ctx.client();
   switch (sub) {
     case 'registrar': {
-      const body = registration(ctx, rest, true);
+      const body = registration(ctx, rest);
       const answer = await cr().emisores.register(body as never);
       ctx.result(answer, () => [
         ctx.t('emisorRegistered', { id: String(body.identificacion) }),
@@ -47,7 +52,7 @@ export async function emisor(ctx: Context, args: string[]): Promise<void> {
       return;
     }
     case 'actualizar': {
-      const body = registration(ctx, rest, false);
+      const body = registration(ctx, rest);
       const answer = await cr().emisores.update(body as never);
       ctx.result(answer, () => [
         ctx.t('emisorUpdated', { id: String(body.identificacion) }),

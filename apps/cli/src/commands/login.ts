@@ -1,5 +1,5 @@
 // cr login / cr logout.
-import { createClient } from '@cr-einvoice/sdk';
+import { AuthenticationError, TokenExpiredError, createClient, tokenExpiry } from '@cr-einvoice/sdk';
 import { localhostFetch } from '@cr-einvoice/sdk/localhost';
 import { type OptionSpec, parse, str } from '../args';
 import type { Context } from '../context';
@@ -34,7 +34,32 @@ export async function logout(ctx: Context, args: string[]): Promise<void> {
     token: ctx.session.token,
     fetch: localhostFetch(),
   });
-  await client.auth.logout();
+  try {
+    await client.auth.logout();
+  } catch (err) {
+    const ended = alreadyEnded(ctx, err);
+    if (!ended) throw err;
+    // Nothing left to revoke: the token is dead either way, so it is forgotten and logout has done its job.
+    forgetToken(ctx.env);
+    ctx.result({ loggedOut: true, alreadyExpired: true }, () => [ended]);
+    return;
+  }
   forgetToken(ctx.env);
   ctx.result({ loggedOut: true }, () => [ctx.t('loggedOut')]);
+}
+
+/**
+ * What to say when the session ended before this logout, else undefined: the token expired (the SDK says so
+ * before sending it), or the auth-server no longer accepts it (401: expired by its clock, or signed with a
+ * key since retired; a token already revoked is answered 200, not 401).
+ */
+function alreadyEnded(ctx: Context, err: unknown): string | undefined {
+  if (err instanceof TokenExpiredError) {
+    // The expiry the SDK went by: the token's own.
+    const exp = tokenExpiry(ctx.session.token ?? '') ?? ctx.session.exp;
+    return ctx.t('loggedOutExpired', { exp: exp ? new Date(exp * 1000).toISOString() : '?' });
+  }
+  if (err instanceof AuthenticationError && err.status === 401)
+    return ctx.t('loggedOutRefused', { message: err.message });
+  return undefined;
 }

@@ -1,9 +1,10 @@
 // cr webhook configurar | consultar | reenviar | escuchar. `escuchar` is a development receiver: it
 // listens on 127.0.0.1, verifies every delivery with verifyWebhook (the same check a client's receiver
-// makes) and prints the event, answering 204 to good deliveries and 401 to bad ones (the service retries).
+// makes) and prints the event by its kind (a document's final state, or a received document's deadline),
+// answering 204 to good deliveries and 401 to bad ones (the service retries).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '@cr-einvoice/sdk';
+import { type RecepcionDeadlineEvent, type WebhookEvent, verifyWebhook } from '@cr-einvoice/sdk';
 import { parse, positional, str } from '../args';
 import type { Context } from '../context';
 import { UsageError } from '../exit-codes';
@@ -60,10 +61,7 @@ async function listen(ctx: Context, args: string[]): Promise<void> {
           res.writeHead(204).end();
           const id = String(req.headers['webhook-id'] ?? '');
           if (ctx.options.json) ctx.io.stdout(`${JSON.stringify({ verified: true, id, event })}\n`);
-          else
-            ctx.io.stdout(
-              `${ctx.t('eventOk', { time, estado: event.estado, clave: event.clave, tipo: event.folioType, id })}\n`,
-            );
+          else ctx.io.stdout(`${eventLine(ctx, event, time, id)}\n`);
         },
         (err: Error) => {
           res.writeHead(401, { 'content-type': 'application/json' });
@@ -98,4 +96,29 @@ async function listen(ctx: Context, args: string[]): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** One line for a verified event, by its kind: only a received document's deadline has a `type`. */
+function eventLine(ctx: Context, event: WebhookEvent, time: string, id: string): string {
+  if (!('type' in event))
+    return ctx.t('eventOk', { time, estado: event.estado, clave: event.clave, tipo: event.folioType, id });
+  if (event.type === 'recepcion.deadline') return deadlineLine(ctx, event, time, id);
+  // A kind of event newer than this CLI: its type and clave, which every event has.
+  const other = event as { type: unknown; clave?: unknown };
+  return ctx.t('eventOther', { time, type: String(other.type), clave: String(other.clave ?? ''), id });
+}
+
+function deadlineLine(ctx: Context, event: RecepcionDeadlineEvent, time: string, id: string): string {
+  const left = event.diasHabilesRestantes;
+  const vars = {
+    time,
+    clave: event.clave,
+    vence: event.vence,
+    emisor: event.emisor.nombre,
+    receptor: event.receptor,
+    id,
+  };
+  return left < 0
+    ? ctx.t('deadlinePassed', { ...vars, dias: -left })
+    : ctx.t('deadlineNear', { ...vars, dias: left });
 }
