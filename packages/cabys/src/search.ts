@@ -18,6 +18,8 @@ export interface FallbackOptions {
   limit: number;
   /** The caller's own limit on calls that reach the fallback's source; runs only when the answer is not cached. */
   beforeRequest?: () => Promise<void>;
+  /** Whose search this is (a tenant): the fallback's source serves waiting callers by turns of it. */
+  lane?: string;
 }
 
 export interface CabysSearch {
@@ -27,7 +29,7 @@ export interface CabysSearch {
    *  when there is no source at all. */
   search(
     query: string,
-    options?: SearchOptions & Pick<FallbackOptions, 'beforeRequest'>,
+    options?: SearchOptions & Pick<FallbackOptions, 'beforeRequest' | 'lane'>,
   ): Promise<CabysItem[]>;
 }
 
@@ -42,8 +44,12 @@ export function createCabysSearch(deps: { index?: CabysIndex; fallback?: CabysFa
         const q = typeof query === 'string' ? query.trim().replace(/\s+/g, ' ').slice(0, 200) : '';
         if (q === '') return [];
         const limit = clampLimit(options.limit);
-        const { beforeRequest } = options;
-        return (await fallback(q, { limit, ...(beforeRequest ? { beforeRequest } : {}) })).slice(0, limit);
+        const { beforeRequest, lane } = options;
+        const passed = {
+          ...(beforeRequest ? { beforeRequest } : {}),
+          ...(lane !== undefined ? { lane } : {}),
+        };
+        return (await fallback(q, { limit, ...passed })).slice(0, limit);
       }
       throw new AppError(
         'service_unavailable',

@@ -65,6 +65,12 @@ export function createHaciendaClients(
       baseUrl: settings.HACIENDA_PUBLIC_API_URL,
       ...common,
       ...(options.sleep ? { sleep: options.sleep } : {}),
+      ...(settings.HACIENDA_LOOKUPS_PER_TENANT === undefined
+        ? {}
+        : { lookupsPerLane: settings.HACIENDA_LOOKUPS_PER_TENANT }),
+      ...(settings.HACIENDA_LOOKUP_MAX_WAIT_MS === undefined
+        ? {}
+        : { maxWaitMs: settings.HACIENDA_LOOKUP_MAX_WAIT_MS }),
     }),
     submissions: createSubmissionLimiter({
       limit: settings.HACIENDA_SUBMISSIONS_PER_MINUTE ?? 100,

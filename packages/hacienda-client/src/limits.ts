@@ -148,13 +148,92 @@ export interface TokenBucketOptions {
   sleep?: Sleep;
 }
 
-/** One shared bucket: `take()` waits until a token is available, so calls are spread out, never burst. */
+export interface TakeOptions {
+  /**
+   * Whose call this is (a tenant). Callers waiting in different lanes take turns, one token each, so a lane
+   * with many callers waiting delays another lane's caller by one token per round, not by its whole queue.
+   * Default: one lane shared by every caller that names none.
+   */
+  lane?: string;
+  /** Served ahead of ordinary callers (a submission waits for it), though never more than twice in a row. */
+  urgent?: boolean;
+  /** Longest wait for a token; past it `RateLimitedError`. Default: no limit. */
+  maxWaitMs?: number;
+}
+
+/** Urgent grants in a row while ordinary callers wait: ahead of them, yet they keep a third of the rate. */
+const URGENT_RUN = 2;
+
+interface Waiter {
+  maxWaitMs: number;
+  deadline: number;
+  grant: () => void;
+  refuse: (err: Error) => void;
+}
+
+/**
+ * Callers waiting for a token, by lane. The map's order is the order of turns: the lane whose turn it is
+ * comes first and, served, goes to the back; a new lane joins at the back.
+ */
+class Turns {
+  private readonly lanes = new Map<string, Waiter[]>();
+  size = 0;
+
+  push(lane: string, waiter: Waiter): void {
+    const waiters = this.lanes.get(lane);
+    if (waiters) waiters.push(waiter);
+    else this.lanes.set(lane, [waiter]);
+    this.size += 1;
+  }
+
+  /** The first waiter of the lane whose turn it is; its lane goes to the back. */
+  next(): Waiter | undefined {
+    for (const [lane, waiters] of this.lanes) {
+      this.lanes.delete(lane);
+      const waiter = waiters.shift();
+      if (waiters.length > 0) this.lanes.set(lane, waiters);
+      this.size -= 1;
+      return waiter;
+    }
+    return undefined;
+  }
+
+  /** Takes out the waiters whose deadline has come, keeping every lane's place and order. */
+  expire(now: number): Waiter[] {
+    const expired: Waiter[] = [];
+    for (const [lane, waiters] of this.lanes) {
+      const kept: Waiter[] = [];
+      for (const w of waiters) (w.deadline <= now ? expired : kept).push(w);
+      // Setting an existing key keeps its place in the turns.
+      if (kept.length === 0) this.lanes.delete(lane);
+      else this.lanes.set(lane, kept);
+    }
+    this.size -= expired.length;
+    return expired;
+  }
+
+  earliestDeadline(): number {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const waiters of this.lanes.values())
+      for (const w of waiters) earliest = Math.min(earliest, w.deadline);
+    return earliest;
+  }
+}
+
+/**
+ * One shared bucket: calls are spread out at its rate, never burst. `take()` is granted at once while a token
+ * is left and no one waits; otherwise it waits its lane's turn (see `TakeOptions`) up to `maxWaitMs`. One
+ * timer at a time serves the waiters: it wakes for the next token or the next deadline, whichever is first.
+ */
 export class TokenBucket {
   private tokens: number;
   private last: number;
   private readonly clock: Clock;
   private readonly sleep: Sleep;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly urgent = new Turns();
+  private readonly ordinary = new Turns();
+  private urgentRun = 0;
+  private waking = false;
 
   constructor(private readonly options: TokenBucketOptions) {
     if (options.capacity < 1 || options.refillPerSecond <= 0) throw new RangeError('invalid token bucket');
@@ -177,19 +256,98 @@ export class TokenBucket {
     return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.options.refillPerSecond) * 1000);
   }
 
-  /** Takes one token, waiting in FIFO order behind earlier callers. */
-  take(): Promise<void> {
-    const next = this.queue.then(async () => {
-      for (;;) {
-        const wait = this.waitTime();
-        if (wait === 0) {
-          this.tokens -= 1;
-          return;
-        }
-        await this.sleep(wait);
-      }
+  private get waiting(): number {
+    return this.urgent.size + this.ordinary.size;
+  }
+
+  /** Takes one token, waiting for the lane's turn; `RateLimitedError` when none comes within `maxWaitMs`. */
+  take(options: TakeOptions = {}): Promise<void> {
+    if (this.waiting === 0 && this.waitTime() === 0) {
+      this.tokens -= 1;
+      return Promise.resolve();
+    }
+    const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
+    if (maxWaitMs <= 0) return Promise.reject(this.refusal(maxWaitMs));
+    return new Promise<void>((grant, refuse) => {
+      const turns = options.urgent ? this.urgent : this.ordinary;
+      turns.push(options.lane ?? '', { maxWaitMs, deadline: this.clock() + maxWaitMs, grant, refuse });
+      this.serve();
     });
-    this.queue = next.catch(() => undefined);
-    return next;
+  }
+
+  /** Refuses the waiters past their deadline, grants the tokens there are, and wakes again if any wait. */
+  private serve(): void {
+    const now = this.clock();
+    const expired = [...this.urgent.expire(now), ...this.ordinary.expire(now)];
+    for (const w of expired) w.refuse(this.refusal(w.maxWaitMs));
+    while (this.waiting > 0 && this.waitTime() === 0) {
+      this.tokens -= 1;
+      this.nextWaiter()?.grant();
+    }
+    this.wakeLater();
+  }
+
+  private nextWaiter(): Waiter | undefined {
+    const lookupsWait = this.ordinary.size > 0;
+    if (this.urgent.size > 0 && (!lookupsWait || this.urgentRun < URGENT_RUN)) {
+      // The run counts only grants made while ordinary callers wait: they are the ones kept waiting.
+      this.urgentRun = lookupsWait ? this.urgentRun + 1 : 0;
+      return this.urgent.next();
+    }
+    this.urgentRun = 0;
+    return this.ordinary.next();
+  }
+
+  /**
+   * One wake-up at a time, for the next token or the next deadline. A caller arriving meanwhile with a
+   * deadline before that wake-up is refused at it, at most one token's interval late.
+   */
+  private wakeLater(): void {
+    if (this.waking || this.waiting === 0) return;
+    const deadline = Math.min(this.urgent.earliestDeadline(), this.ordinary.earliestDeadline());
+    const wait = Math.min(this.waitTime(), deadline - this.clock());
+    this.waking = true;
+    void this.sleep(Math.max(0, wait)).then(() => {
+      this.waking = false;
+      this.serve();
+    });
+  }
+
+  /** When to come back: the time the bucket needs for the callers still waiting and one more. */
+  private refusal(maxWaitMs: number): RateLimitedError {
+    this.refill();
+    const owed = this.waiting + 1 - this.tokens;
+    const retryAfterMs = Math.max(1, Math.ceil((owed / this.options.refillPerSecond) * 1000));
+    return new RateLimitedError(`no token within ${Math.max(0, maxWaitMs) / 1000} s`, retryAfterMs);
+  }
+}
+
+/**
+ * At most `limit` calls per key at once; a call beyond it is refused at once with `RateLimitedError`, nothing
+ * waits. Bounds what one caller (a tenant) holds of something shared, however slowly it is served.
+ */
+export class KeyedConcurrency {
+  private readonly running = new Map<string, number>();
+
+  constructor(private readonly options: { limit: number; name: string; retryAfterMs?: number }) {
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be ≥ 1');
+  }
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const now = this.running.get(key) ?? 0;
+    if (now >= this.options.limit) {
+      throw new RateLimitedError(
+        `${this.options.name} limit of ${this.options.limit} at once reached`,
+        this.options.retryAfterMs ?? 1_000,
+      );
+    }
+    this.running.set(key, now + 1);
+    try {
+      return await work();
+    } finally {
+      const left = (this.running.get(key) ?? 1) - 1;
+      if (left > 0) this.running.set(key, left);
+      else this.running.delete(key);
+    }
   }
 }

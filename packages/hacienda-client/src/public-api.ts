@@ -2,11 +2,22 @@
 // while and calls pass through a token bucket, because a burst gets the whole service's IP blocked for 10
 // minutes (§10.5). 5xx and timeouts are retried with backoff, then surface as `HaciendaUpstreamError`
 // (an `AppError` the error handler maps to 502); a 429 opens a pause during which no call is made.
+// The bucket is shared by every tenant, so it is shared fairly (ADR 0063): a call names its lane (the
+// tenant), waiting lanes take turns, a lane has a few lookups at once at most (`RateLimitedError` beyond),
+// and no call waits for a token longer than `maxWaitMs` (a 502 with Retry-After, like the 429 pause).
 import { AppError } from '@cr/service-kit';
 import type { AxiosInstance, AxiosResponse } from 'axios';
 import { LRUCache } from 'lru-cache';
 import { classifyTransportError, createHttp, parseRetryAfterMs } from './http';
-import { type Clock, realClock, realSleep, type Sleep, TokenBucket } from './limits';
+import {
+  type Clock,
+  KeyedConcurrency,
+  RateLimitedError,
+  realClock,
+  realSleep,
+  type Sleep,
+  TokenBucket,
+} from './limits';
 
 export type PublicResult<T> =
   | { kind: 'found'; value: T }
@@ -82,6 +93,16 @@ export interface PublicApiOptions {
   cacheMaxEntries?: number;
   /** Shared limiter; default a bucket of 5 with 2 per second, far under the published burst limits. */
   bucket?: TokenBucket;
+  /**
+   * Lookups of one lane (a tenant) waiting or in flight at once, default 4; beyond it `RateLimitedError` at
+   * once. Urgent lookups (a submission's checks) are not counted: the submissions in progress bound them.
+   */
+  lookupsPerLane?: number;
+  /**
+   * Longest a lookup waits for tokens, all its tries together; default 10 s, well inside a gateway's 30 s.
+   * Past it `HaciendaUpstreamError` with Retry-After: the service's share of Hacienda is used up for now.
+   */
+  maxWaitMs?: number;
   /** Pause after a 429 without Retry-After; default 10 min (the IP block). */
   blockPauseMs?: number;
   clock?: Clock;
@@ -178,6 +199,13 @@ export interface LookupOptions {
    * caller's own limit on calls that reach Hacienda, e.g. a tenant's window. If it throws, nothing is sent.
    */
   beforeRequest?: () => Promise<void>;
+  /**
+   * Whose lookup this is, e.g. the tenant: waiting lanes take turns at the shared bucket, and a lane has at
+   * most `lookupsPerLane` lookups at once. Without it the call waits in the one lane of every unnamed call.
+   */
+  lane?: string;
+  /** A lookup a submission waits for: served ahead of ordinary lookups, not counted in its lane's limit. */
+  urgent?: boolean;
 }
 
 export class HaciendaPublicApi {
@@ -188,6 +216,8 @@ export class HaciendaPublicApi {
   private readonly retryDelays: readonly number[];
   private readonly ttl: number;
   private readonly blockPauseMs: number;
+  private readonly lanes: KeyedConcurrency;
+  private readonly maxWaitMs: number;
   /**
    * Answers by request; the least recently used beyond `cacheMaxEntries` are dropped. Each keeps its own
    * expiry, read on the injected clock (lru-cache's own TTL reads performance.now()).
@@ -206,6 +236,8 @@ export class HaciendaPublicApi {
     this.ttl = options.cacheTtlMs ?? 600_000;
     this.cache = new LRUCache({ max: Math.max(1, options.cacheMaxEntries ?? 2_000) });
     this.blockPauseMs = options.blockPauseMs ?? 600_000;
+    this.lanes = new KeyedConcurrency({ limit: options.lookupsPerLane ?? 4, name: 'Hacienda lookups' });
+    this.maxWaitMs = options.maxWaitMs ?? 10_000;
   }
 
   /** `GET /fe/ae?identificacion=` (id without hyphens). */
@@ -268,25 +300,58 @@ export class HaciendaPublicApi {
     if (hit && hit.expires > now) return hit.value as PublicResult<T>;
     if (hit) this.cache.delete(key);
 
-    await options.beforeRequest?.();
-    const result = await this.fetch(path, params, map);
-    if (result.kind !== 'invalid') {
-      const ttl = result.kind === 'found' ? this.ttl : Math.ceil(this.ttl / 10);
-      this.cache.set(key, { expires: this.clock() + ttl, value: result });
+    // The lane's limit comes before the hook, so a refused call costs the caller nothing (no window slot).
+    return this.inLane(options, async () => {
+      await options.beforeRequest?.();
+      const result = await this.fetch(path, params, map, options);
+      if (result.kind !== 'invalid') {
+        const ttl = result.kind === 'found' ? this.ttl : Math.ceil(this.ttl / 10);
+        this.cache.set(key, { expires: this.clock() + ttl, value: result });
+      }
+      return result;
+    });
+  }
+
+  private inLane<T>(options: LookupOptions, work: () => Promise<T>): Promise<T> {
+    if (options.lane === undefined || options.urgent) return work();
+    return this.lanes.run(options.lane, work);
+  }
+
+  /** Waits for the lane's turn at the bucket until `deadline`; then Hacienda must not be paused meanwhile. */
+  private async takeTurn(options: LookupOptions, deadline: number): Promise<void> {
+    this.throwIfPaused();
+    try {
+      await this.bucket.take({
+        ...(options.lane === undefined ? {} : { lane: options.lane }),
+        ...(options.urgent ? { urgent: true } : {}),
+        maxWaitMs: deadline - this.clock(),
+      });
+    } catch (err) {
+      if (!(err instanceof RateLimitedError)) throw err;
+      throw new HaciendaUpstreamError(
+        `Hacienda public API busy: no turn within ${this.maxWaitMs / 1000} s in the service's limit on calls to it`,
+        err.retryAfterMs,
+      );
     }
-    return result;
+    // A 429 may have come while this call waited: its token is spent, but Hacienda is not called.
+    this.throwIfPaused();
+  }
+
+  private throwIfPaused(): void {
+    const paused = this.pausedUntil - this.clock();
+    if (paused > 0) throw new HaciendaUpstreamError('Hacienda public API is pausing after a 429', paused);
   }
 
   private async fetch<T>(
     path: string,
     params: Record<string, string>,
     map: (raw: unknown) => T,
+    options: LookupOptions,
   ): Promise<PublicResult<T>> {
+    const deadline = this.clock() + this.maxWaitMs;
     let lastProblem = '';
     for (let attempt = 0; ; attempt++) {
-      const paused = this.pausedUntil - this.clock();
-      if (paused > 0) throw new HaciendaUpstreamError('Hacienda public API is pausing after a 429', paused);
-      await this.bucket.take();
+      await this.takeTurn(options, deadline);
       let res: AxiosResponse | undefined;
       try {
         res = await this.http.get(path, { params, headers: { Accept: 'application/json' } });

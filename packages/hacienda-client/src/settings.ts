@@ -32,6 +32,16 @@ export const haciendaSettingsProperties = {
    * unconfirmed, REFERENCE §4). A load test against the local sandbox lifts it to measure the pipeline.
    */
   HACIENDA_SUBMISSIONS_PER_MINUTE: Type.Optional(Type.Integer({ minimum: 1, default: 100 })),
+  /**
+   * Public-API lookups one tenant may have waiting or in flight at once, per process (ADR 0063); beyond it
+   * 429. The bucket is shared by every tenant: without this one tenant's burst filled its queue.
+   */
+  HACIENDA_LOOKUPS_PER_TENANT: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 4 })),
+  /**
+   * Longest a lookup (or a submission's exoneration check) waits for a turn at the shared bucket; past it
+   * 502 with Retry-After. Under the gateway's 30 s, so a busy Hacienda share is an answer, not a hang.
+   */
+  HACIENDA_LOOKUP_MAX_WAIT_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, default: 10_000 })),
 };
 
 export const HaciendaSettingsSchema = Type.Object(haciendaSettingsProperties);

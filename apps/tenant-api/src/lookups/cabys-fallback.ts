@@ -18,8 +18,8 @@ function toItem(raw: HaciendaCabysItem): CabysItem | undefined {
 }
 
 export function haciendaCabysFallback(api: Pick<PublicApiLookups, 'cabys' | 'cabysByCodigo'>): CabysFallback {
-  return async (query, { limit, beforeRequest }) => {
-    const lookup = beforeRequest ? { beforeRequest } : {};
+  return async (query, { limit, beforeRequest, lane }) => {
+    const lookup = { ...(beforeRequest ? { beforeRequest } : {}), ...(lane !== undefined ? { lane } : {}) };
     const compact = query.replace(/[\s.-]/g, '');
     if (CODE.test(compact)) {
       const r = await api.cabysByCodigo(compact, lookup);

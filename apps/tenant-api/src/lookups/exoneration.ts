@@ -6,7 +6,7 @@ import type { Exoneration } from '@cr/hacienda-client';
 import { parseIsoDateTime } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
 import type { LookupDeps } from './lookup-deps';
-import { takeLookupSlot } from './tenant-lookup-limit';
+import { lookUpForTenant } from './tenant-lookup-limit';
 
 /** Hacienda's authorization numbers (REFERENCE §10.2): two letters, 8 digits, 2 digits; case-insensitive. */
 export const EXONERATION_NUMBER = /^[A-Za-z]{2}-[0-9]{8}-[0-9]{2}$/;
@@ -72,9 +72,9 @@ export async function lookUpExoneration(
     );
   }
   // A cached answer costs Hacienda nothing: only a call that reaches it takes the tenant's slot.
-  const r = await deps.hacienda.publicApi.exoneration(numero, {
-    beforeRequest: () => takeLookupSlot(deps, input.tenantId),
-  });
+  const r = await lookUpForTenant(deps, input.tenantId, (options) =>
+    deps.hacienda.publicApi.exoneration(numero, options),
+  );
   if (r.kind === 'notFound') {
     throw new AppError('not_found', `exoneracion: ${numero} does not exist in Hacienda's records`);
   }

@@ -5,7 +5,7 @@ import type { ContribuyenteData } from '@cr/contracts';
 import type { Taxpayer } from '@cr/hacienda-client';
 import { AppError } from '@cr/service-kit';
 import type { LookupDeps } from './lookup-deps';
-import { takeLookupSlot } from './tenant-lookup-limit';
+import { lookUpForTenant } from './tenant-lookup-limit';
 
 /** The id as /fe/ae takes it (digits, no hyphens), or the reason it cannot be one. */
 export function readTaxpayerId(value: unknown): { id: string } | { reason: string } {
@@ -34,9 +34,9 @@ export async function lookUpTaxpayer(
   input: { tenantId: string; identificacion: string },
 ): Promise<ContribuyenteData> {
   // A cached answer costs Hacienda nothing: only a call that reaches it takes the tenant's slot.
-  const r = await deps.hacienda.publicApi.taxpayer(input.identificacion, {
-    beforeRequest: () => takeLookupSlot(deps, input.tenantId),
-  });
+  const r = await lookUpForTenant(deps, input.tenantId, (options) =>
+    deps.hacienda.publicApi.taxpayer(input.identificacion, options),
+  );
   if (r.kind === 'notFound') {
     throw new AppError(
       'not_found',

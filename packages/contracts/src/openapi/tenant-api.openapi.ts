@@ -92,7 +92,7 @@ export const TENANT_ROUTE_ERRORS: ErrorDoc[] = [
 /** The lookups reaching Hacienda's public API count against the tenant's window (LOOKUP_LIMIT). */
 const LOOKUP_LIMITED: ErrorDoc = {
   code: 'too_many_requests',
-  when: "the tenant used up its window of lookups that reach Hacienda's public API (with `Retry-After`)",
+  when: 'the tenant used up its window of lookups that reach Hacienda\'s public API, or has HACIENDA_LOOKUPS_PER_TENANT of them waiting or in flight already ("too many Hacienda lookups at once for this tenant"; with `Retry-After`)',
   message: 'too many Hacienda lookups for this tenant; retry in 42 s',
   headers: RETRY_AFTER,
 };
@@ -101,7 +101,7 @@ const LOOKUP_LIMITED: ErrorDoc = {
 function hacienda502(path: string): ErrorDoc {
   return {
     code: 'upstream_error',
-    when: "Hacienda's public API failed on every retry (5xx, timeout, refused connection), or the service is pausing after Hacienda's own 429 (then with `Retry-After`)",
+    when: "Hacienda's public API failed on every retry (5xx, timeout, refused connection), the service is pausing after Hacienda's own 429, or the call got no turn at the service's shared limit on calls to it within HACIENDA_LOOKUP_MAX_WAIT_MS (these two with `Retry-After`)",
     message: `Hacienda public API unavailable on ${path} (answered 503)`,
     headers: RETRY_AFTER,
   };
@@ -675,7 +675,7 @@ export function tenantApiRoutes(): RouteDoc[] {
         },
         {
           ...hacienda502('/fe/ex'),
-          when: "an exoneration of type 04 or 11 could not be confirmed because Hacienda's public API failed on every retry, or is paused after its 429 (then with `Retry-After`); nothing is stored",
+          when: "an exoneration of type 04 or 11 could not be confirmed because Hacienda's public API failed on every retry, is paused after its 429, or gave the check no turn within HACIENDA_LOOKUP_MAX_WAIT_MS (these two with `Retry-After`); nothing is stored",
         },
       ],
     }),

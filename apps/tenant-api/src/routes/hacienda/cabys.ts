@@ -3,7 +3,7 @@ import { CabysQuery, type CabysResponse } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
 import type { RequestHandler } from 'express';
 import type { LookupDeps } from '../../lookups/lookup-deps';
-import { takeLookupSlot } from '../../lookups/tenant-lookup-limit';
+import { lookUpForTenant } from '../../lookups/tenant-lookup-limit';
 
 export function searchCabys(deps: Pick<LookupDeps, 'cabys' | 'db' | 'lookupLimiter'>): RequestHandler {
   return async (req, res) => {
@@ -14,11 +14,10 @@ export function searchCabys(deps: Pick<LookupDeps, 'cabys' | 'db' | 'lookupLimit
       });
     }
     // The local catalogue costs Hacienda nothing; only the fallback's calls that reach Hacienda (not its
-    // cached answers) count against the tenant's lookups.
-    const items = await deps.cabys.search(name, {
-      limit: limite ?? 50,
-      beforeRequest: () => takeLookupSlot(deps, res.locals.tenantId),
-    });
+    // cached answers) count against the tenant's lookups, and they wait in the tenant's lane (ADR 0063).
+    const items = await lookUpForTenant(deps, res.locals.tenantId, ({ beforeRequest, lane }) =>
+      deps.cabys.search(name, { limit: limite ?? 50, ...(beforeRequest ? { beforeRequest } : {}), lane }),
+    );
     const body: CabysResponse = {
       status: 'success',
       data: items.map((i) => ({ codigo: i.codigo, descripcion: i.descripcion, impuesto: i.impuesto })),
