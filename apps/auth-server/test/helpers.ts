@@ -2,6 +2,7 @@
 // TEST_DATABASE_URL), migrations, a frozen clock the test moves by hand, and a logger captured in memory.
 import { join } from 'node:path';
 import type { Express } from 'express';
+import request from 'supertest';
 import {
   MemoryTransport,
   SecretBox,
@@ -62,6 +63,12 @@ export async function startHarness(overrides: Partial<AuthServicesOptions> = {})
 
 export function admin(): { authorization: string } {
   return { authorization: `Bearer ${ADMIN_TOKEN}` };
+}
+
+/** The kids the JWKS publishes now. */
+export async function publishedKids(h: Pick<Harness, 'app'>): Promise<string[]> {
+  const res = await request(h.app).get('/.well-known/jwks.json').expect(200);
+  return (JSON.parse(res.text) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
 }
 
 export interface Gate {

@@ -2,14 +2,9 @@ import { createPublicKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import type { TokenClaims } from '@cr/contracts';
-import { type Harness, admin, startHarness } from './helpers';
+import { type Harness, admin, publishedKids, startHarness } from './helpers';
 
 const HOUR = 3600_000;
-
-async function kids(h: Harness): Promise<string[]> {
-  const res = await request(h.app).get('/.well-known/jwks.json').expect(200);
-  return (JSON.parse(res.text) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
-}
 
 async function login(h: Harness): Promise<string> {
   const res = await request(h.app)
@@ -50,7 +45,7 @@ describe('signing key rotation (frozen clock)', () => {
   it('publishes the next key before it signs, keeps the old one until its tokens expired, then drops it', async () => {
     const first = h.services.keys.currentKey()!.kid;
     const next = h.services.keys.publishedKeys().find((k) => k.status === 'next')!.kid;
-    expect(await kids(h)).toEqual(expect.arrayContaining([first, next]));
+    expect(await publishedKids(h)).toEqual(expect.arrayContaining([first, next]));
     const before = await login(h);
     expect(jwt.decode(before, { complete: true })!.header.kid).toBe(first);
 
@@ -61,7 +56,7 @@ describe('signing key rotation (frozen clock)', () => {
 
     const after = await login(h);
     expect(jwt.decode(after, { complete: true })!.header.kid).toBe(next);
-    const published = await kids(h);
+    const published = await publishedKids(h);
     expect(published).toEqual(expect.arrayContaining([first, next, rotated.body.next]));
     expect(published).toHaveLength(3);
 
@@ -72,9 +67,9 @@ describe('signing key rotation (frozen clock)', () => {
     // The last token signed by the old key was issued at the rotation; it expires 28800 s later, and a
     // verifier may hold a JWKS for 300 s more.
     h.clock.advance(28_800_000 + 300_000 - 1000);
-    expect(await kids(h)).toContain(first);
+    expect(await publishedKids(h)).toContain(first);
     h.clock.advance(1000);
-    const late = await kids(h);
+    const late = await publishedKids(h);
     expect(late).not.toContain(first);
     expect(late.sort()).toEqual([next, rotated.body.next].sort());
   });

@@ -5,7 +5,7 @@
 // "until the last token signed with it expires").
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { type Harness, admin, startHarness } from './helpers';
+import { type Harness, admin, publishedKids, startHarness } from './helpers';
 
 const PASSWORD = 'correct-horse-battery-staple';
 const HOUR = 3_600_000;
@@ -20,11 +20,6 @@ beforeAll(async () => {
     .expect(201);
 }, 120_000);
 afterAll(() => h.close());
-
-async function publishedKids(): Promise<string[]> {
-  const res = await request(h.app).get('/.well-known/jwks.json').expect(200);
-  return (JSON.parse(res.text) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
-}
 
 it('when a scheduled key is retired before it signs, then the key that kept signing outlives its tokens', async () => {
   const signing = h.services.keys.currentKey()!.kid;
@@ -44,6 +39,6 @@ it('when a scheduled key is retired before it signs, then the key that kept sign
   h.clock.advance(60_000);
 
   await request(h.app).post('/admin/keys/rotate').set(admin()).expect(200);
-  expect(await publishedKids()).toContain(signing);
+  expect(await publishedKids(h)).toContain(signing);
   await request(h.app).post('/logout').set('authorization', `Bearer ${login.body.token}`).expect(200);
 });
