@@ -420,6 +420,12 @@ run('the dashboard in Chromium', () => {
   ])(
     'when the session ends while the page is open (%s), then the page goes back to the sign-in form saying so, and signing in returns to the same page',
     async (_, how) => {
+      // The page's own first call (its list) must have answered before the session ends: were it still
+      // under way, that call would be the one to find the session gone, and the link clicked below would
+      // already be off the page.
+      const listed = page.waitForResponse(
+        (r) => new URL(r.url()).pathname === '/api/documentos' && r.request().method() === 'GET',
+      );
       await page.goto(appUrl('acme', '/app/documentos'));
       const signIn = page.getByLabel('Contraseña');
       const nav = page.getByRole('navigation').getByRole('link', { name: 'Emisores' });
@@ -429,6 +435,7 @@ run('the dashboard in Chromium', () => {
         await page.getByRole('button', { name: 'Ingresar' }).click();
         await nav.waitFor();
       }
+      expect((await listed).status()).toBe(200);
       const EIGHT_HOURS_AND_A_MINUTE = 8 * 3600 + 60;
       if (how === 'expired') stack.advanceTenantClock(EIGHT_HOURS_AND_A_MINUTE);
       else await context.clearCookies({ domain: 'acme.localhost' });
