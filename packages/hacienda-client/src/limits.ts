@@ -321,33 +321,3 @@ export class TokenBucket {
     return new RateLimitedError(`no token within ${Math.max(0, maxWaitMs) / 1000} s`, retryAfterMs);
   }
 }
-
-/**
- * At most `limit` calls per key at once; a call beyond it is refused at once with `RateLimitedError`, nothing
- * waits. Bounds what one caller (a tenant) holds of something shared, however slowly it is served.
- */
-export class KeyedConcurrency {
-  private readonly running = new Map<string, number>();
-
-  constructor(private readonly options: { limit: number; name: string; retryAfterMs?: number }) {
-    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be ≥ 1');
-  }
-
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const now = this.running.get(key) ?? 0;
-    if (now >= this.options.limit) {
-      throw new RateLimitedError(
-        `${this.options.name} limit of ${this.options.limit} at once reached`,
-        this.options.retryAfterMs ?? 1_000,
-      );
-    }
-    this.running.set(key, now + 1);
-    try {
-      return await work();
-    } finally {
-      const left = (this.running.get(key) ?? 1) - 1;
-      if (left > 0) this.running.set(key, left);
-      else this.running.delete(key);
-    }
-  }
-}

@@ -5,19 +5,11 @@
 // The bucket is shared by every tenant, so it is shared fairly (ADR 0063): a call names its lane (the
 // tenant), waiting lanes take turns, a lane has a few lookups at once at most (`RateLimitedError` beyond),
 // and no call waits for a token longer than `maxWaitMs` (a 502 with Retry-After, like the 429 pause).
-import { AppError } from '@cr/service-kit';
+import { AppError, KeyedConcurrency } from '@cr/service-kit';
 import type { AxiosInstance, AxiosResponse } from 'axios';
 import { LRUCache } from 'lru-cache';
 import { classifyTransportError, createHttp, parseRetryAfterMs } from './http';
-import {
-  type Clock,
-  KeyedConcurrency,
-  RateLimitedError,
-  realClock,
-  realSleep,
-  type Sleep,
-  TokenBucket,
-} from './limits';
+import { type Clock, RateLimitedError, realClock, realSleep, type Sleep, TokenBucket } from './limits';
 
 export type PublicResult<T> =
   | { kind: 'found'; value: T }
@@ -236,7 +228,11 @@ export class HaciendaPublicApi {
     this.ttl = options.cacheTtlMs ?? 600_000;
     this.cache = new LRUCache({ max: Math.max(1, options.cacheMaxEntries ?? 2_000) });
     this.blockPauseMs = options.blockPauseMs ?? 600_000;
-    this.lanes = new KeyedConcurrency({ limit: options.lookupsPerLane ?? 4, name: 'Hacienda lookups' });
+    const perLane = options.lookupsPerLane ?? 4;
+    this.lanes = new KeyedConcurrency(
+      perLane,
+      () => new RateLimitedError(`Hacienda lookups limit of ${perLane} at once reached`, 1_000),
+    );
     this.maxWaitMs = options.maxWaitMs ?? 10_000;
   }
 

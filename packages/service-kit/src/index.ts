@@ -14,3 +14,4 @@ export * from './docs-router';
 export * from './trust-proxy';
 export * from './telemetry';
 export * from './threads';
+export * from './keyed-concurrency';
