@@ -16,6 +16,8 @@ export interface AmountTax {
   volumenUnidadConsumo?: string;
   impuestoUnidad?: string;
   monto?: string;
+  /** The exoneration's TipoDocumentoEX1 (its type: who may carry it depends on the kind). */
+  tipoDocumentoEX1?: string;
   tarifaExonerada?: string;
   montoExoneracion?: string;
 }
@@ -91,6 +93,7 @@ function readTax(i: Element): AmountTax {
   set('volumenUnidadConsumo', childText(datos, 'VolumenUnidadConsumo'));
   set('impuestoUnidad', childText(datos, 'ImpuestoUnidad'));
   set('monto', childText(i, 'Monto'));
+  set('tipoDocumentoEX1', childText(ex, 'TipoDocumentoEX1'));
   set('tarifaExonerada', childText(ex, 'TarifaExonerada'));
   set('montoExoneracion', childText(ex, 'MontoExoneracion'));
   return out;

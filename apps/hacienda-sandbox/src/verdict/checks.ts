@@ -401,26 +401,24 @@ export const kindCodesCheck: VerdictCheck = {
         text: `CondicionVenta ${cv} no se permite en ${rules.title} (Nota 5)`,
       });
     doc.lines.forEach((line, i) => {
-      const n = line.numeroLinea ?? String(i + 1);
+      const at = `Línea ${line.numeroLinea ?? i + 1}`;
       const taxes = [...line.impuestos, ...(line.surtido ?? []).flatMap((c) => c.impuestos)];
       for (const code of new Set(taxes.map((t) => t.codigoTarifaIVA))) {
         if (code && TRANSITIONAL_TARIFAS.has(code) && !rules.tarifasTransitorias)
           findings.push({
             code: CODES.codigo,
-            text: `Línea ${n}: CodigoTarifaIVA ${code} es una tarifa transitoria, solo para notas de crédito y de débito (Nota 8.1)`,
+            text: `${at}: CodigoTarifaIVA ${code} es una tarifa transitoria, solo para notas de crédito y de débito (Nota 8.1)`,
           });
       }
-    });
-    for (const { at, line } of linesOf(doc)) {
-      for (const ex of elementsAt(line, 'Impuesto/Exoneracion')) {
-        const tipo = childText(ex, 'TipoDocumentoEX1') ?? '';
-        if (EXONERATION_NC_ONLY.has(tipo) && rules.exoneracion !== 'all')
+      // The line's own taxes: a surtido's components carry no exoneration.
+      for (const { tipoDocumentoEX1: tipo } of line.impuestos) {
+        if (tipo !== undefined && EXONERATION_NC_ONLY.has(tipo) && rules.exoneracion !== 'all')
           findings.push({
             code: CODES.codigo,
             text: `${at}: TipoDocumentoEX1 ${tipo} es solo para notas de crédito y de débito (Nota 10.1)`,
           });
       }
-    }
+    });
     for (const [i, ref] of doc.informacionReferencia.entries()) {
       const at = `InformacionReferencia ${i + 1}`;
       if (ref.codigo === '12' && rules.root !== 'NotaCreditoElectronica')

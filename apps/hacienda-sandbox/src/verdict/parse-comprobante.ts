@@ -6,6 +6,7 @@ import {
   type ComprobanteAmounts,
   type ComprobanteKind,
   V44_NAMESPACE_BASE,
+  childElements,
   parseXml,
   readComprobanteAmounts,
 } from '@cr/hacienda-xml';
@@ -64,25 +65,17 @@ export interface ParsedComprobante {
 
 export class UnprocessableXmlError extends Error {}
 
-function children(el: Element, name: string): Element[] {
-  const out: Element[] = [];
-  for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1 && (n as Element).localName === name) out.push(n as Element);
-  }
-  return out;
-}
-
 function childrenNS(el: Element, ns: string, name: string): Element[] {
-  return children(el, name).filter((c) => c.namespaceURI === ns);
+  return childElements(el, name).filter((c) => c.namespaceURI === ns);
 }
 
 /** The elements at a `/`-separated path of child names under `from`, in document order. */
 export function elementsAt(from: Element, path: string): Element[] {
-  return path.split('/').reduce<Element[]>((at, name) => at.flatMap((el) => children(el, name)), [from]);
+  return path.split('/').reduce<Element[]>((at, name) => at.flatMap((el) => childElements(el, name)), [from]);
 }
 
 function child(el: Element | undefined, name: string): Element | undefined {
-  return el ? children(el, name)[0] : undefined;
+  return childElements(el, name)[0];
 }
 
 function text(el: Element | undefined, name?: string): string | undefined {
@@ -110,7 +103,7 @@ export function parseComprobante(xml: string): ParsedComprobante {
   const rootName = root.localName ?? root.nodeName;
   const amounts = readComprobanteAmounts(root);
   const resumen = child(root, 'ResumenFactura');
-  const signature = children(root, 'Signature').find((s) => s.namespaceURI === DS_NS);
+  const signature = childElements(root, 'Signature').find((s) => s.namespaceURI === DS_NS);
   // The certificate the signature check verifies with (verifySignedXml: the first X509Certificate under the
   // signature's KeyInfo), not the first anywhere under ds:Signature, which could sit in an unsigned ds:Object
   // placed before KeyInfo and name someone else.
@@ -133,7 +126,7 @@ export function parseComprobante(xml: string): ParsedComprobante {
     amounts,
     lines: amounts.lines,
     mediosPago: amounts.mediosPago,
-    informacionReferencia: children(root, 'InformacionReferencia').map((r) => ({
+    informacionReferencia: childElements(root, 'InformacionReferencia').map((r) => ({
       tipoDoc: text(r, 'TipoDocIR'),
       numero: text(r, 'Numero'),
       fechaEmision: text(r, 'FechaEmisionIR'),
