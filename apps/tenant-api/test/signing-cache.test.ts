@@ -4,6 +4,7 @@
 // version, and the cache is bounded.
 import { openDatabase } from '@cr/service-kit';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
+import type { CertificateOpener } from '../src/emisor/p12-pool';
 import { post } from './support/client';
 import { documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
@@ -128,6 +129,44 @@ describe('signing material cache', () => {
     const [a, b, c] = await Promise.all([loader.load(acme), loader.load(acme), loader.load(acme)]);
     expect(b).toBe(a);
     expect(c).toBe(a);
+  });
+
+  it('when an open of an older version ends after the newer one was held, then the newer one stays held', async () => {
+    const ref = { tenantId: 'acme', identificacion: '3101888999' };
+    const body = issuerBody({ identificacion: 3101888999, usuarioHacienda: 'cpj-3-101-888999@stag' });
+    expect((await post(ctx, 'acme', '/api/enviar/emisor', body)).status).toBe(200);
+    // The real opener; its first open is held back until the issuer has moved on and the new version
+    // been opened, the order two submissions around an actualizar can take when the first file is costly.
+    let started!: () => void;
+    const firstStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const certificates: CertificateOpener = {
+      open: async (p12, pin) => {
+        if (calls++ === 0) {
+          started();
+          await released;
+        }
+        return ctx.deps.certificates.open(p12, pin);
+      },
+    };
+    const loader = new SigningMaterialLoader({ ...ctx.deps, certificates });
+    const older = loader.hold(ref);
+    await firstStarted;
+    const renewed = { ...body, nombreComercial: 'Acme Segunda Version' };
+    expect((await post(ctx, 'acme', '/api/actualizar/emisor', renewed)).status).toBe(200);
+    const newer = await loader.hold(ref);
+    expect(newer.material.nombreComercial).toBe('Acme Segunda Version');
+    release();
+    expect(BigInt((await older).version)).toBeLessThan(BigInt(newer.version));
+    expect(loader.peek(ref)).toBe(newer);
+    expect(await loader.hold(ref)).toBe(newer);
+    expect(calls).toBe(2);
   });
 
   it('when another process changes the issuer after this one opened its key, then the next document is signed with the new data', async () => {

@@ -117,7 +117,10 @@ export class SigningMaterialLoader {
     const flight = this.open(tenantId, id, row)
       .then((material) => {
         const held = { version, material };
-        this.opened.set(cacheKey, held);
+        // An open that started before an update may end after the newer version's: the newer one stays
+        // (versions come from one sequence, so a larger one is later), or every use would open it again.
+        const kept = this.opened.peek(cacheKey);
+        if (!kept || BigInt(kept.version) < BigInt(version)) this.opened.set(cacheKey, held);
         return held;
       })
       .finally(() => this.opening.delete(flightKey));
