@@ -167,6 +167,20 @@ export const CODIGOS_REFERENCIA: Record<string, string> = {
   '99': 'Otros',
 };
 
+/** CodigoDescuento (REFERENCE §7.7, Nota 20). */
+export const DESCUENTOS: Record<string, string> = {
+  '01': 'Regalía',
+  '02': 'Regalía o bonificación con IVA cobrado al cliente',
+  '03': 'Bonificación',
+  '04': 'Volumen',
+  '05': 'Temporada',
+  '06': 'Promocional',
+  '07': 'Comercial',
+  '08': 'Frecuencia',
+  '09': 'Sostenido',
+  '99': 'Otros',
+};
+
 /** Summary element names as the PDF labels them. */
 export const TOTALES: Record<string, string> = {
   TotalServGravados: 'Servicios gravados',

@@ -3,8 +3,10 @@ import {
   formatIdentificacion,
   formatMoney,
   formatNumber,
+  formatPrice,
   formatQuantity,
   formatRate,
+  sumAmounts,
 } from './format';
 
 describe('Costa Rican formatting', () => {
@@ -18,6 +20,19 @@ describe('Costa Rican formatting', () => {
     ['-1500.5', 'CRC', '₡ -1 500,50'],
   ])('%s %s → %s', (value, moneda, expected) => {
     expect(formatMoney(value, moneda)).toBe(expected);
+  });
+
+  it('prints a price or an exchange rate with at least 2 decimals and those it carries, up to the XML’s 5', () => {
+    // A unit price of a fraction of a colón is not printed as 0,00.
+    expect(formatPrice('0.00450')).toBe('0,0045');
+    expect(formatPrice('540.12345')).toBe('540,12345');
+    expect(formatPrice('350.50000')).toBe('350,50');
+    expect(formatPrice('1234567')).toBe('1 234 567,00');
+  });
+
+  it('sums amounts as decimals', () => {
+    expect(sumAmounts(['0.1', '0.2'])).toBe('0.3');
+    expect(sumAmounts([])).toBe('0');
   });
 
   it('rounds half-up with decimals, never through binary floating point', () => {

@@ -24,6 +24,9 @@ function toDecimal(value: string | undefined): Decimal | undefined {
   }
 }
 
+/** The decimals the XML's amounts carry at most (18,5 in the XSD). */
+const MAX_DECIMALS = 5;
+
 /** `1234567.891` → `1 234 567,89`; a value that is not a number is printed as given. */
 export function formatNumber(value: string | undefined, decimals = 2): string {
   if (value === undefined) return '';
@@ -34,6 +37,24 @@ export function formatNumber(value: string | undefined, decimals = 2): string {
   const [int, frac] = (negative ? fixed.slice(1) : fixed).split('.');
   const body = groupThousands(int!) + (frac ? `,${frac}` : '');
   return negative && !/^[0 ,]+$/.test(body) ? `-${body}` : body;
+}
+
+/**
+ * A unit price or an exchange rate: `350.50` → `350,50`, `0.00450` → `0,0045`, `540.12345` → `540,12345`. At
+ * least 2 decimals and as many more as the value has, up to the XML's 5: these are what the amounts are
+ * computed from, and a price of a fraction of a colón printed as 0,00 would not explain its line. The amounts
+ * themselves print with 2 (formatNumber), as a receptor reads a bill.
+ */
+export function formatPrice(value: string | undefined): string {
+  if (value === undefined) return '';
+  const d = toDecimal(value);
+  if (!d?.isFinite()) return value;
+  return formatNumber(value, Math.min(MAX_DECIMALS, Math.max(2, d.decimalPlaces())));
+}
+
+/** The sum of amounts as written (decimal), for a line's several discounts. */
+export function sumAmounts(values: readonly string[]): string {
+  return values.reduce((sum, v) => sum.plus(toDecimal(v) ?? 0), new D(0)).toFixed();
 }
 
 /** `₡ 1 234 567,89`, `$ 12,50`. */

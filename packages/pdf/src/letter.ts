@@ -2,7 +2,7 @@
 // table (repeated header on every page), other charges, payment and references beside the totals, then
 // the QR with the clave, Hacienda's legend, the tenant's footer and page numbers.
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
-import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
+import { formatDateTime, formatMoney, formatNumber, formatPrice, formatQuantity, sumAmounts } from './format';
 import type { ComponenteSurtido, ComprobanteView, Linea } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
@@ -207,7 +207,8 @@ function tableHeader(w: LetterWriter, doc: Doc): void {
 }
 
 function lineCells(l: Linea): string[] {
-  const descuento = l.descuentos.reduce<string | undefined>((acc, d) => acc ?? d.monto, undefined);
+  // Every discount of the line (up to 5), summed: each one is in the line's notes.
+  const descuento = sumAmounts(l.descuentos.map((d) => d.monto));
   const tax = l.impuestos[0];
   return [
     l.numero,
@@ -215,7 +216,7 @@ function lineCells(l: Linea): string[] {
     l.detalle,
     formatQuantity(l.cantidad),
     l.unidadMedida ?? '',
-    formatNumber(l.precioUnitario),
+    formatPrice(l.precioUnitario),
     l.descuentos.length > 0 ? formatNumber(descuento) : '',
     tax ? `${impuestoShort(tax)}\n${formatNumber(l.impuestoNeto ?? tax.monto)}` : '',
     formatNumber(l.montoTotalLinea),
@@ -248,7 +249,7 @@ function componentCells(c: ComponenteSurtido): string[] {
     componenteDetalle(c),
     formatQuantity(c.cantidad),
     componenteUnidad(c),
-    formatNumber(c.precioUnitario),
+    formatPrice(c.precioUnitario),
     c.descuentos.map((d) => formatNumber(d.monto)).join('\n'),
     c.impuestos.map((i) => `${impuestoCorto(i)}\n${formatNumber(i.monto)}`).join('\n'),
     formatNumber(c.subTotal),

@@ -30,6 +30,8 @@ export interface Exoneracion {
 
 export interface Impuesto {
   codigo: string;
+  /** CodigoImpuestoOTRO: what a tax 99 is. */
+  codigoOtro?: string;
   codigoTarifa?: string;
   tarifa?: string;
   monto: string;
@@ -59,15 +61,19 @@ export interface ComponenteSurtido {
 export interface Linea {
   numero: string;
   cabys?: string;
+  /** The goods' tariff heading (FEE, NC, ND). */
+  partidaArancelaria?: string;
   codigosComerciales: string[];
   cantidad?: string;
   unidadMedida?: string;
+  /** The seller's own name for the unit; with unit `Otros` it says what the unit is (REFERENCE §7.8). */
+  unidadMedidaComercial?: string;
   detalle: string;
   precioUnitario?: string;
   /** A surtido line's components (empty for any other line). */
   surtido: ComponenteSurtido[];
   montoTotal: string;
-  descuentos: { monto: string; codigo?: string; naturaleza?: string }[];
+  descuentos: { monto: string; codigo?: string; codigoOtro?: string; naturaleza?: string }[];
   subTotal: string;
   impuestos: Impuesto[];
   impuestoNeto?: string;

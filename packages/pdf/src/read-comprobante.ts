@@ -149,6 +149,7 @@ function readLinea(n: Node): Linea {
     const exoneracion = readExoneracion(kid(i, 'Exoneracion'));
     return {
       codigo: req(i, 'Codigo'),
+      ...some('codigoOtro', txt(i, 'CodigoImpuestoOTRO')),
       ...some('codigoTarifa', txt(i, 'CodigoTarifaIVA')),
       ...some('tarifa', txt(i, 'Tarifa')),
       monto: req(i, 'Monto'),
@@ -158,10 +159,12 @@ function readLinea(n: Node): Linea {
   });
   return {
     numero: req(n, 'NumeroLinea'),
-    ...some('cabys', txt(n, 'CodigoCABYS') ?? txt(n, 'PartidaArancelaria')),
+    ...some('cabys', txt(n, 'CodigoCABYS')),
+    ...some('partidaArancelaria', txt(n, 'PartidaArancelaria')),
     codigosComerciales: kids(n, 'CodigoComercial').map((c) => req(c, 'Codigo')),
     ...some('cantidad', txt(n, 'Cantidad')),
     ...some('unidadMedida', txt(n, 'UnidadMedida')),
+    ...some('unidadMedidaComercial', txt(n, 'UnidadMedidaComercial')),
     detalle: req(n, 'Detalle'),
     ...some('precioUnitario', txt(n, 'PrecioUnitario')),
     surtido: kids(kid(n, 'DetalleSurtido'), 'LineaDetalleSurtido').map(readComponente),
@@ -169,6 +172,7 @@ function readLinea(n: Node): Linea {
     descuentos: kids(n, 'Descuento').map((d) => ({
       monto: req(d, 'MontoDescuento'),
       ...some('codigo', txt(d, 'CodigoDescuento')),
+      ...some('codigoOtro', txt(d, 'CodigoDescuentoOTRO')),
       ...some('naturaleza', txt(d, 'NaturalezaDescuento')),
     })),
     subTotal: req(n, 'SubTotal'),

@@ -2,6 +2,7 @@
 import {
   CODIGOS_REFERENCIA,
   CONDICIONES_VENTA,
+  DESCUENTOS,
   IMPUESTOS,
   IMPUESTOS_CORTOS,
   INSTITUCIONES,
@@ -13,7 +14,7 @@ import {
   TOTALES,
   label,
 } from './catalogs';
-import { formatDateTime, formatIdentificacion, formatMoney, formatNumber, formatRate } from './format';
+import { formatDateTime, formatIdentificacion, formatMoney, formatPrice, formatRate } from './format';
 import type {
   ComponenteSurtido,
   ComprobanteView,
@@ -67,8 +68,8 @@ export function exoneracionText(e: Exoneracion, moneda: string): string {
 }
 
 /** `IVA 13 %` for the tax column (a line's tax or a surtido component's). */
-export function impuestoShort(i: Pick<Impuesto, 'codigo' | 'tarifa'>): string {
-  const name = i.codigo === '01' ? 'IVA' : label(IMPUESTOS, i.codigo);
+export function impuestoShort(i: Pick<Impuesto, 'codigo' | 'codigoOtro' | 'tarifa'>): string {
+  const name = i.codigo === '01' ? 'IVA' : label(IMPUESTOS, i.codigo, i.codigoOtro);
   return i.tarifa !== undefined ? `${name} ${formatRate(i.tarifa)}` : name;
 }
 
@@ -84,8 +85,15 @@ export function impuestoCorto(i: Pick<Impuesto, 'codigo' | 'tarifa'>): string {
  */
 export function lineNotes(l: Linea, moneda: string): string[] {
   const out: string[] = [];
+  if (l.partidaArancelaria) out.push(`Partida arancelaria: ${l.partidaArancelaria}`);
+  if (l.unidadMedidaComercial) out.push(`Unidad comercial: ${l.unidadMedidaComercial}`);
   if (l.codigosComerciales.length > 0) out.push(`Código comercial: ${l.codigosComerciales.join(', ')}`);
-  for (const d of l.descuentos) if (d.naturaleza) out.push(`Descuento: ${d.naturaleza}`);
+  // The table shows the discounts' sum; each one, with its kind, is here.
+  for (const d of l.descuentos) {
+    const kind = label(DESCUENTOS, d.codigo, d.codigoOtro);
+    const what = [kind, d.naturaleza && `(${d.naturaleza})`].filter(Boolean).join(' ');
+    out.push(`Descuento: ${what ? `${what} — ` : ''}${formatMoney(d.monto, moneda)}`);
+  }
   if (l.impuestos.length > 1) {
     out.push(
       `Impuestos: ${l.impuestos.map((i) => `${impuestoShort(i)} ${formatMoney(i.monto, moneda)}`).join('; ')}`,
@@ -148,7 +156,7 @@ export function referenciaText(r: Referencia): string {
 export function monedaText(v: ComprobanteView): string {
   const r = v.resumen;
   if (r.codigoMoneda === 'CRC' || !r.tipoCambio) return r.codigoMoneda;
-  return `${r.codigoMoneda}, tipo de cambio ${formatNumber(r.tipoCambio, 2)}`;
+  return `${r.codigoMoneda}, tipo de cambio ${formatPrice(r.tipoCambio)}`;
 }
 
 /** The tax breakdown rows: `IVA 13 %` → amount. */

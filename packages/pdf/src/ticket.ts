@@ -1,7 +1,7 @@
 // The 80 mm ticket layout: one narrow column, as long as its content (the page height is measured first,
 // so a receipt printer cuts it once). Same facts as the letter, stacked.
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
-import { formatDateTime, formatMoney, formatNumber, formatQuantity } from './format';
+import { formatDateTime, formatMoney, formatNumber, formatPrice, formatQuantity } from './format';
 import type { ComprobanteView } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
@@ -75,20 +75,21 @@ function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
     text(`${l.numero}. ${l.detalle}`, { size: 7.5 });
     if (l.cabys) text(`CABYS ${l.cabys}`, { size: 6.5 });
     const qty = l.cantidad
-      ? `${formatQuantity(l.cantidad)} ${l.unidadMedida ?? ''} × ${formatNumber(l.precioUnitario)}`
+      ? `${formatQuantity(l.cantidad)} ${l.unidadMedida ?? ''} × ${formatPrice(l.precioUnitario)}`
       : '';
-    out.push({ t: 'row', left: qty, right: formatNumber(l.montoTotalLinea), size: 7.5 });
+    // Read top to bottom as the line's arithmetic: quantity × price, each discount, the tax, the line's total.
+    out.push({ t: 'row', left: qty, right: formatNumber(l.montoTotal), size: 7.5 });
+    for (const d of l.descuentos)
+      out.push({ t: 'row', left: 'Descuento', right: `-${formatNumber(d.monto)}`, size: 6.5 });
     const tax = l.impuestos[0];
-    const descuento = l.descuentos[0];
-    if (descuento)
-      out.push({ t: 'row', left: 'Descuento', right: `-${formatNumber(descuento.monto)}`, size: 6.5 });
     if (tax)
       out.push({
         t: 'row',
-        left: impuestoShort(tax),
+        left: l.impuestos.length > 1 ? 'Impuestos' : impuestoShort(tax),
         right: formatNumber(l.impuestoNeto ?? tax.monto),
         size: 6.5,
       });
+    out.push({ t: 'row', left: 'Total línea', right: formatNumber(l.montoTotalLinea), size: 7.5 });
     for (const n of lineNotes(l, moneda)) text(n, { size: 6 });
     // A surtido's components, indented: each one's CABYS, amounts of one unit of the line and taxes.
     if (l.surtido.length > 0) text(`${SURTIDO_TITLE}:`, { font: BOLD, size: 6, indent: INDENT, gap: 1 });
@@ -97,7 +98,7 @@ function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
       text(`CABYS ${c.cabys}`, { size: 6, indent: INDENT });
       out.push({
         t: 'row',
-        left: `${formatQuantity(c.cantidad)} ${componenteUnidad(c)} × ${formatNumber(c.precioUnitario)}`,
+        left: `${formatQuantity(c.cantidad)} ${componenteUnidad(c)} × ${formatPrice(c.precioUnitario)}`,
         right: formatNumber(c.montoTotal),
         size: 6.5,
         indent: INDENT,

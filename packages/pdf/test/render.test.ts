@@ -147,6 +147,57 @@ describe('what the PDF shows', () => {
     }
   });
 
+  itTools.each(['carta', 'tiquete'] as const)(
+    'a line shows every discount, its commercial unit and tariff heading, a tax 99’s name and amounts to the decimals they carry (%s)',
+    async (layout) => {
+      // The five-line invoice as the XML may carry it: line 2 with a second discount (99, with its text),
+      // line 1 with a commercial unit and a tariff heading (FEE, NC, ND goods), line 4's tax as 99, line 5 at
+      // a unit price of 0.0045. Only what is read is edited: the view does not check the signature.
+      const once = (xml: string, find: string, replace: string) => {
+        expect(xml).toContain(find);
+        return xml.replace(find, replace);
+      };
+      let xml = fe.xml;
+      xml = once(
+        xml,
+        '</Descuento>',
+        '</Descuento><Descuento><MontoDescuento>5.00000</MontoDescuento><CodigoDescuento>99</CodigoDescuento><CodigoDescuentoOTRO>Cupón</CodigoDescuentoOTRO><NaturalezaDescuento>Cupón de bienvenida</NaturalezaDescuento></Descuento>',
+      );
+      xml = once(
+        xml,
+        '</CodigoCABYS>',
+        '</CodigoCABYS><PartidaArancelaria>220421000000</PartidaArancelaria>',
+      );
+      xml = once(
+        xml,
+        '</UnidadMedida>',
+        '</UnidadMedida><UnidadMedidaComercial>hora técnica</UnidadMedidaComercial>',
+      );
+      xml = once(
+        xml,
+        '<Codigo>01</Codigo><CodigoTarifaIVA>04</CodigoTarifaIVA>',
+        '<Codigo>99</Codigo><CodigoImpuestoOTRO>Timbre municipal</CodigoImpuestoOTRO><CodigoTarifaIVA>04</CodigoTarifaIVA>',
+      );
+      xml = once(xml, '<PrecioUnitario>99.99', '<PrecioUnitario>0.0045');
+      const view = readComprobanteView(xml);
+      expect(view.lineas[1]!.descuentos.map((d) => d.monto)).toEqual(['20.00000', '5.00000']);
+      const text = squash(pdfText(await renderComprobantePdf(view, { layout })));
+      expect(text).toContain('Descuento: Otros: Cupón (Cupón de bienvenida) — ₡ 5,00');
+      expect(text).toContain('Partida arancelaria: 220421000000');
+      expect(text).toContain('Unidad comercial: hora técnica');
+      // The letter's narrow tax column may wrap it after "Otros:".
+      expect(text).toMatch(/Otros: (\S+ )?Timbre municipal/);
+      expect(text).toContain('0,0045');
+      if (layout === 'carta') {
+        // The discount column: both of line 2's discounts, summed.
+        expect(text).toContain('25,00');
+      } else {
+        // The ticket reads as the line's arithmetic: 2 × 350,50 = 701,00, less the discounts, the tax, the total.
+        expect(text).toMatch(/2 Sp × 350,50 701,00 Descuento -20,00 Descuento -5,00 IVA .* Total línea/);
+      }
+    },
+  );
+
   itTools('a document with many lines continues on further pages, numbered', async () => {
     const lines = Array.from({ length: 60 }, (_, i) => line(i + 1));
     const xml = sign(fiveLineInvoice({ detalleServicio: lines, numeroReferencia: 99 }));
