@@ -14,7 +14,7 @@ ENV PNPM_HOME=/pnpm NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false TURBO
 RUN npm install --global pnpm@${PNPM_VERSION}
 WORKDIR /repo
 # Dependencies first, keyed on the lockfile only, so a source change does not refetch them.
-COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
 COPY . .
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \

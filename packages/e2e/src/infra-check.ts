@@ -3,12 +3,12 @@
 //   - the Dockerfiles lint with hadolint, when hadolint is installed (else: skipped, said so);
 //   - `docker compose config` accepts compose.yaml, when `docker compose` exists (else: skipped, said so);
 //   - every ${VAR} compose.yaml reads is documented in .env.example, and every Dockerfile keeps its promises
-//     (non-root, HEALTHCHECK on /health/live, pnpm deploy --prod);
+//     (non-root, HEALTHCHECK on /health/live, pnpm deploy --prod) and copies only files the repository has;
 //   - every k8s Deployment has live/ready probes, resources and a non-root read-only securityContext;
 //   - the bundles' banner and footer (infra/docker/tsup.config.base.ts) keep libraries' source maps unloaded
 //     and the bundle's own map working, checked on a small fixture with this Node.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -17,6 +17,7 @@ import { LIBRARY_SOURCE_MAPS_OFF } from '../../../infra/docker/tsup.config.base'
 import { checkGateway } from '../../../infra/gateway/check';
 
 const INFRA = resolve(__dirname, '../../../infra');
+const REPO = resolve(INFRA, '..');
 
 interface Outcome {
   ok: boolean;
@@ -26,6 +27,29 @@ interface Outcome {
 function hasCommand(cmd: string, args: string[]): boolean {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   return r.status === 0;
+}
+
+/** What a Dockerfile's COPY and ADD lines take from the build context (not a stage's: --from=). */
+export function copySources(dockerfile: string): string[] {
+  const sources: string[] = [];
+  for (const line of dockerfile.replace(/\\\n/g, ' ').split('\n')) {
+    const m = /^\s*(?:COPY|ADD)\s+((?:--\S+\s+)*)(.*)$/i.exec(line);
+    if (!m || /--from=/.test(m[1] ?? '')) continue;
+    const rest = (m[2] ?? '').trim();
+    const args = rest.startsWith('[') ? (JSON.parse(rest) as string[]) : rest.split(/\s+/);
+    sources.push(...args.slice(0, -1));
+  }
+  return sources;
+}
+
+/**
+ * Whether a COPY source is in the repository: tracked by git (a glob: at least one file matches), since a
+ * file only this checkout has (an untracked .npmrc) would break every other build. Without git, the disk.
+ */
+function inRepository(source: string): boolean {
+  const r = spawnSync('git', ['ls-files', '--', source], { cwd: REPO, encoding: 'utf8' });
+  if (r.status === 0) return r.stdout.trim() !== '';
+  return /[*?[]/.test(source) || existsSync(join(REPO, source));
 }
 
 export function checkDockerfiles(): Outcome {
@@ -62,6 +86,11 @@ export function checkDockerfiles(): Outcome {
         ok = false;
         lines.push(`docker: FAIL ${name} ${what}: no`);
       }
+    }
+    // The build context is the repository root: a source it lacks stops the build at that COPY.
+    for (const source of copySources(text).filter((s) => !inRepository(s))) {
+      ok = false;
+      lines.push(`docker: FAIL ${name} copies ${source}, which the repository does not have`);
     }
   }
   if (ok) lines.push(`docker: ${files.length} Dockerfiles keep their promises`);
