@@ -71,6 +71,12 @@ function need(flags: Record<string, string>, name: string): string {
   return v;
 }
 
+// pnpm runs this script inside apps/auth-server; a relative path on the command line means the caller's
+// directory, which pnpm passes as INIT_CWD.
+function userPath(file: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), file);
+}
+
 const USAGE = `usage: pnpm admin <command>
   client:create --base <base> [--password <password>]
   client:delete --base <base>
@@ -123,7 +129,7 @@ async function run(argv: string[]): Promise<void> {
       out(await call('GET', '/admin/keys'));
       return;
     case 'keys:export-public': {
-      const file = resolve(need(flags, 'out'));
+      const file = userPath(need(flags, 'out'));
       const list = (await call('GET', '/admin/keys')) as SigningKeyList;
       const current = list.keys.find((k) => k.status === 'current');
       if (!current) throw new Error('the server has no current signing key');

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import jwt from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
 import request from 'supertest';
@@ -105,6 +106,40 @@ describe('POST /login (happy path)', () => {
       clockTimestamp: h.clock.now / 1000,
     }) as TokenClaims;
     expect(claims.exp - claims.iat).toBe(28800);
+  });
+
+  it("when `admin keys:export-public` gets a relative --out under pnpm, then the file lands in the caller's directory (INIT_CWD)", async () => {
+    // pnpm runs the CLI inside apps/auth-server and names the caller's directory in INIT_CWD.
+    const caller = mkdtempSync(join(tmpdir(), 'auth-pem-caller-'));
+    const scriptDir = mkdtempSync(join(tmpdir(), 'auth-pem-script-'));
+    try {
+      await promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          pathToFileURL(require.resolve('tsx')).href, // found from here: the child runs elsewhere
+          join(__dirname, '..', 'src', 'cli.ts'),
+          'keys:export-public',
+          '--out',
+          'key.pem',
+        ],
+        {
+          cwd: scriptDir,
+          env: {
+            ...process.env,
+            NODE_OPTIONS: '',
+            INIT_CWD: caller,
+            AUTH_URL: server.url,
+            AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
+          },
+        },
+      );
+      expect(readFileSync(join(caller, 'key.pem'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      expect(existsSync(join(scriptDir, 'key.pem'))).toBe(false);
+    } finally {
+      rmSync(caller, { recursive: true, force: true });
+      rmSync(scriptDir, { recursive: true, force: true });
+    }
   });
 
   it('when the argon2 parameters changed since the hash was made, then a login upgrades the stored hash', async () => {

@@ -85,7 +85,7 @@ afterAll(() => {
 });
 
 describe('the packed SDK in a fresh project', () => {
-  it('when it is installed, then only dist/ and the manifest are in it, pointing at the built files', () => {
+  it('when it is installed, then only dist/, the README and the manifest are in it, pointing at the built files', () => {
     const manifest = JSON.parse(
       readFileSync(join(project, 'node_modules', '@cr-einvoice', 'sdk', 'package.json'), 'utf8'),
     ) as Record<string, unknown>;
@@ -93,7 +93,7 @@ describe('the packed SDK in a fresh project', () => {
     expect(JSON.stringify(manifest.exports)).toContain('./dist/index.mjs');
     expect(manifest.dependencies).toBeUndefined();
     const files = readdirSync(join(project, 'node_modules', '@cr-einvoice', 'sdk'));
-    expect(files.sort()).toEqual(['dist', 'package.json']);
+    expect(files.sort()).toEqual(['README.md', 'dist', 'package.json']);
   });
 
   it('when a 10-line example is compiled as ESM and as CommonJS under strict TypeScript, then both compile and run', () => {

@@ -169,7 +169,8 @@ interface ApiRoute {
     /** Further named examples (e.g. one per document kind), each validated like the first. */
     moreExamples?: Record<string, { summary: string; value: unknown }>;
   };
-  ok: ResponseDoc;
+  /** The success answer, or several when the route answers more than one status (201 new, 200 seen before). */
+  ok: ResponseDoc | ResponseDoc[];
   errors: ErrorDoc[];
 }
 
@@ -200,7 +201,7 @@ function apiRoute(r: ApiRoute): RouteDoc {
     ...(r.body
       ? { requestBody: withMoreExamples(json(r.body.schema, r.body.example), r.body.moreExamples) }
       : {}),
-    responses: [r.ok],
+    responses: Array.isArray(r.ok) ? r.ok : [r.ok],
     errors: [
       ...(r.body ? [badBody(r.body.badExample)] : []),
       ...TENANT_ROUTE_ERRORS,
@@ -1042,7 +1043,10 @@ function recepcionRoutes(): RouteDoc[] {
         badExample:
           'xml: the signature does not verify: reference_digest (the referenced content was changed)',
       },
-      ok: received('stored with its findings (201), or stored before with the same XML (200)', 201),
+      ok: [
+        received('stored with its findings', 201),
+        received('stored before with the same XML: the same record, nothing stored again'),
+      ],
       errors: [
         {
           code: 'not_found',
