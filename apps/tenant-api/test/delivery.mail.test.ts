@@ -223,7 +223,13 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
     const [message] = await catcher.catcher.waitFor(1);
     await mailJobDone(clave);
     expect(message!.envelope.to).toEqual(['juan.perez@example.com']);
-    expect(message!.subject).toMatch(/^Factura electrónica de compra \d{20} de /);
+    // The buyer (the issuer, the XML's Receptor) sends it; the supplier (its Emisor) is the one addressed.
+    const signed = (await download(clave, 'xml')).body.toString('utf8');
+    const issuer = /<Receptor>\s*<Nombre>([^<]+)<\/Nombre>/.exec(signed)![1]!;
+    expect(message!.subject).toMatch(/^Factura electrónica de compra \d{20} de (.+)$/);
+    expect(message!.subject.endsWith(` de ${issuer}`)).toBe(true);
+    expect(message!.text).toMatch(/^Estimado\(a\) Juan Perez Mora:\n/);
+    expect(message!.text).toContain(`${issuer} le envía la factura electrónica de compra`);
   });
 
   it('when a ticket has no receptor, then no e-mail is sent nor recorded, and a resend is refused', async () => {
@@ -342,6 +348,70 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
 
     const shown = await post(ctx, 'other', '/api/consultar/correo', {});
     expect(shown.body.data).toMatchObject({ origen: 'tenant', requiereTls: false, tienePassword: false });
+  });
+
+  it("when the server refuses the receptor's address but takes the copia's, then the e-mail stays pendiente and the next attempt goes to the receptor only", async () => {
+    const port = await freePort();
+    const configured = await post(ctx, 'other', '/api/configurar/correo', {
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      requiereTls: false,
+      remitente: 'facturas@other.cr',
+    });
+    expect(configured.status).toBe(200);
+    // Greylisting, as many receiving servers do: the first RCPT of an unknown sender is told to come back.
+    let greylisted = 1;
+    const received: string[][] = [];
+    const server = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      onRcptTo(address, _session, cb) {
+        if (address.address === 'xavier@pixdea.com' && greylisted > 0) {
+          greylisted -= 1;
+          const err = new Error('4.7.1 greylisted, try again later') as Error & { responseCode: number };
+          err.responseCode = 450;
+          return cb(err);
+        }
+        cb();
+      },
+      onData(stream, session, cb) {
+        stream.resume();
+        stream.on('end', () => {
+          received.push(session.envelope.rcptTo.map((r) => r.address));
+          cb();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    try {
+      const clave = await submitAccepted(
+        documentBody('invoice', n++, { copias: ['archivo@other.cr'] }),
+        'other',
+      );
+      await mailJobDone(clave);
+      await new Promise((r) => setTimeout(r, 300));
+      // Each address has the e-mail once: the copia's from the first attempt, the receptor's from the second.
+      expect(received).toEqual([['archivo@other.cr'], ['xavier@pixdea.com']]);
+      const [envio] = (await consultar(clave, 'other')).correo.envios;
+      expect(envio).toMatchObject({
+        estado: 'enviado',
+        destinatarios: ['xavier@pixdea.com', 'archivo@other.cr'],
+      });
+      expect(envio.intentos).toEqual([
+        expect.objectContaining({
+          intento: 1,
+          ok: false,
+          codigo: 450,
+          respuesta: expect.stringMatching(
+            /^refused for xavier@pixdea\.com: 450 .*greylisted.*; taken for archivo@other\.cr$/,
+          ),
+        }),
+        expect.objectContaining({ intento: 2, ok: true, codigo: 250 }),
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it("when the tenant has a branding, then the e-mail's PDF carries its footer, as the download does", async () => {

@@ -27,6 +27,7 @@ import {
   type MailMessageRow,
   mailAttemptWrites,
   insertMailMessage,
+  undeliveredRecipients,
 } from './mail-repository';
 import type { MailSettingsRow } from './mail-settings-repository';
 import { markNewAddressCharged, namesNewAddress } from './new-address-budget';
@@ -77,7 +78,7 @@ async function prepare(deps: MailDeps, job: Job<MailJobPayload>, now: Date): Pro
     }
     const row = { id: messageId, documentId, reason: job.payload.reason, recipients };
     await withTenant(deps.db, tenantId, (tx) => insertMailMessage(tx, tenantId, row, now), ONE_STATEMENT);
-    message = { ...row, document_id: documentId, state: 'pendiente', created_at: now };
+    message = { ...row, document_id: documentId, delivered_to: [], state: 'pendiente', created_at: now };
   }
   // Claimed again after the e-mail was finished (crash between the two writes): nothing left to do.
   if (message.state !== 'pendiente') return { kind: 'stop', result: jobResult.done() };
@@ -236,7 +237,8 @@ export async function runMailDelivery(
         respuestaXml: doc.respuesta_xml,
         pdf,
       },
-      message.recipients,
+      // After a server took the message for some recipients and refused others, the others only.
+      undeliveredRecipients(message),
     );
     outcome = await sendMail(deps.smtp, tenantId, server, mail);
   }

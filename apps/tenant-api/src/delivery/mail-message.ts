@@ -42,11 +42,18 @@ export function composeMail(source: MailSource, to: string[]): OutgoingMail {
   const { view, clave } = source;
   const kind = KIND_TITLES[view.kind];
   const total = formatMoney(view.resumen.totalComprobante, view.resumen.codigoMoneda);
-  const greeting = view.receptor?.nombre ? `Estimado(a) ${view.receptor.nombre}:` : 'Estimado(a) cliente:';
+  // A factura de compra is issued by the buyer (its Receptor, the tenant's issuer) and goes to the
+  // supplier (its Emisor): the one who sends is the one it goes to in every other kind, and the other way round.
+  const purchase = view.kind === 'FEC';
+  const sender = (purchase ? view.receptor?.nombre : undefined) ?? view.emisor.nombre;
+  const addressee = purchase ? view.emisor.nombre : view.receptor?.nombre;
+  const greeting = addressee ? `Estimado(a) ${addressee}:` : 'Estimado(a) cliente:';
   const text = [
     greeting,
     '',
-    `${view.emisor.nombre} le envía su ${kind.toLowerCase()} ${view.consecutivo}.`,
+    purchase
+      ? `${sender} le envía la ${kind.toLowerCase()} ${view.consecutivo} de lo que le compró.`
+      : `${sender} le envía su ${kind.toLowerCase()} ${view.consecutivo}.`,
     'El Ministerio de Hacienda aceptó el comprobante.',
     '',
     `Clave: ${clave}`,
@@ -63,7 +70,7 @@ export function composeMail(source: MailSource, to: string[]): OutgoingMail {
   ].join('\n');
   return {
     to,
-    subject: `${kind} ${view.consecutivo} de ${view.emisor.nombre}`,
+    subject: `${kind} ${view.consecutivo} de ${sender}`,
     text,
     attachments: [
       { filename: `${clave}.xml`, content: Buffer.from(source.xml, 'utf8'), contentType: 'application/xml' },

@@ -9,6 +9,8 @@ export interface MailMessageRow {
   document_id: string;
   reason: 'aceptado' | 'reenvio';
   recipients: string[];
+  /** Recipients a server took in an earlier attempt while it refused others (migration 0099). */
+  delivered_to: string[];
   state: 'pendiente' | 'enviado' | 'fallido';
   created_at: Date | string;
 }
@@ -17,7 +19,23 @@ const parseJson = (v: unknown): string[] => (typeof v === 'string' ? JSON.parse(
 
 export function mailMessageOf(row: MailMessageRow): MailMessageRow {
   const { id, document_id, reason, state, created_at } = row;
-  return { id, document_id, reason, recipients: parseJson(row.recipients), state, created_at };
+  return {
+    id,
+    document_id,
+    reason,
+    recipients: parseJson(row.recipients),
+    delivered_to: parseJson(row.delivered_to ?? []),
+    state,
+    created_at,
+  };
+}
+
+/** The recipients of `message` no server has taken yet: the ones its next attempt goes to. */
+export function undeliveredRecipients(
+  message: Pick<MailMessageRow, 'recipients' | 'delivered_to'>,
+): string[] {
+  const taken = new Set(message.delivered_to.map((a) => a.toLowerCase()));
+  return message.recipients.filter((a) => !taken.has(a.toLowerCase()));
 }
 
 export async function insertMailMessage(
@@ -42,7 +60,16 @@ export const KEPT_REPLY_CHARS = 1_000;
  */
 export function mailAttemptWrites(
   tenantId: string,
-  a: { messageId: string; attempt: number; ok: boolean; code: number | null; reply: string; at: Date },
+  a: {
+    messageId: string;
+    attempt: number;
+    ok: boolean;
+    code: number | null;
+    reply: string;
+    at: Date;
+    /** Recipients the server took while it refused others: the e-mail's next attempt skips them. */
+    delivered?: readonly string[];
+  },
   end?: 'enviado' | 'fallido',
 ): CteWrites {
   const w = new CteWrites();
@@ -61,10 +88,17 @@ export function mailAttemptWrites(
     `INSERT INTO mail_attempts (id, tenant_id, message_id, attempt, ok, code, reply, created_at)
      VALUES (${id}, ${tenant}, ${message}, ${attempt}, ${ok}, ${code}, ${reply}, ${at})`,
   );
-  if (end) {
+  // One UPDATE of the e-mail's row: two in one statement would each see the row as before, and one be lost.
+  const sets = [
+    ...(end ? [`state = ${w.param(end)}`, `finished_at = ${at}`] : []),
+    ...(a.delivered?.length
+      ? [`delivered_to = delivered_to || ${w.param(JSON.stringify(a.delivered))}::jsonb`]
+      : []),
+  ];
+  if (sets.length > 0) {
     w.add(
       'message',
-      `UPDATE mail_messages SET state = ${w.param(end)}, finished_at = ${at} WHERE tenant_id = ${tenant} AND id = ${message}`,
+      `UPDATE mail_messages SET ${sets.join(', ')} WHERE tenant_id = ${tenant} AND id = ${message}`,
     );
   }
   return w;

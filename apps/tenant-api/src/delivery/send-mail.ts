@@ -18,6 +18,11 @@ export interface SendOutcome {
   /** The SMTP reply code (250, 421, 550…); null when no server answered (refused, timed out). */
   code: number | null;
   reply: string;
+  /**
+   * The recipients the server took when it refused others (not ok): they have the message, so the next
+   * attempt goes to the refused ones only.
+   */
+  delivered?: string[];
 }
 
 const REPLY_CODE = /^(\d{3})[ -]/;
@@ -45,6 +50,10 @@ export async function sendMail(
     }).compile();
     const raw = await message.build();
     const info = await connections.send(tenantId, server, { envelope: message.getEnvelope(), raw });
+    // A server that refuses some recipients still takes the message for the others (refusing them all
+    // throws): not sent as far as the refused ones go, whom the next attempt is for.
+    const refused = (info.rejected ?? []).map(addressOf);
+    if (refused.length > 0) return partlyRefused(refused, (info.accepted ?? []).map(addressOf), info);
     const reply = String(info.response ?? '');
     const code = REPLY_CODE.exec(reply)?.[1];
     return { ok: true, code: code ? Number(code) : 250, reply };
@@ -56,4 +65,28 @@ export async function sendMail(
       reply: e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`,
     };
   }
+}
+
+function addressOf(a: string | { address: string }): string {
+  return typeof a === 'string' ? a : a.address;
+}
+
+/** The outcome of a message the server took for `delivered` and refused for `refused`, with each refusal's reply. */
+function partlyRefused(
+  refused: string[],
+  delivered: string[],
+  info: { rejectedErrors?: Array<{ recipient?: unknown; response?: string; responseCode?: number }> },
+): SendOutcome {
+  const errors = info.rejectedErrors ?? [];
+  const reasons = refused.map((address) => {
+    const e = errors.find((x) => x.recipient === address);
+    return `${address}: ${e?.response ?? 'refused'}`;
+  });
+  const code = errors.find((e) => typeof e.responseCode === 'number')?.responseCode ?? null;
+  return {
+    ok: false,
+    code,
+    reply: `refused for ${reasons.join('; ')}; taken for ${delivered.join(', ')}`,
+    delivered,
+  };
 }
