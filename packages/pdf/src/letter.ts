@@ -4,7 +4,7 @@
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatPrice, formatQuantity, sumAmounts } from './format';
 import type { ComponenteSurtido, ComprobanteView, Linea } from './model';
-import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt } from './pdf-kit';
+import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt, wrapLines } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
 import {
   SURTIDO_TITLE,
@@ -30,6 +30,15 @@ const CONTENT = W - 2 * M;
 const BOTTOM = H - M - 14; // room for the page number line
 /** What a fresh page holds between its top margin and BOTTOM. */
 const PAGE_ROOM = BOTTOM - M;
+/** The table's header row: what a page the table continues on holds less for its rows. */
+const TABLE_HEADER = 14;
+/** What a fresh page holds for a line and what goes with it, under the table header. */
+const ROW_ROOM = PAGE_ROOM - TABLE_HEADER;
+/**
+ * Where a row taller than ROW_ROOM starts: on this page if a few of its lines fit (it is split anyway, and
+ * a page turned for nothing would stay almost empty), otherwise on the next.
+ */
+const ROW_START = 24;
 const GRAY = '#555555';
 const RULE = '#999999';
 
@@ -203,7 +212,7 @@ function tableHeader(w: LetterWriter, doc: Doc): void {
     w.text(c.title, x + 2, c.width - 4, { font: BOLD, size: 7, align: c.align });
     x += c.width;
   }
-  w.y += 14;
+  w.y += TABLE_HEADER;
 }
 
 function lineCells(l: Linea): string[] {
@@ -266,17 +275,77 @@ function rowHeight(doc: Doc, columns: Column[], cells: string[], size: number, f
   return height;
 }
 
-function drawRow(
-  w: LetterWriter,
-  columns: Column[],
-  cells: string[],
-  opts: { size: number; font?: string; color?: string },
-): void {
+interface CellStyle {
+  size: number;
+  font?: string;
+  color?: string;
+}
+
+/** A cell's text where it goes on the page: the non-empty cells of a row, or a line's notes. */
+interface PlacedCell extends CellStyle {
+  text: string;
+  x: number;
+  width: number;
+  align: 'left' | 'right';
+}
+
+function placeRow(columns: Column[], cells: string[], style: CellStyle): PlacedCell[] {
+  const placed: PlacedCell[] = [];
   let x = M;
   columns.forEach((c, i) => {
-    if (cells[i]) w.text(cells[i]!, x + 2, c.width - 4, { ...opts, align: c.align });
+    if (cells[i]) placed.push({ ...style, text: cells[i]!, x: x + 2, width: c.width - 4, align: c.align });
     x += c.width;
   });
+  return placed;
+}
+
+function drawRow(w: LetterWriter, columns: Column[], cells: string[], style: CellStyle): void {
+  for (const c of placeRow(columns, cells, style)) w.text(c.text, c.x, c.width, c);
+}
+
+/**
+ * Draws cells side by side from y (`height` is the tallest) and moves y under them. A row that does not fit
+ * in what is left of the page goes in slices of whole lines, as many of each cell as fit, `turn` starting
+ * the next page (with the headings the row continues under) before each further slice. pdfkit must never
+ * turn the page by itself: it leaves the row's first page blank and writes over the page number.
+ */
+function flow(w: LetterWriter, doc: Doc, cells: PlacedCell[], height: number, turn: () => void): void {
+  if (w.y + height <= BOTTOM) {
+    for (const c of cells) w.text(c.text, c.x, c.width, c);
+    w.y += height;
+    return;
+  }
+  let rest = cells.map((c) => {
+    doc.font(c.font ?? REGULAR).fontSize(c.size);
+    return { cell: c, lines: wrapLines(doc, c.text, c.width), lineHeight: doc.currentLineHeight(true) };
+  });
+  let fresh = false;
+  for (;;) {
+    const room = BOTTOM - w.y;
+    const counts = rest.map((r) => Math.min(r.lines.length, Math.floor(room / r.lineHeight)));
+    // A line taller than a whole page cannot be (sizes are under 15 pt), but it must not turn pages forever.
+    if (fresh && !counts.some((n) => n > 0)) counts[0] = 1;
+    let used = 0;
+    rest.forEach((r, i) => {
+      const n = counts[i]!;
+      if (n === 0) return;
+      w.text(r.lines.slice(0, n).join('\n'), r.cell.x, r.cell.width, r.cell);
+      used = Math.max(used, n * r.lineHeight);
+      r.lines = r.lines.slice(n);
+    });
+    w.y += used;
+    rest = rest.filter((r) => r.lines.length > 0);
+    if (rest.length === 0) return;
+    turn();
+    fresh = true;
+  }
+}
+
+/** Under the table header of a page a line continues on: which line it is. */
+function lineContinued(w: LetterWriter, numero: string): void {
+  const x = M + COLUMNS[0]!.width + COLUMNS[1]!.width + 2;
+  w.y +=
+    w.text(`Línea ${numero} (continuación)`, x, CONTENT - x + M, { font: BOLD, size: 6.5, color: GRAY }) + 2;
 }
 
 /** The components' title row, under their line (and at the top of a page they continue on). */
@@ -314,25 +383,48 @@ async function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): Promise<voi
     continued[2] = `Línea ${l.numero} (continuación)`;
     const titleHeight =
       components.length > 0 ? rowHeight(doc, COMPONENT_COLUMNS, titles, COMPONENT_SIZE, BOLD) : 0;
-    // The line, its notes and its first component stay together; further components may go on.
+    const turnLine = () => {
+      w.newPage();
+      tableHeader(w, doc);
+      lineContinued(w, l.numero);
+    };
+    const turnComponents = () => {
+      w.newPage();
+      tableHeader(w, doc);
+      componentHeader(w, doc, continued, titleHeight);
+    };
+    // The line, its notes and its first component stay together; further components may go on. Taller
+    // than a page (a line with hundreds of taxes in its notes), they flow over as many pages as they need.
     const first = components.length > 0 ? titleHeight + 3 + components[0]!.height + 2 : 0;
-    if (w.ensure(height + notesHeight + first + 4)) tableHeader(w, doc);
-    drawRow(w, COLUMNS, cells, { size: 7.5 });
-    w.y += height + 1;
+    const together = height + notesHeight + first + 4;
+    if (w.ensure(together <= ROW_ROOM ? together : ROW_START)) tableHeader(w, doc);
+    flow(w, doc, placeRow(COLUMNS, cells, { size: 7.5 }), height, turnLine);
+    w.y += 1;
     if (notes.length > 0) {
-      w.text(notesText, M + 86, CONTENT - 90, { size: 6.5, color: GRAY });
-      w.y += notesHeight;
+      const placed: PlacedCell = {
+        text: notesText,
+        x: M + 86,
+        width: CONTENT - 90,
+        align: 'left',
+        size: 6.5,
+        color: GRAY,
+      };
+      flow(w, doc, [placed], notesHeight - 2, turnLine);
+      w.y += 2;
     }
     if (components.length > 0) {
       w.y += 1;
       componentHeader(w, doc, titles, titleHeight);
+      // Under the table header and the components' titles (a component with hundreds of taxes flows on).
+      const componentRoom = ROW_ROOM - titleHeight - 3;
       for (const c of components) {
-        if (w.ensure(c.height + 6)) {
+        if (w.ensure(c.height + 6 <= componentRoom ? c.height + 6 : ROW_START)) {
           tableHeader(w, doc);
           componentHeader(w, doc, continued, titleHeight);
         }
-        drawRow(w, COMPONENT_COLUMNS, c.cells, { size: COMPONENT_SIZE, color: COMPONENT_COLOR });
-        w.y += c.height + 2;
+        const style = { size: COMPONENT_SIZE, color: COMPONENT_COLOR };
+        flow(w, doc, placeRow(COMPONENT_COLUMNS, c.cells, style), c.height, turnComponents);
+        w.y += 2;
       }
     }
     doc

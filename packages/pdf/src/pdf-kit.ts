@@ -277,6 +277,38 @@ export function turnAt(step: number): Promise<void> | undefined {
     : undefined;
 }
 
+/** pdfkit's text engine, which lays a string out line by line and hands each line to a callback. */
+interface TextInternals {
+  _text(
+    text: string,
+    x: number,
+    y: number,
+    options: PDFKit.Mixins.TextOptions,
+    onLine: (line: string) => void,
+  ): unknown;
+}
+
+/**
+ * The lines pdfkit wraps `text` into at `width` in the current font and size, each without its trailing
+ * spaces: what a page that holds only part of a long cell draws (a slice of them, joined by newlines; each
+ * fits the width, so pdfkit does not wrap them again). pdfkit has no public call for the lines themselves:
+ * this runs its layout as heightOfString does (an unbounded height, so it never adds a page) and keeps the
+ * lines instead of drawing them (pdfkit 0.20's `_text`; the test "wraps lines as pdfkit measures them" fails
+ * if an upgrade moves it).
+ */
+export function wrapLines(doc: Doc, text: string, width: number): string[] {
+  const { x, y } = doc;
+  const lines: string[] = [];
+  const lineHeight = doc.currentLineHeight(true);
+  (doc as unknown as TextInternals)._text(text, x, y, { width, height: Number.POSITIVE_INFINITY }, (line) => {
+    lines.push(line.trimEnd());
+    doc.y += lineHeight;
+  });
+  doc.x = x;
+  doc.y = y;
+  return lines;
+}
+
 /** Ends the document and resolves with its bytes. */
 export function collect(doc: Doc): Promise<Buffer> {
   return new Promise((resolve, reject) => {

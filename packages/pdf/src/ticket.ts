@@ -1,9 +1,10 @@
 // The 80 mm ticket layout: one narrow column, as long as its content (the page height is measured first,
-// so a receipt printer cuts it once). Same facts as the letter, stacked.
+// so a receipt printer cuts it once), up to PAGE_MAX: a longer ticket goes on several pages of the same
+// width, numbered. Same facts as the letter, stacked.
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
 import { formatDateTime, formatMoney, formatNumber, formatPrice, formatQuantity } from './format';
 import type { ComprobanteView } from './model';
-import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt } from './pdf-kit';
+import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt, wrapLines } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
 import {
   SURTIDO_TITLE,
@@ -26,8 +27,19 @@ const M = 9;
 const CONTENT = W - 2 * M;
 const QR = 110;
 const INDENT = 8;
+/**
+ * The tallest page. PDF viewers and printers need not handle a page side over 14,400 pt (200 in, the
+ * implementation limit of PDF 1.7, Annex C): a 1,000-line ticket, 72,000 pt long as one page, is cut or
+ * refused. 14,000 leaves room under it for the rounding up of the page height.
+ */
+const PAGE_MAX = 14_000;
+/** Under the content of each page of a ticket of several pages: its page number. */
+const PAGE_LABEL = 12;
+/** What a page of a ticket of several pages holds between its margins and its page number. */
+const PAGE_ROOM = PAGE_MAX - 2 * M - 4 - PAGE_LABEL;
 
-type Item =
+/** `keep`: on a ticket of several pages, the item stays on the page of the item after it. */
+type Item = (
   | {
       t: 'text';
       text: string;
@@ -41,7 +53,13 @@ type Item =
   | { t: 'row'; left: string; right: string; font?: string; size?: number; indent?: number }
   | { t: 'rule' }
   | { t: 'qr' }
-  | { t: 'logo' };
+  | { t: 'logo' }
+) & { keep?: boolean };
+
+/** Keeps `items` together on one page (when they fit one): each one but the last with the next. */
+function keepTogether(items: Item[]): void {
+  for (const item of items.slice(0, -1)) item.keep = true;
+}
 
 function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
   const moneda = v.resumen.codigoMoneda;
@@ -72,6 +90,7 @@ function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
     out.push({ t: 'rule' });
   }
   for (const l of v.lineas) {
+    const first = out.length;
     text(`${l.numero}. ${l.detalle}`, { size: 7.5 });
     if (l.cabys) text(`CABYS ${l.cabys}`, { size: 6.5 });
     const qty = l.cantidad
@@ -117,6 +136,8 @@ function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
         out.push({ t: 'row', left: impuestoShort(i), right: formatNumber(i.monto), size: 6, indent: INDENT });
     }
     out.push({ t: 'text', text: '', size: 3 });
+    // A long ticket's pages break between the document's lines, not inside one.
+    keepTogether(out.slice(first));
   }
   for (const c of v.otrosCargos)
     out.push({ t: 'row', left: c.detalle, right: formatNumber(c.montoCargo), size: 7 });
@@ -157,10 +178,13 @@ function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
   if (medios.length > 0) text(`Pago: ${medios.join('; ')}`, { size: 7, gap: 3 });
   for (const r of v.referencias) text(`Referencia: ${referenciaText(r)}`, { size: 6.5, gap: 2 });
   for (const o of v.otros) text(o, { size: 6.5 });
+  const closing = out.length;
   out.push({ t: 'rule' });
   out.push({ t: 'qr' });
   text(LEYENDA_HACIENDA, { size: 5.5, align: 'center', gap: 2 });
   if (branding.footer) text(branding.footer, { size: 6.5, align: 'center', gap: 3 });
+  // The QR, the legend and the footer end the last page together.
+  keepTogether(out.slice(closing));
   return out;
 }
 
@@ -239,6 +263,52 @@ function draw(doc: Doc, item: Item, y: number, v: ComprobanteView, branding: Dra
   }
 }
 
+/**
+ * A text item taller than a page (a line's notes listing hundreds of taxes), as items of whole lines that
+ * each fit a page; any other item as it is.
+ */
+function fitPage(doc: Doc, item: Item, height: number): Item[] {
+  if (item.t !== 'text' || height <= PAGE_ROOM) return [item];
+  doc.font(item.font ?? REGULAR).fontSize(item.size ?? 7);
+  const lines = wrapLines(doc, item.text, CONTENT - (item.indent ?? 0));
+  const perPage = Math.max(1, Math.floor((PAGE_ROOM - (item.gap ?? 0) - 1) / doc.currentLineHeight(true)));
+  const parts: Item[] = [];
+  for (let i = 0; i < lines.length; i += perPage)
+    parts.push({ ...item, text: lines.slice(i, i + perPage).join('\n'), ...(i > 0 ? { gap: 0 } : {}) });
+  return parts;
+}
+
+/** The height of the items kept together from `start`: up to the first one without `keep`. */
+function keptHeight(list: Item[], heights: number[], start: number): number {
+  let height = 0;
+  for (let i = start; i < list.length; i++) {
+    height += heights[i]!;
+    if (!list[i]!.keep) break;
+  }
+  return height;
+}
+
+/**
+ * The items of each page, as many as fit, breaking between items; those kept together start a page of
+ * their own when they do not fit what is left of one (taller than a page, they break between them).
+ */
+function paginate(list: Item[], heights: number[]): number[][] {
+  const pages: number[][] = [[]];
+  let used = 0;
+  list.forEach((_, i) => {
+    const starts = i === 0 || !list[i - 1]!.keep;
+    const kept = starts ? keptHeight(list, heights, i) : 0;
+    const needed = kept > 0 && kept <= PAGE_ROOM ? kept : heights[i]!;
+    if (used > 0 && used + needed > PAGE_ROOM) {
+      pages.push([]);
+      used = 0;
+    }
+    pages[pages.length - 1]!.push(i);
+    used += heights[i]!;
+  });
+  return pages;
+}
+
 export async function renderTicket(v: ComprobanteView, branding: DrawnBranding): Promise<Buffer> {
   const doc = newDoc({
     margin: M,
@@ -246,20 +316,40 @@ export async function renderTicket(v: ComprobanteView, branding: DrawnBranding):
     author: v.emisor.nombre,
     creationDate: documentDate(v.fechaEmision),
   });
-  const list = items(v, branding);
+  const list: Item[] = [];
   const heights: number[] = [];
-  for (const [step, item] of list.entries()) {
+  for (const [step, item] of items(v, branding).entries()) {
     await turnAt(step);
-    heights.push(heightOf(doc, item));
+    const height = heightOf(doc, item);
+    for (const part of fitPage(doc, item, height)) {
+      list.push(part);
+      heights.push(part === item ? height : heightOf(doc, part));
+    }
   }
   const total = heights.reduce((a, b) => a + b, 0) + 2 * M;
-  // One page as long as the ticket (bottom margin 0 so pdfkit never breaks the page inside it).
-  doc.addPage({ size: [W, Math.ceil(total) + 4], margins: { top: M, left: M, right: M, bottom: 0 } });
-  let y = M;
-  for (const [step, item] of list.entries()) {
-    await turnAt(step);
-    draw(doc, item, y, v, branding);
-    y += heights[step]!;
+  // One page as long as the ticket when it fits PAGE_MAX; otherwise pages of whole items, numbered.
+  const pages = total + 4 <= PAGE_MAX ? [list.map((_, i) => i)] : paginate(list, heights);
+  for (const [n, page] of pages.entries()) {
+    const content = page.reduce((sum, i) => sum + heights[i]!, 0);
+    const label = pages.length > 1 ? PAGE_LABEL : 0;
+    // Bottom margin 0 so pdfkit never breaks the page inside it.
+    doc.addPage({
+      size: [W, Math.ceil(content + 2 * M + label) + 4],
+      margins: { top: M, left: M, right: M, bottom: 0 },
+    });
+    let y = M;
+    for (const i of page) {
+      await turnAt(i);
+      draw(doc, list[i]!, y, v, branding);
+      y += heights[i]!;
+    }
+    if (pages.length > 1) pageNumber(doc, y + M / 2, n + 1, pages.length);
   }
   return collect(doc);
+}
+
+/** "Página N de M" under a page's content, as the letter numbers its pages. */
+function pageNumber(doc: Doc, y: number, n: number, count: number): void {
+  doc.font(REGULAR).fontSize(6).fillColor('#555555');
+  doc.text(`Página ${n} de ${count}`, M, y, { width: CONTENT, align: 'center', lineBreak: false });
 }

@@ -1,14 +1,10 @@
 // The letter's summary (payment means, references and observations beside the totals) read back page by
 // page with pdftotext -bbox: whatever the number of lines before it, no text runs into the page-number strip
 // and the totals stay with their section, beside it or right after it, never orphaned mid-page.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { DocumentRequest } from '@cr/contracts';
 import { KIND_TITLES, type ComprobanteView, readComprobanteView, renderComprobantePdf } from '../src';
 import { REFERENCED_CLAVE, fiveLineInvoice, line, sign } from './fixtures';
-import { pageCount, popplerAvailable } from './pdf-tools';
+import { type Word, pageWords, popplerAvailable } from './pdf-tools';
 
 const tools = popplerAvailable();
 const itTools = tools ? it : it.skip;
@@ -18,43 +14,6 @@ const TEXT_BOTTOM = 742;
 /** The totals column's left edge (612 − 36 − 220) and the most its rows take (the TOTAL's rule included). */
 const TOTALS_X = 356;
 const TOTALS_MAX_HEIGHT = 160;
-
-interface Word {
-  text: string;
-  page: number;
-  xMin: number;
-  yMin: number;
-  yMax: number;
-}
-
-const fromHtml = (s: string) =>
-  s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, '&');
-
-/** Every word of every page with its box (pdftotext -bbox: one <page> element per page, y from the top). */
-function pageWords(pdf: Buffer): Word[][] {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cr-pdf-'));
-  try {
-    const file = path.join(dir, 'doc.pdf');
-    writeFileSync(file, pdf);
-    // One run for all pages: a run per page (-f N -l N) doubled the test's time for the same boxes.
-    const html = execFileSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' });
-    const pages = html.split('<page ').slice(1);
-    expect(pages).toHaveLength(pageCount(pdf));
-    return pages.map((markup, i) =>
-      [
-        ...markup.matchAll(
-          /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g,
-        ),
-      ].map((m) => ({ text: fromHtml(m[4]!), page: i + 1, xMin: +m[1]!, yMin: +m[2]!, yMax: +m[3]! })),
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const pad = (i: number) => `${i}`.padStart(2, '0');
 const FILLER =

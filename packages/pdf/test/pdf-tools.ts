@@ -1,5 +1,5 @@
-// Test-only: look at a rendered PDF the way a person would. pdftoppm (page 1 → PNG) and pdftotext from
-// poppler-utils; the QR is read back from the pixels with jsQR. Missing tools skip outside CI.
+// Test-only: look at a rendered PDF the way a person would. pdftoppm (pages → PNG), pdftotext and pdfinfo
+// from poppler-utils; the QR is read back from the pixels with jsQR. Missing tools skip outside CI.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,11 +8,11 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 
 export function popplerAvailable(): boolean {
-  const ok = ['pdftoppm', 'pdftotext'].every((t) => spawnSync('which', [t]).status === 0);
+  const ok = ['pdftoppm', 'pdftotext', 'pdfinfo'].every((t) => spawnSync('which', [t]).status === 0);
   if (ok) return true;
   if (process.env.CI === 'true')
-    throw new Error('CI=true and poppler-utils (pdftoppm, pdftotext) is missing');
-  console.warn('skipping: poppler-utils (pdftoppm, pdftotext) is missing');
+    throw new Error('CI=true and poppler-utils (pdftoppm, pdftotext, pdfinfo) is missing');
+  console.warn('skipping: poppler-utils (pdftoppm, pdftotext, pdfinfo) is missing');
   return false;
 }
 
@@ -55,13 +55,78 @@ export function firstPage(pdf: Buffer): PNG {
   });
 }
 
-/** Share of pixels that are not (near) white. */
-export function inkRatio(png: PNG): number {
+/** Page `n` (from 1) as a PNG image; `crop` in points from the page's top, e.g. to skip a long ticket's top. */
+export function pageImage(pdf: Buffer, n: number, dpi = 150, crop?: { y: number; height: number }): PNG {
+  const px = (pt: number) => String(Math.round((pt * dpi) / 72));
+  const area = crop ? ['-y', px(crop.y), '-H', px(crop.height), '-W', '100000'] : [];
+  return withPdf(pdf, (file, dir) => {
+    execFileSync('pdftoppm', [
+      '-png',
+      '-r',
+      String(dpi),
+      '-f',
+      String(n),
+      '-l',
+      String(n),
+      ...area,
+      '-singlefile',
+      file,
+      path.join(dir, 'p'),
+    ]);
+    return PNG.sync.read(readFileSync(path.join(dir, 'p.png')));
+  });
+}
+
+/** Share of pixels that are not (near) white; above `bottom` (a share of the height) when given. */
+export function inkRatio(png: PNG, bottom = 1): number {
+  const end = Math.floor(png.height * bottom) * png.width * 4;
   let ink = 0;
-  for (let i = 0; i < png.data.length; i += 4) {
+  for (let i = 0; i < end; i += 4) {
     if (png.data[i]! < 200 || png.data[i + 1]! < 200 || png.data[i + 2]! < 200) ink++;
   }
-  return ink / (png.width * png.height);
+  return ink / (end / 4);
+}
+
+/** Every page's width and height in points, from pdfinfo (its MediaBox). */
+export function pageSizes(pdf: Buffer): { width: number; height: number }[] {
+  const info = withPdf(pdf, (file) =>
+    execFileSync('pdfinfo', ['-f', '1', '-l', String(pageCount(pdf)), file], { encoding: 'utf8' }),
+  );
+  return [...info.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({
+    width: Number(m[1]),
+    height: Number(m[2]),
+  }));
+}
+
+export interface Word {
+  text: string;
+  page: number;
+  xMin: number;
+  yMin: number;
+  yMax: number;
+}
+
+const fromHtml = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+
+/** Every word of every page with its box (pdftotext -bbox: one <page> element per page, y from the top). */
+export function pageWords(pdf: Buffer): Word[][] {
+  // One run for all pages: a run per page (-f N -l N) doubled the time for the same boxes.
+  const html = withPdf(pdf, (file) => execFileSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' }));
+  const pages = html.split('<page ').slice(1);
+  if (pages.length !== pageCount(pdf))
+    throw new Error(`pdftotext read ${pages.length} pages of ${pageCount(pdf)}`);
+  return pages.map((markup, i) =>
+    [
+      ...markup.matchAll(
+        /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g,
+      ),
+    ].map((m) => ({ text: fromHtml(m[4]!), page: i + 1, xMin: +m[1]!, yMin: +m[2]!, yMax: +m[3]! })),
+  );
 }
 
 export function decodeQr(png: PNG): string | undefined {
