@@ -49,6 +49,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Tenant `other` sends through its own server on `port`: a plain one (no STARTTLS), so no credentials. */
+function useOwnPlainServer(port: number, extra: Record<string, unknown> = {}) {
+  return post(ctx, 'other', '/api/configurar/correo', {
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    requiereTls: false,
+    remitente: 'facturas@other.cr',
+    ...extra,
+  });
+}
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -259,16 +271,8 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
 
   it("when the tenant's SMTP server is down, then answers 451, the e-mail waits and arrives once it accepts; every attempt is in consultar", async () => {
     const port = await freePort();
-    // A plain server (no STARTTLS), so no credentials: the tenant says it has no TLS.
-    const configured = await post(ctx, 'other', '/api/configurar/correo', {
-      host: '127.0.0.1',
-      port,
-      secure: false,
-      requiereTls: false,
-      remitente: 'facturas@other.cr',
-      // A name ending in a backslash: pasted into a quoted string it escaped the closing quote.
-      nombreRemitente: 'Other Facturación \\',
-    });
+    // A name ending in a backslash: pasted into a quoted string it escaped the closing quote.
+    const configured = await useOwnPlainServer(port, { nombreRemitente: 'Other Facturación \\' });
     expect(configured.status).toBe(200);
     expect(configured.body.data).toEqual({
       origen: 'tenant',
@@ -352,14 +356,7 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
 
   it("when the server refuses the receptor's address but takes the copia's, then the e-mail stays pendiente and the next attempt goes to the receptor only", async () => {
     const port = await freePort();
-    const configured = await post(ctx, 'other', '/api/configurar/correo', {
-      host: '127.0.0.1',
-      port,
-      secure: false,
-      requiereTls: false,
-      remitente: 'facturas@other.cr',
-    });
-    expect(configured.status).toBe(200);
+    expect((await useOwnPlainServer(port)).status).toBe(200);
     // Greylisting, as many receiving servers do: the first RCPT of an unknown sender is told to come back.
     let greylisted = 1;
     const received: string[][] = [];
