@@ -154,6 +154,13 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
 
     expect(message!.envelope.to).toEqual(['xavier@pixdea.com', 'contabilidad@pixdea.com']);
     expect(message!.from).toBe('"Facturación electrónica" <facturacion@localhost>');
+    // The receptor's answer goes to the issuer's own address in the signed XML, not the platform's.
+    const issuerMail = /<Emisor>[\s\S]*?<CorreoElectronico>([^<]+)<\/CorreoElectronico>/.exec(
+      (await download(clave, 'xml')).body.toString('utf8'),
+    )![1]!;
+    expect(message!.raw.toString('latin1')).toContain(`\r\nReply-To: ${issuerMail}\r\n`);
+    expect(message!.text).toContain(`su respuesta llega a `);
+    expect(message!.text).toContain(`(${issuerMail})`);
     expect(message!.subject).toMatch(/^Factura electrónica \d{20} de /);
     expect(message!.text).toContain(`Clave: ${clave}`);
     expect(message!.text).toContain('El Ministerio de Hacienda aceptó el comprobante.');
@@ -242,6 +249,10 @@ describeIf('e-mail to the receptor, through a real SMTP server', () => {
     expect(message!.subject.endsWith(` de ${issuer}`)).toBe(true);
     expect(message!.text).toMatch(/^Estimado\(a\) Juan Perez Mora:\n/);
     expect(message!.text).toContain(`${issuer} le envía la factura electrónica de compra`);
+    // The buyer issued it: the supplier's answer goes to the buyer's address (the XML's Receptor).
+    const buyerMail = /<Receptor>[\s\S]*?<CorreoElectronico>([^<]+)<\/CorreoElectronico>/.exec(signed)?.[1];
+    expect(buyerMail).toBeDefined();
+    expect(message!.raw.toString('latin1')).toContain(`\r\nReply-To: ${buyerMail}\r\n`);
   });
 
   it('when a ticket has no receptor, then no e-mail is sent nor recorded, and a resend is refused', async () => {

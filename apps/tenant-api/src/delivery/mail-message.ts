@@ -47,6 +47,9 @@ export function composeMail(source: MailSource, to: string[]): OutgoingMail {
   const purchase = view.kind === 'FEC';
   const sender = (purchase ? view.receptor?.nombre : undefined) ?? view.emisor.nombre;
   const addressee = purchase ? view.emisor.nombre : view.receptor?.nombre;
+  // The platform's (or the tenant's) server sends it, but a receptor's answer is for the one who issued
+  // the document: its own address in the signed XML.
+  const replyTo = (purchase ? view.receptor?.correos : view.emisor.correos)?.[0];
   const greeting = addressee ? `Estimado(a) ${addressee}:` : 'Estimado(a) cliente:';
   const text = [
     greeting,
@@ -65,12 +68,15 @@ export function composeMail(source: MailSource, to: string[]): OutgoingMail {
     `- ${clave}_respuesta.xml: la respuesta de Hacienda`,
     `- ${clave}.pdf: la representación impresa`,
     '',
-    'Este correo se generó automáticamente; por favor no lo responda.',
+    replyTo
+      ? `Este correo se generó automáticamente; su respuesta llega a ${sender} (${replyTo}).`
+      : 'Este correo se generó automáticamente; por favor no lo responda.',
     '',
   ].join('\n');
   return {
     to,
     subject: `${kind} ${view.consecutivo} de ${sender}`,
+    ...(replyTo ? { replyTo } : {}),
     text,
     attachments: [
       { filename: `${clave}.xml`, content: Buffer.from(source.xml, 'utf8'), contentType: 'application/xml' },

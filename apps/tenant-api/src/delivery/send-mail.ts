@@ -8,6 +8,8 @@ import type { SmtpServer } from './smtp-server';
 
 export interface OutgoingMail {
   to: string[];
+  /** The issuer's address in the signed XML: where the receptor's answer goes. */
+  replyTo?: string;
   subject: string;
   text: string;
   attachments: { filename: string; content: Buffer; contentType: string }[];
@@ -41,6 +43,7 @@ export async function sendMail(
     const message = new MailComposer({
       from: server.from,
       to: mail.to,
+      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
       subject: mail.subject,
       text: mail.text,
       attachments: mail.attachments as Attachment[],
