@@ -31,7 +31,10 @@ const MAX_DECIMALS = 5;
 export function formatNumber(value: string | undefined, decimals = 2): string {
   if (value === undefined) return '';
   const d = toDecimal(value);
-  if (!d?.isFinite()) return value;
+  return d?.isFinite() ? formatDecimal(d, decimals) : value;
+}
+
+function formatDecimal(d: Decimal, decimals: number): string {
   const fixed = d.toFixed(decimals, Decimal.ROUND_HALF_UP);
   const negative = fixed.startsWith('-');
   const [int, frac] = (negative ? fixed.slice(1) : fixed).split('.');
@@ -48,8 +51,7 @@ export function formatNumber(value: string | undefined, decimals = 2): string {
 export function formatPrice(value: string | undefined): string {
   if (value === undefined) return '';
   const d = toDecimal(value);
-  if (!d?.isFinite()) return value;
-  return formatNumber(value, Math.min(MAX_DECIMALS, Math.max(2, d.decimalPlaces())));
+  return d?.isFinite() ? formatDecimal(d, Math.min(MAX_DECIMALS, Math.max(2, d.decimalPlaces()))) : value;
 }
 
 /** The sum of amounts as written (decimal), for a line's several discounts. */

@@ -299,8 +299,12 @@ function placeRow(columns: Column[], cells: string[], style: CellStyle): PlacedC
   return placed;
 }
 
+function drawCells(w: LetterWriter, cells: PlacedCell[]): void {
+  for (const c of cells) w.text(c.text, c.x, c.width, c);
+}
+
 function drawRow(w: LetterWriter, columns: Column[], cells: string[], style: CellStyle): void {
-  for (const c of placeRow(columns, cells, style)) w.text(c.text, c.x, c.width, c);
+  drawCells(w, placeRow(columns, cells, style));
 }
 
 /**
@@ -311,7 +315,7 @@ function drawRow(w: LetterWriter, columns: Column[], cells: string[], style: Cel
  */
 function flow(w: LetterWriter, doc: Doc, cells: PlacedCell[], height: number, turn: () => void): void {
   if (w.y + height <= BOTTOM) {
-    for (const c of cells) w.text(c.text, c.x, c.width, c);
+    drawCells(w, cells);
     w.y += height;
     return;
   }
