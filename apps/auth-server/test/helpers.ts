@@ -1,6 +1,7 @@
 // Builds a real auth-server for component tests: a fresh database (PGlite, or PostgreSQL under
 // TEST_DATABASE_URL), migrations, a frozen clock the test moves by hand, and a logger captured in memory.
 import { join } from 'node:path';
+import { latch } from '@cr/testkit';
 import type { Express } from 'express';
 import request from 'supertest';
 import {
@@ -89,10 +90,8 @@ export interface Gate {
  */
 export function gateAfter<T extends object, K extends keyof T>(target: T, method: K): Gate {
   const real = target[method] as unknown as (...args: unknown[]) => Promise<unknown>;
-  let reached!: () => void;
-  const reachedP = new Promise<void>((r) => (reached = r));
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
+  const { promise: reachedP, release: reached } = latch();
+  const { promise: released, release } = latch();
   let calls = 0;
   const gated = async (...args: unknown[]) => {
     const result = await real.apply(target, args);

@@ -3,6 +3,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Db, type TestDatabase, createTestDatabase, migrate, readMigrations } from '@cr/service-kit';
+import { latch } from '@cr/testkit';
 import { TokenService } from '../src/idp';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -41,14 +42,8 @@ describe('IdP sessions', () => {
     const sid = randomUUID();
     await service().startSession(sid, 'rut-stag', 'user@stag', 'api-stag');
     // The check's read has its answer (live) but has not gone on when the logout runs.
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let readDone!: () => void;
-    const read = new Promise<void>((r) => {
-      readDone = r;
-    });
+    const { promise: held, release } = latch();
+    const { promise: read, release: readDone } = latch();
     const holding: Db = Object.create(db, {
       query: {
         value: async (sql: string, params?: unknown[]) => {

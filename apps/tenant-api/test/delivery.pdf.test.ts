@@ -3,6 +3,7 @@
 // logo and footer, and the refusals (bad clave or formato, unknown or foreign document, rejected document,
 // a logo that is not an image, is damaged or is too big; a damaged logo stored before logos were checked whole
 // is left out of the PDF).
+import { latch } from '@cr/testkit';
 import {
   decodeQr,
   firstPage,
@@ -153,10 +154,7 @@ describe('GET /api/descargar/{clave}/pdf', () => {
   it('when the tenant already has PDF_RENDERS_PER_TENANT renders running, then 429 with Retry-After, and other tenants are served', async () => {
     const clave = await submit('invoice');
     const foreign = await submit('invoice', 'other');
-    let release!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: holding, release } = latch();
     const slots = [pdfRenders.run('acme', () => holding), pdfRenders.run('acme', () => holding)];
     const refused = await getPdf(clave);
     expect(refused.status).toBe(429);
@@ -173,10 +171,7 @@ describe('GET /api/descargar/{clave}/pdf', () => {
     const fresh = await submit('invoice');
     const first = await getPdf(clave);
     expect(first.status).toBe(200);
-    let release!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: holding, release } = latch();
     const slots = [pdfRenders.run('acme', () => holding), pdfRenders.run('acme', () => holding)];
     // The same bytes from the shared renders: no slot needed.
     const again = await getPdf(clave);

@@ -4,6 +4,7 @@
 // window (429 with Retry-After) before anything reaches Hacienda, and a call counts as one of the tenant's
 // uploads in progress (RECEPCION_UPLOADS_PER_TENANT). Another tenant's window is its own. Hacienda here is a
 // fake in this process (its IdP and GET /comprobantes), counting what reaches it.
+import { latch } from '@cr/testkit';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
@@ -90,8 +91,8 @@ describe('POST /api/recepcion/sincronizar: per-tenant limits', () => {
 
   it("when the tenant's uploads gate is full, then the call is 429 before Hacienda, and its window keeps the slot", async () => {
     const before = reached.listings;
-    let release: () => void = () => undefined;
-    const held = uploads.run('gated', () => new Promise<void>((resolve) => (release = resolve)));
+    const { promise: holding, release } = latch();
+    const held = uploads.run('gated', () => holding);
     try {
       const refused = await synchronize('gated');
       expect(refused.status).toBe(429);

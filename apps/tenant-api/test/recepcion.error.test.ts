@@ -22,7 +22,7 @@ import {
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { MAX_XML_TAGS } from '../src/recepcion/inspect-received';
 import { type TestApp, startTestApp } from './support/test-app';
-import { xsdDir } from '@cr/testkit';
+import { xsdDir, latch } from '@cr/testkit';
 
 jest.setTimeout(120_000);
 
@@ -115,10 +115,7 @@ describe('POST /api/recepcion/documentos', () => {
   });
 
   it('when the tenant already has RECEPCION_UPLOADS_PER_TENANT uploads in progress, then 429 with Retry-After and nothing stored; other tenants are served', async () => {
-    let release!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: holding, release } = latch();
     const slots = [uploads.run('acme', () => holding), uploads.run('acme', () => holding)];
     const before = await storedCount();
     const fe = supplierInvoice(90);

@@ -3,6 +3,7 @@
 // makes every process open the new material. An issuer deleted and registered again never matches a cached
 // version, and the cache is bounded.
 import { openDatabase } from '@cr/service-kit';
+import { latch } from '@cr/testkit';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import type { CertificateOpener } from '../src/emisor/p12-pool';
 import { post } from './support/client';
@@ -137,14 +138,8 @@ describe('signing material cache', () => {
     expect((await post(ctx, 'acme', '/api/enviar/emisor', body)).status).toBe(200);
     // The real opener; its first open is held back until the issuer has moved on and the new version
     // been opened, the order two submissions around an actualizar can take when the first file is costly.
-    let started!: () => void;
-    const firstStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: firstStarted, release: started } = latch();
+    const { promise: released, release } = latch();
     let calls = 0;
     const certificates: CertificateOpener = {
       open: async (p12, pin) => {

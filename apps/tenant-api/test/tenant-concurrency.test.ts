@@ -1,17 +1,10 @@
 // TenantConcurrency: at most `limit` pieces of one costly kind of work per tenant at once; beyond, 429 with
 // Retry-After, other tenants unaffected, and a slot frees when its work ends, whether it succeeded or failed.
 import { AppError } from '@cr/service-kit';
+import { latch } from '@cr/testkit';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 
-function held(): { promise: Promise<string>; release(): void; fail(): void } {
-  let release!: () => void;
-  let fail!: () => void;
-  const promise = new Promise<string>((resolve, reject) => {
-    release = () => resolve('done');
-    fail = () => reject(new Error('render failed'));
-  });
-  return { promise, release, fail };
-}
+const held = () => latch<string>();
 
 describe('TenantConcurrency', () => {
   it('refuses the tenant’s work beyond its limit with 429 and Retry-After, and not another tenant’s', async () => {
@@ -27,15 +20,15 @@ describe('TenantConcurrency', () => {
       headers: { 'Retry-After': '1' },
     });
     expect(await gate.run('other', async () => 'ran')).toBe('ran');
-    a.release();
-    b.fail();
+    a.release('done');
+    b.fail(new Error('render failed'));
     expect(await first).toBe('done');
     await expect(second).rejects.toThrow('render failed');
     // Both slots are free again, the failed one too.
     const [c, d] = [held(), held()];
     const again = [gate.run('acme', () => c.promise), gate.run('acme', () => d.promise)];
-    c.release();
-    d.release();
+    c.release('done');
+    d.release('done');
     expect(await Promise.all(again)).toEqual(['done', 'done']);
   });
 });

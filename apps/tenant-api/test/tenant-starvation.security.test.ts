@@ -2,6 +2,7 @@
 // limited per tenant and a document has at most one replay waiting; e-mails wait in their tenant's lane;
 // webhook deliveries wait on receivers in their own pool; claims take turns between tenants (the 10,000-job case is in packages/jobs/test/fairness.security.test.ts,
 // on both engines too).
+import { latch } from '@cr/testkit';
 import { enqueue, getJob } from '@cr/jobs';
 import { post } from './support/client';
 import { insertTestDocument } from './support/documents';
@@ -199,10 +200,7 @@ describe('submissions in progress', () => {
   it('when a tenant already has SUBMISSIONS_PER_TENANT in progress, then its next is 429 with Retry-After and stores nothing, and another tenant submits', async () => {
     for (const tenant of ['piedpiper', 'aviato'])
       expect((await post(ctx, tenant, '/api/enviar/emisor', issuerBody())).status).toBe(200);
-    let release!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: holding, release } = latch();
     // The tenant's two slots, held as two slow submissions would hold them.
     const slots = [submissions.run('piedpiper', () => holding), submissions.run('piedpiper', () => holding)];
     try {

@@ -183,3 +183,4 @@ export {
   type SigningPath,
 } from './signing-path';
 export { processesHolding, removeTree } from './remove-tree';
+export { latch, type Latch } from './latch';
