@@ -130,6 +130,8 @@ describeIf('receiving end to end with the hacienda-sandbox', () => {
         expect.arrayContaining([
           expect.objectContaining({ code: 'xsd', severity: 'info' }),
           expect.objectContaining({ code: 'certificate', severity: 'info' }),
+          // Hacienda's signed answer came with it (GET /recepcion/{clave}): the acceptance is confirmed.
+          expect.objectContaining({ code: 'hacienda', severity: 'info' }),
         ]),
       );
     }
@@ -229,6 +231,27 @@ describeIf('receiving end to end with the hacienda-sandbox', () => {
       expect(twice.status).toBe(409);
     },
   );
+
+  it('when Hacienda rejected a supplier document, then synchronizing skips it with the reason and stores nothing', async () => {
+    await admin('/sandbox/veredicto', { outcome: 'reject', code: -99, text: 'Rechazo forzado' });
+    const res = await post(ctx, 'supplier', '/api/enviar/items', documentBody('invoice', 5));
+    expect(res.status).toBe(200);
+    const rejected: string = res.body.clave;
+    await until(`supplier document ${rejected} rechazado`, async () => {
+      const r = await post(ctx, 'supplier', '/api/consultar/documento', { clave: rejected });
+      return r.body.data.estado === 'rechazado' ? true : undefined;
+    });
+    const sync = await post(ctx, 'acme', '/api/recepcion/sincronizar', { receptor: RECEIVER_ID });
+    expect(sync.status).toBe(200);
+    expect(sync.body.data).toMatchObject({ listados: 5, importados: [], yaRegistrados: 4 });
+    expect(sync.body.data.omitidos).toEqual([
+      {
+        clave: rejected,
+        motivo: 'Hacienda rejected it (ind-estado rechazado): it has no tax effect and needs no answer',
+      },
+    ]);
+    expect((await get('acme', `/api/recepcion/documentos/${rejected}`)).status).toBe(404);
+  });
 
   it('when the daily job runs within two business days of vence, then the unanswered document raises a signed recepcion.deadline event', async () => {
     const open = issued[3]!;

@@ -2,9 +2,10 @@
 // issuers and is not stored yet. With the issuer's own credentials (the token cache and limits of the
 // submissions), it pages through GET /comprobantes?receptor=<tipo+id> (REFERENCE §4.5) and reads each new
 // clave with GET /comprobantes/{clave}; a document whose XML comes with it is received like an upload
-// (origen `sincronizacion`, same inspection). Hacienda's production API does not return the XML there:
+// (origen `sincronizacion`, same inspection), with Hacienda's signed answer from GET /recepcion/{clave} when it
+// has one; a document Hacienda rejected is skipped. Hacienda's production API does not return the XML there:
 // such claves are reported as skipped with the reason, for the supplier to send the XML. A call is up to 20
-// pages and a thousand reads at Hacienda, and its imports read XML on the event loop every tenant shares: a
+// pages and two reads at Hacienda for each of their thousand claves, and its imports read XML on the event loop every tenant shares: a
 // tenant may call it RECEPCION_SYNC_LIMIT times per window (429 with Retry-After), and a call counts as one of
 // its uploads in progress (RECEPCION_UPLOADS_PER_TENANT).
 import { RecepcionSincronizarRequest, type RecepcionSincronizarResponse } from '@cr/contracts';
@@ -101,10 +102,19 @@ async function importListed(deps: RecepcionDeps, tenantId: string, receptor: str
       data.omitidos.push({ clave, motivo: "Hacienda did not return the document's XML; upload it" });
       continue;
     }
+    const verdict = await haciendaVerdict(recepcion, token, clave);
+    if (verdict.refused) {
+      data.omitidos.push({ clave, motivo: verdict.refused });
+      continue;
+    }
     try {
       const result = await receiveDocument(deps, {
         tenantId,
-        body: { receptor, xml: detail.comprobanteXml },
+        body: {
+          receptor,
+          xml: detail.comprobanteXml,
+          ...(verdict.respuestaXml ? { respuestaHacienda: verdict.respuestaXml } : {}),
+        },
         origen: 'sincronizacion',
       });
       if (result.created) data.importados.push(clave);
@@ -122,4 +132,26 @@ async function importListed(deps: RecepcionDeps, tenantId: string, receptor: str
     omitidos: data.omitidos.length,
   });
   return data;
+}
+
+/**
+ * The document's state at Hacienda (GET /recepcion/{clave}, REFERENCE §4.3), which GET /comprobantes does not
+ * give. A document Hacienda rejected (or could not process) has no tax effect: imported, it would wait in the
+ * inbox for an answer Hacienda refuses, and a MensajeReceptor number would be spent on it. An accepted one
+ * comes with Hacienda's signed answer, checked like an upload's, so its acceptance is confirmed. Where the
+ * state cannot be read, the document is imported as before, its acceptance unconfirmed.
+ */
+async function haciendaVerdict(
+  recepcion: ReturnType<RecepcionDeps['hacienda']['recepcion']>,
+  token: string,
+  clave: string,
+): Promise<{ refused?: string; respuestaXml?: string }> {
+  const status = await recepcion.status(token, clave);
+  if (status.kind !== 'found') return {};
+  if (status.indEstado === 'rechazado' || status.indEstado === 'error') {
+    return {
+      refused: `Hacienda ${status.indEstado === 'error' ? 'could not process' : 'rejected'} it (ind-estado ${status.indEstado}): it has no tax effect and needs no answer`,
+    };
+  }
+  return status.indEstado === 'aceptado' && status.respuestaXml ? { respuestaXml: status.respuestaXml } : {};
 }
