@@ -81,6 +81,31 @@ export async function saveTaxpayer(db: Db, req: SandboxTaxpayerRequest): Promise
   return data;
 }
 
+export async function saveExoneration(db: Db, body: SandboxExonerationRequest): Promise<ExonerationData> {
+  const numero = body.numeroDocumento.toUpperCase();
+  const data: ExonerationData = {
+    numeroDocumento: numero,
+    identificacion: body.identificacion,
+    codigoProyectoCFIA: body.codigoProyectoCFIA ?? null,
+    fechaEmision: `${body.fechaEmision ?? new Date().toISOString().slice(0, 10)}T00:00:00`,
+    fechaVencimiento: `${body.fechaVencimiento}T00:00:00`,
+    porcentajeExoneracion: body.porcentajeExoneracion,
+    tipoDocumento: body.tipoDocumento ?? {
+      codigo: '04',
+      descripcion: 'Exenciones Dirección General de Hacienda',
+    },
+    nombreInstitucion: body.nombreInstitucion ?? 'Dirección General de Hacienda',
+    poseeCabys: !!body.cabys?.length,
+    ...(body.cabys?.length ? { cabys: body.cabys } : {}),
+  };
+  await db.query(
+    `INSERT INTO exonerations (numero_documento, data) VALUES ($1, $2)
+     ON CONFLICT (numero_documento) DO UPDATE SET data = EXCLUDED.data, updated_at = now()`,
+    [numero, JSON.stringify(data)],
+  );
+  return data;
+}
+
 export function issueP12(ca: KeyMaterial, req: SandboxCertificateRequest): SandboxCertificateResponse {
   const issued = issueCertificate(ca, {
     identificacion: req.identificacion,
@@ -115,28 +140,7 @@ export function createAdminRouter(options: AdminOptions): Router {
   });
 
   router.post('/sandbox/exoneraciones', async (req, res) => {
-    const body = parseBody(SandboxExonerationRequest, req.body);
-    const numero = body.numeroDocumento.toUpperCase();
-    const data: ExonerationData = {
-      numeroDocumento: numero,
-      identificacion: body.identificacion,
-      codigoProyectoCFIA: body.codigoProyectoCFIA ?? null,
-      fechaEmision: `${body.fechaEmision ?? new Date().toISOString().slice(0, 10)}T00:00:00`,
-      fechaVencimiento: `${body.fechaVencimiento}T00:00:00`,
-      porcentajeExoneracion: body.porcentajeExoneracion,
-      tipoDocumento: body.tipoDocumento ?? {
-        codigo: '04',
-        descripcion: 'Exenciones Dirección General de Hacienda',
-      },
-      nombreInstitucion: body.nombreInstitucion ?? 'Dirección General de Hacienda',
-      poseeCabys: !!body.cabys?.length,
-      ...(body.cabys?.length ? { cabys: body.cabys } : {}),
-    };
-    await db.query(
-      `INSERT INTO exonerations (numero_documento, data) VALUES ($1, $2)
-       ON CONFLICT (numero_documento) DO UPDATE SET data = EXCLUDED.data, updated_at = now()`,
-      [numero, JSON.stringify(data)],
-    );
+    const data = await saveExoneration(db, parseBody(SandboxExonerationRequest, req.body));
     res.status(201).json(data);
   });
 

@@ -1,10 +1,11 @@
 // First-start provisioning: an IdP user, a registered taxpayer and a test llave criptográfica (.p12 + PIN)
-// written to DATA_DIR/demo, so a newcomer can try the whole flow at once. Runs once (demo/demo.json marks it).
+// written to DATA_DIR/demo, and an exoneration held by the receptor of docs/getting-started.md's invoices, so a
+// newcomer can try the whole flow, lookups included, at once. Runs once (demo/demo.json marks it).
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '@cr/service-kit';
-import { issueP12, saveTaxpayer } from './admin';
+import { issueP12, saveExoneration, saveTaxpayer } from './admin';
 import type { KeyMaterial } from './certificate-authority';
 import { upsertUser } from './idp';
 
@@ -17,9 +18,14 @@ export interface DemoSetup {
   p12Path: string;
   pin: string;
   codigoActividad: string;
+  /** An exoneration (13 %, any CABYS) held by DEMO_RECEPTOR, for `POST /api/hacienda/exoneracion`. */
+  exoneracion: string;
+  exoneracionReceptor: string;
 }
 
 export const DEMO_ID = '3101123456';
+/** The receptor docs/getting-started.md invoices. */
+export const DEMO_RECEPTOR = '3101779527';
 
 export async function provisionDemo(
   db: Db,
@@ -40,6 +46,8 @@ export async function provisionDemo(
     p12Path: join(dir, `llave-${DEMO_ID}.p12`),
     pin: String(randomInt(0, 10_000)).padStart(4, '0'),
     codigoActividad: '6201.0',
+    exoneracion: 'AL-00020402-24',
+    exoneracionReceptor: DEMO_RECEPTOR,
   };
   await upsertUser(db, 'rut-stag', demo.username, demo.password);
   await saveTaxpayer(db, {
@@ -47,6 +55,16 @@ export async function provisionDemo(
     tipoIdentificacion: demo.tipoIdentificacion,
     nombre: demo.nombre,
     actividades: [{ codigo: demo.codigoActividad, descripcion: 'ACTIVIDADES DE PROGRAMACION INFORMATICA' }],
+  });
+  const today = new Date();
+  const expires = new Date(today);
+  expires.setUTCFullYear(today.getUTCFullYear() + 2); // 29 February rolls to 1 March
+  await saveExoneration(db, {
+    numeroDocumento: demo.exoneracion,
+    identificacion: demo.exoneracionReceptor,
+    porcentajeExoneracion: 13,
+    fechaEmision: today.toISOString().slice(0, 10),
+    fechaVencimiento: expires.toISOString().slice(0, 10),
   });
   const cert = issueP12(ca, {
     identificacion: demo.identificacion,

@@ -75,6 +75,9 @@ async function main(): Promise<void> {
       `  Public API:  ${base}/fe/ae?identificacion=${demo.identificacion}`,
       `  Demo user:   ${demo.username}  (emisor ${demo.identificacion}, actividad ${demo.codigoActividad})`,
       `  Demo key:    ${demo.p12Path}`,
+      ...(demo.exoneracion
+        ? [`  Exoneration: ${demo.exoneracion}  (held by ${demo.exoneracionReceptor}, 13 %)`]
+        : []),
       // The password and PIN stay in the file, out of terminal scroll-back and log collectors.
       `  Password and PIN: ${join(config.DATA_DIR, 'demo', 'demo.json')}`,
       `  Admin API:   ${base}/sandbox/…${config.SANDBOX_ADMIN_TOKEN ? ' (Bearer SANDBOX_ADMIN_TOKEN)' : config.openMode ? ' (open: no SANDBOX_ADMIN_TOKEN set)' : ' (disabled: set SANDBOX_ADMIN_TOKEN)'}`,

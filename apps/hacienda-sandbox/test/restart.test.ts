@@ -45,6 +45,15 @@ describe('sandbox process', () => {
       };
       expect(existsSync(demo.p12Path)).toBe(true);
       expect(app.output()).not.toContain(demo.password);
+      // The exoneration docs/getting-started.md looks up is there from the first start.
+      const ex = await fetch(`${app.url}/fe/ex?autorizacion=AL-00020402-24`);
+      expect(ex.status).toBe(200);
+      expect(await ex.json()).toMatchObject({
+        numeroDocumento: 'AL-00020402-24',
+        identificacion: '3101779527',
+        porcentajeExoneracion: 13,
+      });
+      expect(app.output()).toContain('Exoneration: AL-00020402-24  (held by 3101779527, 13 %)');
       caPem = await (await fetch(`${app.url}/sandbox/ca`)).text();
       const auth = await token(app, demo.username, demo.password);
       const body = bodyFor(readSample(sampleFiles().find((f) => f.startsWith('fe-')) as string));
