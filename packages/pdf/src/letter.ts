@@ -225,7 +225,8 @@ function lineCells(l: Linea): string[] {
     l.detalle,
     formatQuantity(l.cantidad),
     l.unidadMedida ?? '',
-    formatPrice(l.precioUnitario),
+    // A REP line has no quantity or price (ReciboElectronicoPago LineaDetalle): its MontoTotal is what was paid.
+    l.precioUnitario === undefined ? formatNumber(l.montoTotal) : formatPrice(l.precioUnitario),
     l.descuentos.length > 0 ? formatNumber(descuento) : '',
     tax ? `${impuestoShort(tax)}\n${formatNumber(l.impuestoNeto ?? tax.monto)}` : '',
     formatNumber(l.montoTotalLinea),

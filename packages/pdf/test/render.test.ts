@@ -59,8 +59,10 @@ describe.each(fixtures.map((f) => [f.kind, f] as const))('the %s PDF', (_kind, f
       if (fixture.receptor) expect(text).toContain(fixture.receptor);
       else expect(view.receptor).toBeUndefined();
       expect(text).toContain('Diseño de logotipo y señalización');
-      // A REP line carries no CABYS (ReciboElectronicoPago LineaDetalle).
+      // A REP line carries no CABYS (ReciboElectronicoPago LineaDetalle), nor a quantity or a price: what
+      // was paid is its MontoTotal, which each layout shows.
       if (fixture.kind !== 'REP') expect(text).toContain('8314300000000');
+      else for (const l of view.lineas) expect(text).toContain(squash(formatNumber(l.montoTotal)));
       expect(text).toContain('SINPE Móvil');
       expect(squash(text)).toContain(squash(LEYENDA_HACIENDA).slice(0, 60));
       expect(decodeQr(png)).toBe(view.clave);
