@@ -223,6 +223,9 @@ describeIf('receiving end to end with the hacienda-sandbox', () => {
         respuesta: { mensaje, consecutivo, estado: 'aceptado' },
       });
       expect((await get('acme', `/api/descargar/${clave}/respuesta`)).text).toBe(answer);
+      const pdf = await get('acme', `/api/descargar/${clave}/pdf`);
+      expect(pdf.status).toBe(409);
+      expect(pdf.body.message).toMatch(/is a received document; its answer \(MensajeReceptor\) has no PDF/);
       const twice = await post(ctx, 'acme', `/api/recepcion/documentos/${clave}/respuesta`, {
         mensaje: 3,
         detalleMensaje: 'Otra vez',

@@ -7,7 +7,7 @@ import { AppError, type Db } from '@cr/service-kit';
 import { LRUCache } from 'lru-cache';
 import { withTenant } from '../db/with-tenant';
 import type { TenantConcurrency } from '../tenancy/tenant-concurrency';
-import { findDocumentByClave } from '../documents/document-repository';
+import { findDocumentByClave, findDocumentOrAnswerByClave } from '../documents/document-repository';
 import { type BrandingRow, findBranding } from './branding-repository';
 import { comprobanteView } from './comprobante-views';
 
@@ -107,10 +107,20 @@ export async function renderDocumentPdf(
   const { tenantId, clave, layout } = input;
   const loaded = await withTenant(deps.db, tenantId, async (tx) => {
     const row = await findDocumentByClave(tx, tenantId, clave);
-    if (!row) return undefined;
+    if (!row) {
+      // /xml and /respuesta answer a received document's clave with its MensajeReceptor; say why /pdf does not.
+      const answer = await findDocumentOrAnswerByClave(tx, tenantId, clave, ['clave']);
+      return answer ? ('answer' as const) : undefined;
+    }
     return { row, branding: await findBranding(tx, tenantId) };
   });
   if (!loaded) throw new AppError('not_found', `clave: document ${clave} not found`);
+  if (loaded === 'answer') {
+    throw new AppError(
+      'conflict',
+      `clave: ${clave} is a received document; its answer (MensajeReceptor) has no PDF: download it with /xml, and Hacienda's verdict with /respuesta`,
+    );
+  }
   assertPrintable(loaded.row);
   const { xml } = loaded.row;
   const key = renderKey(xml, loaded.branding, layout);

@@ -343,6 +343,11 @@ function downloadPdf(): RouteDoc {
         message: `clave: document ${ex.EXAMPLE_CLAVE} was not accepted by Hacienda (estado rechazado); it has no PDF`,
       },
       {
+        code: 'conflict',
+        when: "the clave is a received document's: its answer (MensajeReceptor) is XML only",
+        message: `clave: ${ex.EXAMPLE_CLAVE} is a received document; its answer (MensajeReceptor) has no PDF: download it with /xml, and Hacienda's verdict with /respuesta`,
+      },
+      {
         code: 'too_many_requests',
         when: 'the tenant already has PDF_RENDERS_PER_TENANT downloads rendering (with `Retry-After: 1`)',
         message: 'too many PDF renders at once for this tenant; retry in 1 s',
