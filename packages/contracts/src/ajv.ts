@@ -223,7 +223,8 @@ export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
  * The first `limit` distinct issues of `errors`, and how many errors were left undescribed after them (an
  * upper bound on the issues they hold: duplicates among them are not looked for).
  */
-function firstIssues(errors: ErrorObject[], limit: number): { issues: ValidationIssue[]; unlisted: number } {
+function firstIssues(all: ErrorObject[], limit: number): { issues: ValidationIssue[]; unlisted: number } {
+  const errors = pruneAnyOf(all);
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   for (let at = 0; at < errors.length; at++) {
@@ -270,6 +271,58 @@ function firstIssues(errors: ErrorObject[], limit: number): { issues: Validation
     issues.push({ path: path || '(body)', reason });
   }
   return { issues, unlisted: 0 };
+}
+
+/**
+ * An `anyOf` failure (receptor: "" or an object; a means of payment: a code or an integer; one reference or a
+ * list) comes with every branch's errors, then "must match a schema in anyOf": a receptor without nombre read
+ * `receptor: must be of type string; receptor: must be ""; receptor.nombre: is required; receptor: must match a
+ * schema in anyOf`. Only the branches whose type the value has are kept, so that reads `receptor.nombre: is
+ * required`; a value of no branch's type is one `must be of type string or object`. ajv lists a branch's
+ * errors just before the anyOf's own, under its schema path.
+ */
+function pruneAnyOf(errors: ErrorObject[]): ErrorObject[] {
+  if (!errors.some((e) => e.keyword === 'anyOf')) return errors;
+  const dropped = new Set<number>();
+  const added = new Map<number, ErrorObject>();
+  for (let at = 0; at < errors.length; at++) {
+    const anyOf = errors[at] as ErrorObject;
+    if (anyOf.keyword !== 'anyOf' || dropped.has(at)) continue;
+    const prefix = `${anyOf.schemaPath}/`;
+    const branches = new Map<string, number[]>();
+    for (let i = at - 1; i >= 0; i--) {
+      const e = errors[i] as ErrorObject;
+      if (!e.schemaPath.startsWith(prefix) || !e.instancePath.startsWith(anyOf.instancePath)) break;
+      const branch = e.schemaPath.slice(prefix.length).split('/')[0] as string;
+      branches.set(branch, [...(branches.get(branch) ?? []), i]);
+    }
+    if (branches.size === 0) continue;
+    const wrongType = (e: ErrorObject) => e.keyword === 'type' && e.instancePath === anyOf.instancePath;
+    const fitting = [...branches.values()].filter(
+      (idx) => !idx.some((i) => wrongType(errors[i] as ErrorObject)),
+    );
+    dropped.add(at);
+    if (fitting.length > 0) {
+      for (const idx of branches.values()) if (!fitting.includes(idx)) for (const i of idx) dropped.add(i);
+      continue;
+    }
+    const types = new Set<string>();
+    for (const branch of [...branches.keys()].sort((x, y) => Number(x) - Number(y))) {
+      for (const i of branches.get(branch) ?? []) {
+        const e = errors[i] as ErrorObject;
+        if (wrongType(e)) types.add(String((e.params as { type: string }).type));
+        dropped.add(i);
+      }
+    }
+    added.set(at, { ...anyOf, keyword: 'type', params: { type: [...types].join(' or ') } });
+  }
+  const out: ErrorObject[] = [];
+  for (let at = 0; at < errors.length; at++) {
+    const replacement = added.get(at);
+    if (replacement) out.push(replacement);
+    else if (!dropped.has(at)) out.push(errors[at] as ErrorObject);
+  }
+  return out;
 }
 
 /** One line naming every listed failing field, and how many more there are, for the `message` of a 400. */

@@ -37,6 +37,71 @@ describe('DocumentRequest', () => {
     expect(validate(DocumentRequest, invoice())).toMatchObject({ ok: true });
   });
 
+  // A field of several shapes (anyOf) is reported by the shape the value has, not by every shape it is not.
+  it.each([
+    [
+      'a receptor without nombre',
+      { receptor: { identificacion: { tipo: '02', numero: '3101779527' } } },
+      [{ path: 'receptor.nombre', reason: 'is required' }],
+    ],
+    [
+      'a receptor of no shape at all',
+      { receptor: 42 },
+      [{ path: 'receptor', reason: 'must be of type string or object' }],
+    ],
+    [
+      'a means of payment that is no code',
+      {
+        resumenFactura: { codigoTipoMoneda: { codigoMoneda: 'CRC' }, mediosPago: [{ tipoMedioPago: '42' }] },
+      },
+      [
+        {
+          path: 'resumenFactura.mediosPago[0].tipoMedioPago',
+          reason: 'must be one of "01", "02", "03", "04", "05", "06", "07", "99"',
+        },
+      ],
+    ],
+    [
+      'one reference without razon',
+      {
+        tipoDoc: '3',
+        folioType: 'CREDIT_NOTE',
+        informacionReferencia: {
+          tipoDocumento: '01',
+          numero: '50626052600310295087500100001010000000033159073080',
+          fechaEmision: '2026-05-26T12:30:59-06:00',
+          codigo: '01',
+        },
+      },
+      [{ path: 'informacionReferencia.razon', reason: 'is required' }],
+    ],
+    [
+      'the second of a list of references without razon',
+      {
+        tipoDoc: '3',
+        folioType: 'CREDIT_NOTE',
+        informacionReferencia: [
+          {
+            tipoDocumento: '01',
+            numero: '50626052600310295087500100001010000000033159073080',
+            fechaEmision: '2026-05-26T12:30:59-06:00',
+            codigo: '01',
+            razon: 'Anula',
+          },
+          {
+            tipoDocumento: '01',
+            numero: '50626052600310295087500100001010000000034159073080',
+            fechaEmision: '2026-05-26T12:30:59-06:00',
+            codigo: '01',
+          },
+        ],
+      },
+      [{ path: 'informacionReferencia[1].razon', reason: 'is required' }],
+    ],
+  ])('when the body has %s, then the one problem is named', (_what, change, issues) => {
+    expect(validate(DocumentRequest, { ...invoice(), ...change })).toEqual({ ok: false, issues, more: 0 });
+  });
+
   it('when a ticket has no receptor, then the empty string is accepted', () => {
     expect(validate(DocumentRequest, { ...invoice(), tipoDoc: '4', receptor: '' }).ok).toBe(true);
   });
