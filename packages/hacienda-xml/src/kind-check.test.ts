@@ -235,6 +235,15 @@ const BAD: Array<[string, unknown, string, RegExp]> = [
     /13 is not allowed in an invoice/,
   ],
   [
+    'a ticket has no receptor field at all (the contract writes a missing receiver as "")',
+    (() => {
+      const { receptor: _omitted, ...rest } = invoice({ tipoDoc: '4' });
+      return rest as DocumentRequest;
+    })(),
+    'receptor',
+    /is required: "" for a ticket without receiver/,
+  ],
+  [
     'a ticket is on condition 13',
     invoice({ tipoDoc: '4', receptor: '', condicionVenta: '13' }),
     'condicionVenta',

@@ -98,6 +98,8 @@ function checkParties(doc: DocumentRequest, rules: KindRules, add: AddIssue): vo
   if (r === undefined || r === '') {
     if (rules.receptor === 'required')
       add('receptor', `is required for ${articled(rules.name)} (only a ticket may omit it)`);
+    // The contract names a ticket's missing receiver: the field is "" (service-spec, Receiver rules).
+    else if (r === undefined) add('receptor', 'is required: "" for a ticket without receiver');
     return;
   }
   const t = r.identificacion.tipo;
