@@ -59,7 +59,10 @@ describe('POST /login (refusals)', () => {
       .set('content-type', 'text/plain')
       .send('base=acme&password=x');
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe('bad_request');
+    expect(res.body).toMatchObject({
+      error: 'bad_request',
+      message: '(body): must be a JSON object, sent with Content-Type: application/json',
+    });
   });
 
   it('when the body is larger than 16 KB, then 400 bad_request', async () => {

@@ -17,6 +17,12 @@ describe('parseBody', () => {
     expect(parseBody(LoginRequest, { base: 'acme', password: 'x' })).toEqual({ base: 'acme', password: 'x' });
   });
 
+  it('when no JSON body was read (none sent, or sent as text/plain), then the 400 says how to send one', () => {
+    const err = refusal(() => parseBody(LoginRequest, undefined));
+    expect(err).toMatchObject({ code: 'bad_request', status: 400 });
+    expect(err.message).toBe('(body): must be a JSON object, sent with Content-Type: application/json');
+  });
+
   it('when several fields are wrong, then one 400 names each of them', () => {
     const err = refusal(() => parseBody(LoginRequest, { password: 5 }));
     expect(err).toMatchObject({ code: 'bad_request', status: 400 });

@@ -6,6 +6,11 @@ import { AppError } from './errors';
 
 export function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
   const result = validate(schema, body === undefined ? null : body);
+  if (!result.ok && body === undefined) {
+    // No JSON parser read a body: none was sent, or it came as text/plain, a form or without a Content-Type.
+    const reason = 'must be a JSON object, sent with Content-Type: application/json';
+    throw new AppError('bad_request', `(body): ${reason}`, { details: [{ path: '(body)', reason }] });
+  }
   if (!result.ok) {
     throw new AppError('bad_request', describeIssues(result.issues, result.more), { details: result.issues });
   }
