@@ -1,5 +1,5 @@
-// GET /api/documentos and GET /api/emisores: filters, newest-first cursor pages, the certificate's days
-// left, 400 naming the bad parameter, and another tenant's rows never listed.
+// GET /api/documentos and GET /api/emisores: filters, newest-first cursor pages, each total's currency, the
+// certificate's days left, 400 naming the bad parameter, and another tenant's rows never listed.
 import request from 'supertest';
 import { post } from './support/client';
 import { insertTestDocument } from './support/documents';
@@ -23,7 +23,14 @@ const ACME = [
   { n: 11, tipoDoc: '1', estado: 'aceptado', fechaEmision: '2026-11-20T05:30:00Z', receptor: RECEPTOR },
   { n: 12, tipoDoc: '1', estado: 'rechazado', fechaEmision: '2026-11-20T20:00:00Z', receptor: RECEPTOR },
   { n: 13, tipoDoc: '4', estado: 'aceptado', fechaEmision: '2026-11-21T05:59:59Z' },
-  { n: 14, tipoDoc: '3', estado: 'enviado', fechaEmision: '2026-11-21T06:00:00Z', receptor: RECEPTOR },
+  {
+    n: 14,
+    tipoDoc: '3',
+    estado: 'enviado',
+    fechaEmision: '2026-11-21T06:00:00Z',
+    receptor: RECEPTOR,
+    moneda: 'USD',
+  },
   { n: 15, tipoDoc: '1', estado: 'pendiente', fechaEmision: '2026-11-22T18:00:00Z' },
 ];
 const claves = new Map<number, string>();
@@ -37,6 +44,7 @@ beforeAll(async () => {
       fechaEmision: d.fechaEmision,
       numeroReferencia: d.n,
       ...(d.receptor ? { receptor: d.receptor } : {}),
+      ...(d.moneda ? { moneda: d.moneda } : {}),
       totals: { totalComprobante: `${d.n}300.00000` },
     });
     claves.set(d.n, doc.clave);
@@ -82,8 +90,9 @@ describe('GET /api/documentos', () => {
       estado: 'enviado',
       receptor: RECEPTOR,
       total: '14300.00000',
+      moneda: 'USD',
     });
-    expect(res.body.data[0].receptor).toBeNull();
+    expect(res.body.data[0]).toMatchObject({ receptor: null, moneda: 'CRC' });
     expect(JSON.stringify(res.body)).not.toContain(claves.get(99));
   });
 

@@ -32,6 +32,9 @@ export const DocumentSummary = Type.Object(
     total: Type.Union([Type.String(), Type.Null()], {
       description: 'TotalComprobante, 5 decimals; null for an answer',
     }),
+    moneda: Type.Union([Type.String({ pattern: '^[A-Z]{3}$' }), Type.Null()], {
+      description: 'CodigoMoneda of the total (ISO 4217, e.g. CRC or USD); null for an answer',
+    }),
   },
   { $id: 'https://schemas.cr-einvoice.dev/document-summary.json', additionalProperties: false },
 );

@@ -1,11 +1,12 @@
 // The dashboard in a real headless Chromium against the real services in this process (@cr/stack:
 // auth-server, tenant-api with the built dashboard, hacienda-sandbox): sign in, find an accepted invoice and
-// download its PDF, read a rejected one's reason, replay a webhook, every page in Spanish and English and
-// on a phone; the session cookie's flags, a state-changing call without the CSRF header refused, another
-// tenant's documents never shown, sign-out revoking the token, and a sign-out the auth-server did not
-// confirm told as such (the token still valid until its exp); a rejection refused without its reason before
-// anything is sent, received documents past the first page loaded and answered, dates and e-mail states in
-// English, and a session that ended while the page was open taking it back to the sign-in form.
+// download its PDF, totals in their currency and in cents, read a rejected one's reason, replay a webhook,
+// every page in Spanish and English and on a phone; the session cookie's flags, a state-changing call
+// without the CSRF header refused, another tenant's documents never shown, sign-out revoking the token, and
+// a sign-out the auth-server did not confirm told as such (the token still valid until its exp); a rejection
+// refused without its reason before anything is sent, received documents past the first page loaded and
+// answered, dates and e-mail states in English, and a session that ended while the page was open taking it
+// back to the sign-in form.
 // Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +29,7 @@ let page: Page;
 let accepted: string;
 let rejected: string;
 let globexClave: string;
+let dollarClave: string;
 let receivedClave: string;
 let toRejectClave: string;
 let acme: TenantClient;
@@ -90,6 +92,15 @@ run('the dashboard in Chromium', () => {
     accepted = ok.clave;
     rejected = bad.clave;
     globexClave = (await globex.submitAndWait(invoice(7))).clave;
+    const dollars = await acme.api<{ clave: string }>('POST', '/api/enviar/items', {
+      ...invoice(5),
+      resumenFactura: {
+        codigoTipoMoneda: { codigoMoneda: 'USD', tipoCambio: '505.50' },
+        mediosPago: [{ tipoMedioPago: '01' }],
+      },
+    });
+    if (dollars.status !== 200) throw new Error(`USD invoice: ${JSON.stringify(dollars.body)}`);
+    dollarClave = dollars.body.clave;
     [receivedClave, toRejectClave] = (await supplyGlobex([3, 4], true)) as [string, string];
     chromium = await launchChromium();
     context = chromium.context;
@@ -153,6 +164,23 @@ run('the dashboard in Chromium', () => {
     expect(download.suggestedFilename()).toBe(`${accepted}.pdf`);
     const pdf = readFileSync((await download.path())!);
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('when the documents are listed, then each total is written with its currency, in cents, as Costa Rica writes numbers', async () => {
+    await page.goto(appUrl('acme', '/app/documentos'));
+    const total = (clave: string) => page.locator(`tr[data-clave="${clave}"] td[data-label="Total"]`);
+    await total(dollarClave).waitFor();
+    // 11300.00000 from the API; \s is the no-break space between the currency and the thousands.
+    expect(await total(accepted).textContent()).toMatch(/^₡\s11\s300,00$/);
+    expect(await total(dollarClave).textContent()).toMatch(/^USD\s11\s300,00$/);
+    await page.getByLabel('Idioma').selectOption('en');
+    try {
+      await total(dollarClave)
+        .filter({ hasText: /^USD\s11,300\.00$/ })
+        .waitFor();
+    } finally {
+      await page.getByLabel('Language').selectOption('es');
+    }
   });
 
   it("when the rejected invoice is opened, then Hacienda's reason is shown in plain Spanish", async () => {
@@ -331,6 +359,8 @@ run('the dashboard in Chromium', () => {
     const card = page.getByRole('article', { name: receivedClave });
     await card.waitFor();
     expect(await card.textContent()).toContain('Pendiente');
+    // The supplier's 11300.00000 colones, as the documents list writes amounts.
+    expect(await card.locator('dt:has-text("Total") + dd').textContent()).toMatch(/^₡\s11\s300,00$/);
     await shot('07b-recibido-pendiente');
     await card.getByLabel('Número de referencia').fill('1');
     await card.getByLabel(/Condición del IVA/).selectOption('01');

@@ -28,6 +28,8 @@ export interface NewDocument extends DocumentNumber {
   requestHash: string;
   xml: string;
   totals: Record<string, string>;
+  /** CodigoMoneda (ISO 4217) of a comprobante; absent for an answer (MensajeReceptor). */
+  moneda?: string;
   callbackTokenHash: string;
   callbackTokenSealed: string;
   /** The request's copias: more addresses for the receptor's e-mail. */
@@ -124,13 +126,14 @@ export async function insertPendingDocument(
     w.param(d.emisorTipo),
     w.param(d.folioType),
     `${w.param(d.copias?.length ? JSON.stringify(d.copias) : null)}::jsonb`,
+    `${w.param(d.moneda ?? null)}::text`,
   ];
   w.add(
     'inserted',
     `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, sucursal, terminal, numero_referencia,
        consecutivo, fecha_emision, fecha_emision_text, ambiente, receptor_tipo, receptor_numero, estado,
        request_hash, xml, totals, callback_token_hash, callback_token_sealed, emisor_tipo, folio_type,
-       correo_copias)
+       correo_copias, moneda)
      SELECT ${values.join(', ')} FROM held
      ON CONFLICT DO NOTHING
      RETURNING tenant_id, id`,

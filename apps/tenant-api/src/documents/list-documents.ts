@@ -51,6 +51,7 @@ interface Row {
   receptor_tipo: string | null;
   receptor_numero: string | null;
   total: string | null;
+  moneda: string | null;
   instant: string;
 }
 
@@ -107,7 +108,7 @@ export async function listDocuments(
   const rows = await withTenant(deps.db, tenantId, async (tx) => {
     const r = await tx.query<Row>(
       `SELECT id, clave, tipo_doc, emisor, consecutivo, numero_referencia, fecha_emision_text, estado,
-              receptor_tipo, receptor_numero, totals->>'totalComprobante' AS total,
+              receptor_tipo, receptor_numero, totals->>'totalComprobante' AS total, moneda,
               to_char(fecha_emision AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS instant
        FROM documents
        WHERE ${sql.where}
@@ -133,6 +134,7 @@ export async function listDocuments(
           ? { tipo: row.receptor_tipo, numero: row.receptor_numero }
           : null,
       total: row.total,
+      moneda: row.moneda,
     })),
     cursor: rows.length > limite && last ? encodeCursor({ f: last.instant, i: last.id }) : null,
   };

@@ -160,6 +160,7 @@ async function store(
     requestHash: p.requestHash,
     xml: signed.xml,
     totals: signed.totals,
+    moneda: document.resumenFactura.codigoTipoMoneda.codigoMoneda,
     callbackTokenHash: callbackTokenHash(token),
     callbackTokenSealed: deps.secrets.seal(token, callbackSecretContext(tenantId, id)),
     ...(document.copias ? { copias: document.copias } : {}),

@@ -54,6 +54,8 @@ export async function insertTestDocument(
     receptor?: { tipo: string; numero: string };
     numeroReferencia?: number;
     totals?: Record<string, string>;
+    /** CodigoMoneda; default CRC, none for an answer (tipoDoc 5/6/7) as submissions store it. */
+    moneda?: string | null;
   } = {},
 ): Promise<TestDocument> {
   const id = randomUUID();
@@ -70,10 +72,10 @@ export async function insertTestDocument(
       `INSERT INTO documents (id, tenant_id, clave, tipo_doc, emisor, emisor_tipo, sucursal, terminal,
                               numero_referencia, consecutivo, fecha_emision, fecha_emision_text, ambiente, estado,
                               request_hash, xml, totals, callback_token_hash, callback_token_sealed, respuesta_xml,
-                              receptor_tipo, receptor_numero)
+                              receptor_tipo, receptor_numero, moneda)
        VALUES ($1, $2, $3, $10, '3101123456', '02', 1, 1, $4, $5, COALESCE($11::timestamptz, now()),
                COALESCE($12, '2026-11-21T10:00:00-06:00'), 2, $6, $7, $16, $13::jsonb, $8,
-               'unused', $9, $14, $15)`,
+               'unused', $9, $14, $15, $17)`,
       [
         id,
         tenantId,
@@ -91,6 +93,11 @@ export async function insertTestDocument(
         options.receptor?.tipo ?? null,
         options.receptor?.numero ?? null,
         signedInvoiceXml(),
+        options.moneda === undefined
+          ? ['5', '6', '7'].includes(options.tipoDoc ?? '1')
+            ? null
+            : 'CRC'
+          : options.moneda,
       ],
     ),
   );

@@ -722,6 +722,7 @@ export const documentListExample: DocumentListResponse = {
       estado: 'aceptado',
       receptor: { tipo: '02', numero: '3101779527' },
       total: '11300.00000',
+      moneda: 'CRC',
     },
   ],
   cursor: 'eyJmIjoiMjAyNS0wMS0wMVQxNDoxNTowMC4wMDBaIiwiaSI6IjRmM2MifQ',

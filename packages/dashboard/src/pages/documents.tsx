@@ -3,7 +3,8 @@ import type { DocumentListResponse } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call, query } from '../api';
 import { LoadMore, useCursorList } from '../cursor-list';
-import { LOCALES, useLang, useWords } from '../i18n';
+import { useLang, useWords } from '../i18n';
+import { formatMoney } from '../money';
 import { onLink } from '../router';
 import { ErrorLine, StateBadge } from '../ui';
 
@@ -118,9 +119,7 @@ export function DocumentsPage() {
                 </td>
                 <td data-label={t.receptor}>{d.receptor?.numero ?? '—'}</td>
                 <td data-label={t.total} class="num">
-                  {d.total
-                    ? Number(d.total).toLocaleString(LOCALES[lang], { minimumFractionDigits: 2 })
-                    : '—'}
+                  {d.total && d.moneda ? formatMoney(d.total, d.moneda, lang) : '—'}
                 </td>
                 <td data-label={t.state}>
                   <StateBadge estado={d.estado} />

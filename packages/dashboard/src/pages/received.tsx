@@ -5,7 +5,8 @@ import type { RecepcionDocumentData, RecepcionDocumentResponse, RecepcionListRes
 import { useState } from 'preact/hooks';
 import { call, query } from '../api';
 import { LoadMore, useCursorList } from '../cursor-list';
-import { useWords } from '../i18n';
+import { useLang, useWords } from '../i18n';
+import { formatMoney } from '../money';
 import { ErrorLine, StateBadge } from '../ui';
 
 function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
@@ -73,6 +74,7 @@ function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
 
 function ReceivedCard({ d, onAnswered }: { d: RecepcionDocumentData; onAnswered: () => void }) {
   const t = useWords();
+  const lang = useLang();
   return (
     <article class="card" aria-label={d.clave}>
       <h2>
@@ -82,9 +84,7 @@ function ReceivedCard({ d, onAnswered }: { d: RecepcionDocumentData; onAnswered:
         <dt>{t.clave}</dt>
         <dd class="mono">{d.clave}</dd>
         <dt>{t.total}</dt>
-        <dd>
-          {d.moneda} {d.total}
-        </dd>
+        <dd>{formatMoney(d.total, d.moneda, lang)}</dd>
         <dt>{t.deadline}</dt>
         <dd>
           <time dateTime={d.vence}>{d.vence}</time>
