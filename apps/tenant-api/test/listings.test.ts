@@ -1,8 +1,10 @@
-// GET /api/documentos and GET /api/emisores: filters, newest-first cursor pages, each total's currency, the
-// certificate's days left, 400 naming the bad parameter, and another tenant's rows never listed.
+// GET /api/documentos and GET /api/emisores: filters, newest-first cursor pages, each total's currency, an
+// answer listed under the clave it answers, the certificate's days left, 400 naming the bad parameter, and
+// another tenant's rows never listed.
 import request from 'supertest';
+import { withTenant } from '../src/db/with-tenant';
 import { post } from './support/client';
-import { insertTestDocument } from './support/documents';
+import { insertTestDocument, randomClave } from './support/documents';
 import { issuerBody } from './support/issuer-mother';
 import { describeSecurityTable } from './support/security-cases';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -94,6 +96,32 @@ describe('GET /api/documentos', () => {
     });
     expect(res.body.data[0]).toMatchObject({ receptor: null, moneda: 'CRC' });
     expect(JSON.stringify(res.body)).not.toContain(claves.get(99));
+  });
+
+  it('when the tenant answered a received document, then the answer is listed under the 50-digit clave it answers, which consultar/documento opens', async () => {
+    const received = randomClave();
+    const consecutivo = '00100001050000000007';
+    // As answer-received.ts stores an answer: its own row keyed `<clave>-<consecutivo>`, the clave it
+    // answers beside it.
+    const answer = await insertTestDocument(ctx.db, 'umbrella', {
+      clave: `${received}-${consecutivo}`,
+      tipoDoc: '5',
+      estado: 'aceptado',
+      numeroReferencia: 7,
+    });
+    await withTenant(ctx.db, 'umbrella', (tx) =>
+      tx.query(
+        'UPDATE documents SET clave_recibida = $2, consecutivo = $3 WHERE tenant_id = $1 AND id = $4',
+        ['umbrella', received, consecutivo, answer.id],
+      ),
+    );
+
+    const res = await list('umbrella').expect(200);
+    expect(res.body.data).toEqual([
+      expect.objectContaining({ clave: received, tipoDoc: '5', consecutivo, total: null, moneda: null }),
+    ]);
+    const opened = await post(ctx, 'umbrella', '/api/consultar/documento', { clave: received }).expect(200);
+    expect(opened.body.data).toMatchObject({ clave: received, tipoDoc: '5', consecutivo });
   });
 
   it('when globex lists, then it sees only its own document, even searching for acme’s clave', async () => {

@@ -9,7 +9,11 @@ export const TIPOS_DOCUMENTO = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10
 
 export const DocumentSummary = Type.Object(
   {
-    clave: Type.String({ pattern: CLAVE_PATTERN }),
+    clave: Type.String({
+      pattern: CLAVE_PATTERN,
+      description:
+        "For an answer (5/6/7), the received document's clave it answers: consultar/documento with it shows the latest answer",
+    }),
     tipoDoc: Type.Union(
       TIPOS_DOCUMENTO.map((t) => Type.Literal(t)),
       {

@@ -411,6 +411,18 @@ run('the dashboard in Chromium', () => {
     }
   });
 
+  it("when globex opens its answer from its documents list, then the answer's page is shown", async () => {
+    await page.goto(appUrl('globex', '/app/documentos'));
+    // Listed under the 50-digit clave it answers (its own row is keyed `<clave>-<consecutivo>`).
+    const row = page.locator(`tr[data-clave="${receivedClave}"]`);
+    await row.waitFor();
+    expect(await row.locator('td[data-label="Tipo"]').textContent()).toBe('Aceptación');
+    await row.locator('a').click();
+    await page.getByRole('heading', { name: /^Aceptación \d{20}/ }).waitFor();
+    expect(page.url()).toBe(appUrl('globex', `/app/documentos/${receivedClave}`));
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
   it('when more received documents wait than one page holds, then "load more" shows the rest and one of them is answered in place', async () => {
     // 51 more unanswered documents: the first page (50, unanswered first) cannot hold them all.
     const supplied = await supplyGlobex(

@@ -42,6 +42,7 @@ function isCursor(c: unknown): c is Cursor {
 interface Row {
   id: string;
   clave: string;
+  clave_recibida: string | null;
   tipo_doc: DocumentSummary['tipoDoc'];
   emisor: string;
   consecutivo: string;
@@ -107,7 +108,7 @@ export async function listDocuments(
   const sql = where.finish(limite + 1);
   const rows = await withTenant(deps.db, tenantId, async (tx) => {
     const r = await tx.query<Row>(
-      `SELECT id, clave, tipo_doc, emisor, consecutivo, numero_referencia, fecha_emision_text, estado,
+      `SELECT id, clave, clave_recibida, tipo_doc, emisor, consecutivo, numero_referencia, fecha_emision_text, estado,
               receptor_tipo, receptor_numero, totals->>'totalComprobante' AS total, moneda,
               to_char(fecha_emision AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS instant
        FROM documents
@@ -122,7 +123,9 @@ export async function listDocuments(
   const last = page[page.length - 1];
   return {
     data: page.map((row) => ({
-      clave: row.clave,
+      // An answer's own row is keyed `<clave>-<consecutivo>` (answer-received.ts): it is listed, as
+      // consultar/documento shows it, under the 50-digit clave it answers, which opens the latest answer.
+      clave: row.clave_recibida ?? row.clave,
       tipoDoc: row.tipo_doc,
       emisor: row.emisor,
       consecutivo: row.consecutivo,

@@ -109,7 +109,9 @@ export function DocumentsPage() {
           </thead>
           <tbody>
             {rows.map((d) => (
-              <tr key={d.clave} data-clave={d.clave}>
+              // An answer is listed under the clave it answers: a second answer (after Hacienda refused the
+              // first) shares it, not its consecutivo.
+              <tr key={`${d.clave}-${d.consecutivo}`} data-clave={d.clave}>
                 <td data-label={t.date}>{d.fechaEmision.slice(0, 16).replace('T', ' ')}</td>
                 <td data-label={t.kind}>{t.kinds[d.tipoDoc] ?? d.tipoDoc}</td>
                 <td data-label={t.consecutivo}>
