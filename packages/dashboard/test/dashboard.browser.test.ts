@@ -456,6 +456,40 @@ run('the dashboard in Chromium', () => {
     await shot('07e-recibidos-segunda-pagina');
   }, 300_000);
 
+  it('when globex accepts a document with tax, then the form asks for the VAT condition, and for the creditable VAT with condition 02, before sending', async () => {
+    await page.goto(appUrl('globex', '/app/recibidos'));
+    const pending = page.getByRole('article').filter({ has: page.getByRole('button', { name: 'Aceptar' }) });
+    await pending.first().waitFor();
+    const card = page.getByRole('article', { name: (await pending.first().getAttribute('aria-label'))! });
+    const answers: unknown[] = [];
+    const seen = (req: { url(): string; postData(): string | null }) => {
+      if (req.url().endsWith('/respuesta')) answers.push(JSON.parse(req.postData() ?? 'null'));
+    };
+    page.on('request', seen);
+    try {
+      await card.getByLabel('Número de referencia').fill('5');
+      await card.getByRole('button', { name: 'Aceptar' }).click();
+      await card.getByRole('alert').filter({ hasText: 'Elija la condición del IVA' }).waitFor();
+      const condition = card.getByLabel(/Condición del IVA/);
+      expect(await condition.evaluate((el) => el === document.activeElement)).toBe(true);
+      await condition.selectOption('02');
+      await card.getByRole('button', { name: 'Aceptar' }).click();
+      await card.getByRole('alert').filter({ hasText: 'Escriba el IVA acreditable' }).waitFor();
+      expect(answers).toEqual([]);
+      // The supplier's invoice has 1300.00000 of tax: half of it is a partial credit.
+      await card.getByLabel('IVA acreditable (condición 02 o 05)').fill('650.00');
+      await card.getByRole('button', { name: 'Aceptar' }).click();
+      await card.getByText('Respondiendo').or(card.getByText('Respondido')).first().waitFor();
+      expect(await card.getByRole('alert').allTextContents()).toEqual([]);
+      expect(answers).toEqual([
+        { mensaje: 1, numeroReferencia: 5, condicionImpuesto: '02', montoTotalImpuestoAcreditar: '650.00' },
+      ]);
+      await shot('07f-aceptacion-credito-parcial');
+    } finally {
+      page.off('request', seen);
+    }
+  });
+
   it.each([
     ['its token passed its expiry (8 h later)', 'expired'],
     ['its cookie is gone', 'cookie'],

@@ -9,9 +9,13 @@ import { useLang, useWords } from '../i18n';
 import { formatMoney } from '../money';
 import { ErrorLine, StateBadge } from '../ui';
 
-function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
+/** The VAT conditions whose creditable amount the answer must state (MontoTotalImpuestoAcreditar). */
+const WITH_CREDIT = new Set(['02', '05']);
+
+function Answer({ clave, taxed, onDone }: { clave: string; taxed: boolean; onDone: () => void }) {
   const t = useWords();
   const [error, setError] = useState<unknown>(undefined);
+  const [condicion, setCondicion] = useState('');
   const send = async (e: Event) => {
     e.preventDefault();
     setError(undefined);
@@ -19,21 +23,34 @@ function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
     const data = new FormData(form);
     const mensaje = Number((e as SubmitEvent).submitter?.getAttribute('value') ?? '1');
     const motivo = String(data.get('detalleMensaje') ?? '').trim();
-    const condicion = String(data.get('condicionImpuesto') ?? '');
-    // Hacienda needs DetalleMensaje for anything but an acceptance (1): the tenant-api would refuse the
-    // answer with a 400, so the form asks for it before sending. The field cannot be `required`, since an
-    // acceptance submits the same form without it.
-    if (mensaje !== 1 && !motivo) {
-      setError(new Error(t.reasonRequired));
-      (form.elements.namedItem('detalleMensaje') as HTMLInputElement).focus();
+    const acreditar = String(data.get('montoTotalImpuestoAcreditar') ?? '').trim();
+    // The tenant-api would refuse these answers with a 400 (planMensajeReceptor), so the form asks before
+    // sending: DetalleMensaje for anything but an acceptance (1); for an acceptance of a document with tax
+    // the condición del IVA, and with condición 02 or 05 the creditable amount. None of the fields can be
+    // `required`, since a rejection submits the same form without them.
+    const missing =
+      mensaje !== 1 && !motivo
+        ? (['detalleMensaje', t.reasonRequired] as const)
+        : mensaje === 1 && taxed && !condicion
+          ? (['condicionImpuesto', t.taxConditionRequired] as const)
+          : mensaje === 1 && WITH_CREDIT.has(condicion) && !acreditar
+            ? (['montoTotalImpuestoAcreditar', t.taxCreditRequired] as const)
+            : undefined;
+    if (missing) {
+      setError(new Error(missing[1]));
+      (form.elements.namedItem(missing[0]) as HTMLElement).focus();
       return;
     }
+    const accepting = mensaje !== 3;
     try {
       await call('POST', `/api/recepcion/documentos/${clave}/respuesta`, {
         mensaje,
         numeroReferencia: Number(data.get('numeroReferencia')),
         ...(motivo ? { detalleMensaje: motivo } : {}),
-        ...(condicion && mensaje !== 3 ? { condicionImpuesto: condicion } : {}),
+        ...(condicion && accepting ? { condicionImpuesto: condicion } : {}),
+        ...(acreditar && accepting && WITH_CREDIT.has(condicion)
+          ? { montoTotalImpuestoAcreditar: acreditar }
+          : {}),
       });
       onDone();
     } catch (err) {
@@ -48,7 +65,11 @@ function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
       </label>
       <label>
         {t.taxCondition}
-        <select name="condicionImpuesto">
+        <select
+          name="condicionImpuesto"
+          value={condicion}
+          onChange={(e) => setCondicion((e.currentTarget as HTMLSelectElement).value)}
+        >
           <option value="">—</option>
           {Object.entries(t.taxConditions).map(([code, label]) => (
             <option key={code} value={code}>
@@ -57,6 +78,12 @@ function Answer({ clave, onDone }: { clave: string; onDone: () => void }) {
           ))}
         </select>
       </label>
+      {WITH_CREDIT.has(condicion) && (
+        <label>
+          {t.taxCredit}
+          <input name="montoTotalImpuestoAcreditar" inputMode="decimal" maxLength={19} />
+        </label>
+      )}
       <label>
         {t.reason}
         <input name="detalleMensaje" maxLength={160} />
@@ -97,7 +124,9 @@ function ReceivedCard({ d, onAnswered }: { d: RecepcionDocumentData; onAnswered:
           ))}
         </ul>
       )}
-      {d.estado === 'pendiente' && <Answer clave={d.clave} onDone={onAnswered} />}
+      {d.estado === 'pendiente' && (
+        <Answer clave={d.clave} taxed={/[1-9]/.test(d.impuestos ?? '')} onDone={onAnswered} />
+      )}
     </article>
   );
 }
