@@ -1,6 +1,9 @@
 // A listing the API pages by cursor (GET /api/documentos, GET /api/recepcion/documentos): its first page
 // whenever `key` changes, then each next page appended by "load more" while the server returns a cursor,
 // so that what sorts after the first page (the 51st unanswered document, an older invoice) can be reached.
+// A row can come twice: an answered received document changes rank, so a later page brings it again. Rows
+// are one per `idOf`, in the place first shown, with the version read last (a later page's, or one `put`
+// after it was read on its own).
 import { useState } from 'preact/hooks';
 import { useWords } from './i18n';
 import { useLoad } from './ui';
@@ -17,10 +20,16 @@ export interface MoreControl {
   load: () => void;
 }
 
+/** The rows by `idOf`, each where it was first, as its last version (a Map keeps a key's first place). */
+function latestOnce<T>(rows: T[], idOf: (row: T) => string): T[] {
+  return [...new Map(rows.map((row) => [idOf(row), row])).values()];
+}
+
 /** `fetchPage(undefined)` is the first page; `fetchPage(cursor)` the one after it. */
 export function useCursorList<T>(
   fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>,
   key: string,
+  idOf: (row: T) => string,
 ) {
   const [more, setMore] = useState<T[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -49,8 +58,10 @@ export function useCursorList<T>(
     }
   };
   return {
-    /** Every row loaded so far; undefined until the first page arrives. */
-    rows: first.data && [...first.data, ...more],
+    /** Every row loaded so far, once each; undefined until the first page arrives. */
+    rows: first.data && latestOnce([...first.data, ...more], idOf),
+    /** Shows `row`, read again on its own, in place of the version listed. */
+    put: (row: T) => setMore((m) => [...m, row]),
     error: first.error ?? error,
     reload: first.reload,
     more: { cursor, busy, load } satisfies MoreControl,

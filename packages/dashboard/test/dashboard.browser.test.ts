@@ -490,6 +490,30 @@ run('the dashboard in Chromium', () => {
     }
   });
 
+  it('when a document of the first page is answered and "load more" brings it again, then it is shown once, answered', async () => {
+    // Two more unanswered documents: with the 49 left, the first page (50) is all unanswered, and the one
+    // answered there moves to the answered ones, which the next page (after the first page's last) lists.
+    await supplyGlobex([200, 201], false);
+    await page.goto(appUrl('globex', '/app/recibidos'));
+    const cards = page.getByRole('article');
+    await cards.first().waitFor();
+    expect(await cards.count()).toBe(50);
+    const clave = (await cards.first().getAttribute('aria-label'))!;
+    const card = page.getByRole('article', { name: clave });
+    await card.getByLabel('Número de referencia').fill('6');
+    await card.getByLabel('Motivo (obligatorio para rechazar)').fill('Duplicado');
+    await card.getByRole('button', { name: 'Rechazar' }).click();
+    await card.getByText('Respondiendo').or(card.getByText('Respondido')).first().waitFor();
+    await page.getByRole('button', { name: 'Cargar más' }).click();
+    await page.getByRole('button', { name: 'Cargar más' }).waitFor({ state: 'detached' });
+    const shown = await cards.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label')));
+    // 2 + 51 + 2 supplied in all, each once.
+    expect(shown).toHaveLength(55);
+    expect(new Set(shown).size).toBe(55);
+    expect(shown.indexOf(clave)).toBe(0);
+    expect(await card.getByRole('button', { name: 'Rechazar' }).count()).toBe(0);
+  });
+
   it.each([
     ['its token passed its expiry (8 h later)', 'expired'],
     ['its cookie is gone', 'cookie'],

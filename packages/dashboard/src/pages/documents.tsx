@@ -20,6 +20,8 @@ export function DocumentsPage() {
     (cursor) =>
       call<DocumentListResponse>('GET', `/api/documentos${query({ ...filters, limite: '25', cursor })}`),
     JSON.stringify(filters),
+    // An answer shares its clave with a second answer to the same document: the consecutivo tells them apart.
+    (d) => `${d.clave}-${d.consecutivo}`,
   );
   const field = (name: keyof Filters) => ({
     name,

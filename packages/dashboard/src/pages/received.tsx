@@ -137,16 +137,16 @@ export function ReceivedPage() {
     (cursor) =>
       call<RecepcionListResponse>('GET', `/api/recepcion/documentos${query({ limite: '50', cursor })}`),
     'recibidos',
+    (d) => d.clave,
   );
   // An answered document is read again on its own and shown in place: reloading the listing would drop
   // the pages loaded after the first, where it may well be.
-  const [answered, setAnswered] = useState<Record<string, RecepcionDocumentData>>({});
   const [error, setError] = useState<unknown>(undefined);
   const refresh = async (clave: string) => {
     setError(undefined);
     try {
       const { data } = await call<RecepcionDocumentResponse>('GET', `/api/recepcion/documentos/${clave}`);
-      setAnswered((a) => ({ ...a, [clave]: data }));
+      list.put(data);
     } catch (err) {
       setError(err);
     }
@@ -160,9 +160,7 @@ export function ReceivedPage() {
       ) : list.rows.length === 0 ? (
         <p>{t.none}</p>
       ) : (
-        list.rows.map((d) => (
-          <ReceivedCard key={d.clave} d={answered[d.clave] ?? d} onAnswered={() => refresh(d.clave)} />
-        ))
+        list.rows.map((d) => <ReceivedCard key={d.clave} d={d} onAnswered={() => refresh(d.clave)} />)
       )}
       <LoadMore {...list.more} />
     </section>
