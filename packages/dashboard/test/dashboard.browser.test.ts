@@ -273,6 +273,20 @@ run('the dashboard in Chromium', () => {
     await shot(file);
   });
 
+  it('when saving the webhook URL fails, then the URL typed stays in the field', async () => {
+    await page.goto(appUrl('acme', '/app/webhook'));
+    const input = page.getByLabel('URL');
+    await page.waitForFunction(({ el, want }) => (el as HTMLInputElement).value === want, {
+      el: await input.elementHandle(),
+      want: receiver.url,
+    });
+    // http is only for a loopback host: the tenant-api refuses it with a 400.
+    await input.fill('http://example.com/hook');
+    await page.getByRole('button', { name: 'Guardar y rotar secreto' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await input.inputValue()).toBe('http://example.com/hook');
+  });
+
   it('when a renewed .p12 is uploaded on the issuers page, then the issuer is updated with it', async () => {
     const emisor = stack.demoEmisor();
     await page.goto(appUrl('acme', '/app/emisores'));

@@ -12,6 +12,9 @@ export function WebhookPage() {
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
+  // What the tenant typed, until it is saved: the field is not wiped back to the stored URL when the save
+  // fails (or the page re-renders for any other reason).
+  const [url, setUrl] = useState<string | undefined>(undefined);
   const hook = useLoad(async () => {
     try {
       return (await call<WebhookConsultResponse>('POST', '/api/consultar/webhook', {})).data;
@@ -26,6 +29,7 @@ export function WebhookPage() {
     const url = String(new FormData(e.currentTarget as HTMLFormElement).get('url'));
     try {
       setSecret((await call<WebhookConfigResponse>('POST', '/api/configurar/webhook', { url })).data.secret);
+      setUrl(undefined);
       hook.reload();
     } catch (err) {
       setError(err);
@@ -51,7 +55,13 @@ export function WebhookPage() {
       <form class="card" onSubmit={save}>
         <label>
           {t.url}
-          <input name="url" type="url" required value={h?.url ?? ''} />
+          <input
+            name="url"
+            type="url"
+            required
+            value={url ?? h?.url ?? ''}
+            onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)}
+          />
         </label>
         {h && <p>{h.activo ? t.active : `${t.inactive}: ${h.motivoDesactivacion ?? ''}`}</p>}
         <button type="submit">{t.save}</button>
