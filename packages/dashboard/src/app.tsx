@@ -3,7 +3,7 @@
 import type { SessionResponse } from '@cr/contracts';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, onSessionEnded, setCsrf } from './api';
-import { I18n, LOCALES, type Lang, WORDS, initialLang } from './i18n';
+import { I18n, type Lang, WORDS, initialLang } from './i18n';
 import { CabysPage } from './pages/cabys';
 import { DocumentPage } from './pages/document';
 import { DocumentsPage } from './pages/documents';
@@ -12,7 +12,7 @@ import { ReceivedPage } from './pages/received';
 import { SignInPage } from './pages/sign-in';
 import { WebhookPage } from './pages/webhook';
 import { onLink, usePath } from './router';
-import { ErrorLine } from './ui';
+import { ErrorLine, crDate } from './ui';
 
 type Session = SessionResponse['data'];
 
@@ -98,7 +98,7 @@ export function App() {
     setSession(null);
   };
   const notice = unrevokedUntil
-    ? t.signOutNotRevoked(new Date(unrevokedUntil).toLocaleString(LOCALES[lang]))
+    ? t.signOutNotRevoked(crDate(unrevokedUntil, lang))
     : ended
       ? t.sessionEnded
       : undefined;

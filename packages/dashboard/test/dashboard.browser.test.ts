@@ -606,11 +606,16 @@ run('the dashboard in Chromium', () => {
       await signOut.waitFor();
     }
     const token = (await context.cookies(appUrl('globex')))[0]!.value;
-    // The session's expiry as this browser writes it in Spanish: the date the notice must name.
-    const until = await page.evaluate(async () => {
+    // The session's expiry in Costa Rica time, as every date of the dashboard (the browser is in Madrid).
+    const expira = await page.evaluate(async () => {
       const { data } = (await (await fetch('/app/session')).json()) as { data: { expira: string } };
-      return new Date(data.expira).toLocaleString('es-CR');
+      return data.expira;
     });
+    const until = new Intl.DateTimeFormat('es-CR', {
+      timeZone: 'America/Costa_Rica',
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    }).format(new Date(expira));
     await stack.whileAuthServerDown(async () => {
       await signOut.click();
       await page.getByRole('button', { name: 'Ingresar' }).waitFor();

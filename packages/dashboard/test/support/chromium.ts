@@ -25,6 +25,9 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
     headless: true,
     acceptDownloads: true,
     locale: 'es-CR',
+    // A browser outside Costa Rica (UTC+01:00/+02:00): the dates the dashboard shows must be Costa Rica's
+    // all the same, not this zone's.
+    timezoneId: 'Europe/Madrid',
     viewport: { width: 1280, height: 800 },
     args: [
       '--headless',
