@@ -349,6 +349,7 @@ run('the dashboard in Chromium', () => {
       const english = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/;
       for (const when of await page.locator('ol.timeline time').allTextContents())
         expect(when).toMatch(english);
+      expect(await page.locator('dl.facts time').textContent()).toMatch(english);
       expect(await mail.locator('td[data-label="Date"]').textContent()).toMatch(english);
       await shot('10b-document-en');
     } finally {

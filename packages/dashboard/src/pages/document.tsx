@@ -71,7 +71,9 @@ export function DocumentPage({ clave }: { clave: string }) {
             <dt>{t.clave}</dt>
             <dd class="mono">{d.clave}</dd>
             <dt>{t.date}</dt>
-            <dd>{d.fechaEmision}</dd>
+            <dd>
+              <time dateTime={d.fechaEmision}>{crDate(d.fechaEmision, lang)}</time>
+            </dd>
           </dl>
           {(d.mensajeHacienda.detalle.length > 0 || d.mensajeHacienda.errorCause) && (
             <section class="card findings" aria-labelledby="findings">
