@@ -108,6 +108,10 @@ const es = {
   taxCredit: 'IVA acreditable (condición 02 o 05)',
   taxCreditRequired: 'Escriba el IVA acreditable: Hacienda lo exige con la condición 02 o 05.',
   answered: 'Respuesta enviada a Hacienda.',
+  answerSent: 'Respuesta',
+  answerKinds: { 1: 'Aceptación', 2: 'Aceptación parcial', 3: 'Rechazo' } as Record<number, string>,
+  answerRefused:
+    'Hacienda rechazó esa respuesta: el documento sigue sin responder. Envíe otra con un número de referencia nuevo.',
   webhookTitle: 'Webhook',
   url: 'URL',
   active: 'Activo',
@@ -268,6 +272,10 @@ const en: Words = {
   taxCredit: 'Creditable VAT (condition 02 or 05)',
   taxCreditRequired: 'Write the creditable VAT: Hacienda requires it with condition 02 or 05.',
   answered: 'Answer sent to Hacienda.',
+  answerSent: 'Answer',
+  answerKinds: { 1: 'Acceptance', 2: 'Partial acceptance', 3: 'Rejection' } as Record<number, string>,
+  answerRefused:
+    'Hacienda refused that answer: the document is still unanswered. Send another with a new reference number.',
   webhookTitle: 'Webhook',
   url: 'URL',
   active: 'Active',

@@ -41,13 +41,18 @@ let globex: TenantClient;
  * Without `waitForHacienda` each signed XML is taken as soon as acme stored it: a document Hacienda has not
  * answered yet is received all the same, and many are ready much sooner.
  */
-async function supplyGlobex(numerosReferencia: number[], waitForHacienda: boolean): Promise<string[]> {
+async function supplyGlobex(
+  numerosReferencia: number[],
+  waitForHacienda: boolean,
+  change: Record<string, unknown> = {},
+): Promise<string[]> {
   const token = await acme.login();
   const claves: string[] = [];
   for (const n of numerosReferencia) {
     const base = invoice(n);
     const doc = {
       ...base,
+      ...change,
       receptor: { ...(base.receptor as object), identificacion: { tipo: '02', numero: DEMO_EMISOR } },
     };
     const sent = waitForHacienda
@@ -387,6 +392,8 @@ run('the dashboard in Chromium', () => {
       .first()
       .waitFor();
     expect(await card.getByRole('alert').allTextContents()).toEqual([]);
+    // The answer sent, with its number and its state at Hacienda.
+    expect(await card.locator('.answer-sent').textContent()).toMatch(/^Respuesta: Aceptación \d{20} /);
     await shot('07c-recibido-aceptado');
     // Two host-only cookies, one per tenant host: neither is sent to the other's host.
     const [acmeCookies, globexCookies] = [
@@ -527,6 +534,44 @@ run('the dashboard in Chromium', () => {
     expect(new Set(shown).size).toBe(55);
     expect(shown.indexOf(clave)).toBe(0);
     expect(await card.getByRole('button', { name: 'Rechazar' }).count()).toBe(0);
+  });
+
+  it('when Hacienda refused the answer sent, then the card shows that answer and says the document is still unanswered', async () => {
+    // A supplier's invoice Hacienda rejected (an activity its registry does not list), uploaded without
+    // Hacienda's answer: Hacienda refuses an answer to it (-605).
+    const [clave] = (await supplyGlobex([300], true, { codigoActividad: '4711.0' })) as [string];
+    await globex.login();
+    const sent = await globex.api<{ data: { consecutivo: string } }>(
+      'POST',
+      `/api/recepcion/documentos/${clave}/respuesta`,
+      { mensaje: 1, numeroReferencia: 9, condicionImpuesto: '01' },
+    );
+    expect(sent.status).toBe(202);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const r = await globex.api<{ data: { estado: string; respuesta: { estado: string } | null } }>(
+        'GET',
+        `/api/recepcion/documentos/${clave}`,
+      );
+      if (r.body.data.estado === 'pendiente' && r.body.data.respuesta?.estado === 'rechazado') break;
+      if (Date.now() > deadline) throw new Error(`the answer was not refused: ${JSON.stringify(r.body)}`);
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    await page.goto(appUrl('globex', '/app/recibidos'));
+    const card = page.getByRole('article', { name: clave });
+    const more = page.getByRole('button', { name: 'Cargar más' });
+    await page.getByRole('article').first().waitFor();
+    while ((await card.count()) === 0 && (await more.count()) > 0) {
+      await more.click();
+      await card.or(more).first().waitFor();
+    }
+    const text = await card.locator('.answer-sent').textContent();
+    expect(text).toContain(`Respuesta: Aceptación ${sent.body.data.consecutivo}`);
+    expect(text).toContain('Rechazado');
+    expect(text).toContain('Hacienda rechazó esa respuesta: el documento sigue sin responder.');
+    // Pending again: the form is back for another answer.
+    expect(await card.getByRole('button', { name: 'Aceptar' }).count()).toBe(1);
+    await shot('07g-respuesta-rechazada');
   });
 
   it.each([

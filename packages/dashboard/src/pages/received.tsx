@@ -99,6 +99,25 @@ function Answer({ clave, taxed, onDone }: { clave: string; taxed: boolean; onDon
   );
 }
 
+/**
+ * The answer the tenant sent (a MensajeReceptor) and Hacienda's state of it. When Hacienda refused it the
+ * document is pending again and the form is back: the card says why, so the refused answer is not mistaken
+ * for one never sent.
+ */
+function AnswerSent({ d }: { d: RecepcionDocumentData }) {
+  const t = useWords();
+  const r = d.respuesta;
+  if (!r) return null;
+  const refused = d.estado === 'pendiente' && (r.estado === 'rechazado' || r.estado === 'error');
+  return (
+    <p class="answer-sent">
+      {t.answerSent}: {t.answerKinds[r.mensaje] ?? r.mensaje} <span class="mono">{r.consecutivo}</span>{' '}
+      <StateBadge estado={r.estado} />
+      {refused ? ` ${t.answerRefused}` : r.estado === 'aceptado' ? '' : ` ${t.answered}`}
+    </p>
+  );
+}
+
 function ReceivedCard({ d, onAnswered }: { d: RecepcionDocumentData; onAnswered: () => void }) {
   const t = useWords();
   const lang = useLang();
@@ -117,6 +136,7 @@ function ReceivedCard({ d, onAnswered }: { d: RecepcionDocumentData; onAnswered:
           <time dateTime={d.vence}>{d.vence}</time>
         </dd>
       </dl>
+      {d.respuesta && <AnswerSent d={d} />}
       {d.findings.length > 0 && (
         <ul>
           {d.findings.map((f) => (
