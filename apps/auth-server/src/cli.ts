@@ -1,8 +1,9 @@
 // `pnpm admin <command>`: the admin API from a terminal. It calls the running auth-server at AUTH_URL
 // (default http://localhost:4000) with AUTH_ADMIN_TOKEN (or, in development, the token the launcher keeps
 // in <DATA_DIR>/dev-admin-token), so the server stays the only writer of its database.
-//   client:create --base acme [--password …]   (a strong password is generated and printed when omitted)
-//   client:delete --base acme
+//   client:create --base acme [--password …] [--reclaim]   (a strong password is generated and printed when
+//                                               omitted; --reclaim: a deleted client's base, with its data)
+//   client:delete --base acme                   (the base stays reserved: its tenant data is kept)
 //   client:disable --base acme | client:enable --base acme   (disabling revokes every token the client holds)
 //   client:password --base acme [--password …]   (revokes every token issued before; generated when omitted)
 //   keys:rotate
@@ -18,6 +19,9 @@ import { join, resolve } from 'node:path';
 import type { SigningKeyList } from '@cr/contracts';
 import { REPO_ROOT } from './config';
 
+/** Flags that take no value: present means yes. */
+const SWITCHES = new Set(['reclaim']);
+
 function parseArgs(argv: string[]): { command: string | undefined; flags: Record<string, string> } {
   const [command, ...rest] = argv;
   const flags: Record<string, string> = {};
@@ -26,6 +30,7 @@ function parseArgs(argv: string[]): { command: string | undefined; flags: Record
     if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');
     if (eq > 0) flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+    else if (SWITCHES.has(arg.slice(2))) flags[arg.slice(2)] = 'true';
     else {
       const value = rest[i + 1];
       if (value === undefined || value.startsWith('--')) throw new Error(`${arg} needs a value`);
@@ -78,7 +83,7 @@ function userPath(file: string): string {
 }
 
 const USAGE = `usage: pnpm admin <command>
-  client:create --base <base> [--password <password>]
+  client:create --base <base> [--password <password>] [--reclaim]
   client:delete --base <base>
   client:disable --base <base> | client:enable --base <base>
   client:password --base <base> [--password <password>]
@@ -96,13 +101,22 @@ async function run(argv: string[]): Promise<void> {
     case 'client:create': {
       const generated = flags.password === undefined;
       const password = flags.password ?? randomBytes(24).toString('base64url');
-      out(await call('POST', '/admin/clients', { base: need(flags, 'base'), password }));
+      const reclaim = flags.reclaim === 'true';
+      out(
+        await call('POST', '/admin/clients', {
+          base: need(flags, 'base'),
+          password,
+          ...(reclaim ? { reclaim } : {}),
+        }),
+      );
       if (generated) process.stdout.write(`password (shown once): ${password}\n`);
       return;
     }
     case 'client:delete':
       await call('DELETE', `/admin/clients/${encodeURIComponent(need(flags, 'base'))}`);
-      process.stdout.write(`deleted ${flags.base}\n`);
+      process.stdout.write(
+        `deleted ${flags.base}; its base stays reserved for its tenant data (client:create --reclaim gives it to a new client)\n`,
+      );
       return;
     case 'client:disable':
     case 'client:enable':

@@ -44,16 +44,38 @@ export class ClientStore {
       : undefined;
   }
 
-  /** Inserts a client; 409 when the base is taken. */
-  async create(base: string, passwordHash: string): Promise<ClientView> {
+  /**
+   * Inserts a client; 409 when the base is taken, or was a deleted client's (its tenant data is still under
+   * it) unless `reclaim`, which frees the deleted base in the same statement. A base that was never deleted
+   * is simply created with `reclaim` too.
+   */
+  async create(base: string, passwordHash: string, options: CreateClientOptions = {}): Promise<ClientView> {
     const now = this.now();
     const { rows } = await this.db.query<{ base: string }>(
-      `INSERT INTO clients (base, password_hash, disabled, created_at, updated_at) VALUES ($1, $2, false, $3, $3)
-       ON CONFLICT (base) DO NOTHING RETURNING base`,
+      options.reclaim
+        ? `WITH freed AS (DELETE FROM deleted_clients WHERE base = $1)
+           INSERT INTO clients (base, password_hash, disabled, created_at, updated_at) VALUES ($1, $2, false, $3, $3)
+           ON CONFLICT (base) DO NOTHING RETURNING base`
+        : `INSERT INTO clients (base, password_hash, disabled, created_at, updated_at)
+           SELECT $1, $2, false, $3, $3 WHERE NOT EXISTS (SELECT 1 FROM deleted_clients WHERE base = $1)
+           ON CONFLICT (base) DO NOTHING RETURNING base`,
       [base, passwordHash, now],
     );
-    if (rows.length === 0) throw new AppError('conflict', `base: client "${base}" already exists`);
+    if (rows.length === 0) {
+      const deletedAt = await this.deletedAt(base);
+      if (deletedAt !== undefined && !options.reclaim) throw deletedConflict(base, deletedAt);
+      throw new AppError('conflict', `base: client "${base}" already exists`);
+    }
     return { base, disabled: false, createdAt: new Date(now).toISOString() };
+  }
+
+  /** When the client that had `base` was deleted (Unix ms), or undefined when no deleted client had it. */
+  async deletedAt(base: string): Promise<number | undefined> {
+    const { rows } = await this.db.query<{ deleted_at: string }>(
+      'SELECT deleted_at FROM deleted_clients WHERE base = $1',
+      [base],
+    );
+    return rows[0] ? Number(rows[0].deleted_at) : undefined;
   }
 
   async updatePasswordHash(base: string, oldHash: string, newHash: string): Promise<void> {
@@ -90,8 +112,30 @@ export class ClientStore {
     return { base: r.base, disabled: r.disabled, createdAt: new Date(Number(r.created_at)).toISOString() };
   }
 
+  /**
+   * Deletes a client and reserves its base (deleted_clients) in one statement: there is no moment at which
+   * the base is free while its tenant data is still there for whoever creates it next.
+   */
   async delete(base: string): Promise<void> {
-    const r = await this.db.query('DELETE FROM clients WHERE base = $1', [base]);
-    if (r.rowCount === 0) throw new AppError('not_found', `client "${base}" does not exist`);
+    const { rows } = await this.db.query<{ base: string }>(
+      `WITH gone AS (DELETE FROM clients WHERE base = $1 RETURNING base)
+       INSERT INTO deleted_clients (base, deleted_at) SELECT base, $2 FROM gone
+       ON CONFLICT (base) DO UPDATE SET deleted_at = EXCLUDED.deleted_at RETURNING base`,
+      [base, this.now()],
+    );
+    if (rows.length === 0) throw new AppError('not_found', `client "${base}" does not exist`);
   }
+}
+
+export interface CreateClientOptions {
+  /** Create it even if the base was a deleted client's: the new client gets that base's tenant data. */
+  reclaim?: boolean;
+}
+
+/** The 409 for a deleted client's base: says what is still under it and how to take it on purpose. */
+export function deletedConflict(base: string, deletedAt: number): AppError {
+  return new AppError(
+    'conflict',
+    `base: client "${base}" was deleted on ${new Date(deletedAt).toISOString()}; its issuers and documents remain under that base. Create it with "reclaim": true to give them to the new client`,
+  );
 }

@@ -10,6 +10,12 @@ export const CreateClientRequest = Type.Object(
       description: 'DNS label: lower-case letters, digits and hyphens, 1-63 characters',
     }),
     password: Type.String({ minLength: 12, maxLength: 1024, description: 'At least 12 characters' }),
+    reclaim: Type.Optional(
+      Type.Boolean({
+        description:
+          "Create the client even if a deleted client had this base: the base is also the tenant-api's tenant, and the deleted client's issuers (with their Hacienda credentials and .p12) and documents are kept, so they become the new client's. Without it such a base is refused (409). On a base never deleted it changes nothing.",
+      }),
+    ),
   },
   { $id: 'https://schemas.cr-einvoice.dev/auth-create-client-request.json', additionalProperties: false },
 );

@@ -14,6 +14,7 @@ import {
 } from '@cr/contracts';
 import { AppError, parseBody } from '@cr/service-kit';
 import { apiKeySubject } from '../api-keys';
+import { deletedConflict } from '../clients';
 import { toPem } from '../keys';
 import type { AuthServices } from '../services';
 import { bearerOf } from './logout';
@@ -52,10 +53,18 @@ export function mountAdmin(app: Express, s: AuthServices): void {
   admin.use(requireAdmin(s.adminToken));
 
   admin.post('/clients', async (req, res) => {
-    const { base, password } = parseBody(CreateClientRequest, req.body);
+    const { base, password, reclaim = false } = parseBody(CreateClientRequest, req.body);
+    // Both refusals before the (deliberately slow) hash; create() checks again in its statement.
     if (await s.clients.find(base)) throw new AppError('conflict', `base: client "${base}" already exists`);
-    const view = await s.clients.create(base, await s.hasher.hash(password));
-    res.locals.log.info('client created', { base });
+    const deletedAt = await s.clients.deletedAt(base);
+    if (deletedAt !== undefined && !reclaim) throw deletedConflict(base, deletedAt);
+    const view = await s.clients.create(base, await s.hasher.hash(password), { reclaim });
+    if (deletedAt !== undefined)
+      res.locals.log.warn('client created on a deleted base: it gets that tenant data', {
+        base,
+        deletedAt: new Date(deletedAt).toISOString(),
+      });
+    else res.locals.log.info('client created', { base });
     res.status(201).json(view);
   });
 
@@ -79,6 +88,7 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     res.json(view);
   });
 
+  // The base stays reserved (ClientStore.delete): its tenant data outlives the client (ADR 0065).
   admin.delete('/clients/:base', async (req, res) => {
     const base = baseParam(req.params.base);
     await s.clients.delete(base);

@@ -178,6 +178,8 @@ export function authServerRoutes(): RouteDoc[] {
       operationId: 'createClient',
       tag: 'admin',
       summary: 'Create a client (its base is also its tenant subdomain)',
+      description:
+        'A deleted client\'s base stays reserved: the tenant-api keeps that tenant\'s issuers (with their Hacienda credentials and .p12) and documents, which are tax records. Creating a client with it is refused (409) unless the request says `"reclaim": true`, which gives that data to the new client.',
       security: [ADMIN],
       requestBody: json(CreateClientRequest, ex.createClientRequestExample),
       responses: [{ status: 201, description: 'the client', body: json(ClientView, ex.clientViewExample) }],
@@ -188,6 +190,12 @@ export function authServerRoutes(): RouteDoc[] {
           code: 'conflict',
           when: 'a client with this base exists',
           message: 'base: client "acme" already exists',
+        },
+        {
+          code: 'conflict',
+          when: 'a deleted client had this base and `reclaim` is not true',
+          message:
+            'base: client "acme" was deleted on 2025-03-01T10:00:00.000Z; its issuers and documents remain under that base. Create it with "reclaim": true to give them to the new client',
         },
       ],
     },
@@ -222,6 +230,8 @@ export function authServerRoutes(): RouteDoc[] {
       operationId: 'deleteClient',
       tag: 'admin',
       summary: 'Delete a client (and revoke every token it holds)',
+      description:
+        'Only the client (its password, API keys and tokens) goes. Its tenant data in the tenant-api (issuers with their Hacienda credentials and .p12, documents) is kept, being tax records, so the base stays reserved: `POST /admin/clients` refuses it with 409 unless `"reclaim": true` hands that data to a new client.',
       security: [ADMIN],
       parameters: [baseParam],
       responses: [{ status: 204, description: 'deleted' }],
