@@ -9,18 +9,20 @@
 //   keys:rotate
 //   keys:retire --kid <kid>                     (a leaked key: out of the JWKS now, next key signs)
 //   keys:list
-//   keys:export-public --out key.pem            (the current signing key as SPKI PEM)
+//   keys:export-public --out key.pem [--kid <kid> | --all]   (SPKI PEM: the current key; the published key
+//                                               <kid>; or every published key, one PEM after another, for
+//                                               AUTH_PUBLIC_KEY_PATH to verify across a rotation)
 //   tokens:revoke --jti <jti> [--exp <unix seconds>]
 //   apikey:create --base acme --name ERP --scopes documents:write,documents:read   (the key is printed once)
 //   apikey:list --base acme | apikey:revoke --base acme --id <id>   (revoking also revokes its tokens)
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { SigningKeyList } from '@cr/contracts';
+import type { SigningKeyList, SigningKeyView } from '@cr/contracts';
 import { REPO_ROOT } from './config';
 
 /** Flags that take no value: present means yes. */
-const SWITCHES = new Set(['reclaim']);
+const SWITCHES = new Set(['reclaim', 'all']);
 
 function parseArgs(argv: string[]): { command: string | undefined; flags: Record<string, string> } {
   const [command, ...rest] = argv;
@@ -87,7 +89,7 @@ const USAGE = `usage: pnpm admin <command>
   client:delete --base <base>
   client:disable --base <base> | client:enable --base <base>
   client:password --base <base> [--password <password>]
-  keys:rotate | keys:list | keys:export-public --out <file.pem>
+  keys:rotate | keys:list | keys:export-public --out <file.pem> [--kid <kid> | --all]
   keys:retire --kid <kid>
   tokens:revoke --jti <jti> [--exp <unix seconds>]
   apikey:create --base <base> --name <name> --scopes <scope,scope…>
@@ -144,11 +146,26 @@ async function run(argv: string[]): Promise<void> {
       return;
     case 'keys:export-public': {
       const file = userPath(need(flags, 'out'));
+      if (flags.all === 'true' && flags.kid) throw new Error('--kid and --all exclude each other');
       const list = (await call('GET', '/admin/keys')) as SigningKeyList;
-      const current = list.keys.find((k) => k.status === 'current');
-      if (!current) throw new Error('the server has no current signing key');
-      writeFileSync(file, current.publicKeyPem);
-      process.stdout.write(`wrote the public key ${current.kid} to ${file}\n`);
+      let keys: SigningKeyView[];
+      if (flags.all === 'true') {
+        // Every published key, previous ones included while their tokens may live: a file exported at any
+        // moment (before a rotation or just after one) verifies every token the auth-server may have out.
+        keys = list.keys;
+      } else if (flags.kid !== undefined) {
+        const named = list.keys.find((k) => k.kid === flags.kid);
+        if (!named) throw new Error(`no published signing key "${flags.kid}" (keys:list shows them)`);
+        keys = [named];
+      } else {
+        const current = list.keys.find((k) => k.status === 'current');
+        if (!current) throw new Error('the server has no current signing key');
+        keys = [current];
+      }
+      if (keys.length === 0) throw new Error('the server publishes no signing key');
+      writeFileSync(file, keys.map((k) => k.publicKeyPem).join(''));
+      const named = keys.map((k) => `${k.kid} (${k.status})`).join(', ');
+      process.stdout.write(`wrote the public key${keys.length > 1 ? 's' : ''} ${named} to ${file}\n`);
       return;
     }
     case 'tokens:revoke': {

@@ -7,10 +7,10 @@
 //    token lifetime plus the JWKS cache age, after which no token it signed can still be valid anywhere;
 //  - a leaked key is retired at once (`retire`): out of the JWKS, never signs or verifies again, its private
 //    half destroyed; verifiers drop it on their next JWKS refresh (its Cache-Control max-age).
-import { createHash, createPublicKey, generateKeyPair, type KeyObject, createPrivateKey } from 'node:crypto';
+import { createPublicKey, generateKeyPair, type KeyObject, createPrivateKey } from 'node:crypto';
 import { promisify } from 'node:util';
 import { TOKEN_LIFETIME_SECONDS, type JwkSet, type PublicJwk, type SigningKeyView } from '@cr/contracts';
-import { AppError, type Db, type Queryable, type SecretBox } from '@cr/service-kit';
+import { AppError, type Db, type Queryable, type SecretBox, thumbprintOf } from '@cr/service-kit';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -46,11 +46,8 @@ export interface SigningKey {
   privateKey(): KeyObject;
 }
 
-/** RFC 7638 JWK thumbprint of an RSA public key: SHA-256 over the required members in lexical order. */
-export function thumbprintOf(jwk: { e: string; n: string }): string {
-  const canonical = JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n });
-  return createHash('sha256').update(canonical).digest('base64url');
-}
+// The kid is the key's RFC 7638 thumbprint (service-kit, shared with the tenant-api's PEM key file).
+export { thumbprintOf };
 
 function sealContext(kid: string): string {
   return `auth-signing-key:${kid}`;

@@ -15,3 +15,4 @@ export * from './trust-proxy';
 export * from './telemetry';
 export * from './threads';
 export * from './keyed-concurrency';
+export * from './jwk-thumbprint';

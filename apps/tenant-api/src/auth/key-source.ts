@@ -1,12 +1,13 @@
 // Where token-verification keys come from: the auth-server's JWKS (through one long-lived jwks-rsa client,
 // the whole set cached, an unknown kid refetching at most once per interval so random kids cannot force a
-// fetch storm) or a local PEM file. Keys are kept as KeyObjects so a verification never re-parses a key.
+// fetch storm) or a local file of PEM public keys. Keys are kept as KeyObjects so a verification never
+// re-parses a key.
 // The cached set lives as long as the JWKS response's Cache-Control max-age says, then is fetched again and
 // REPLACED: a key the auth-server stopped publishing (retired, or withdrawn because it leaked) stops
 // verifying here within one max-age, with or without traffic.
 import { type KeyObject, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Logger } from '@cr/service-kit';
+import { type Logger, thumbprintOfKey } from '@cr/service-kit';
 import jwksRsa from 'jwks-rsa';
 
 export interface KeySource {
@@ -20,26 +21,48 @@ export interface KeySource {
   cachedKey(kid: string | undefined): KeyObject | undefined;
 }
 
-/** A single PEM public key from AUTH_PUBLIC_KEY_PATH; tokens are accepted whatever their kid. */
+/**
+ * The PEM public keys of AUTH_PUBLIC_KEY_PATH (`pnpm admin keys:export-public`), one after another. Each key
+ * is known by its RFC 7638 thumbprint, which is exactly the kid the auth-server gives it, so the file needs
+ * nothing beyond standard SPKI PEM blocks. With several keys (the current and the next one, so a rotation
+ * does not lock clients out) a token is verified by the key its kid names, and refused when no key of the
+ * file has that kid. A file of one key keeps the older behaviour: that key verifies whatever the kid.
+ */
 export class PemKeySource implements KeySource {
-  private readonly key: KeyObject;
+  private readonly keys: Map<string, KeyObject>;
+  /** Set when the file holds one key: it verifies any kid. */
+  private readonly only: KeyObject | undefined;
 
   constructor(pem: string) {
-    const key = createPublicKey(pem);
-    if (key.asymmetricKeyType !== 'rsa') throw new Error('AUTH_PUBLIC_KEY_PATH: the key is not an RSA key');
-    this.key = key;
+    // Any PEM block Node reads a public key from (SPKI, PKCS#1, a certificate), as a one-key file always was.
+    const blocks = pem.match(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g) ?? [];
+    if (blocks.length === 0) throw new Error('AUTH_PUBLIC_KEY_PATH: no PEM block in the file');
+    this.keys = new Map();
+    blocks.forEach((block, i) => {
+      const key = createPublicKey(block);
+      if (key.asymmetricKeyType !== 'rsa')
+        throw new Error(`AUTH_PUBLIC_KEY_PATH: key ${i + 1} of the file is not an RSA key`);
+      this.keys.set(thumbprintOfKey(key), key);
+    });
+    this.only = blocks.length === 1 ? [...this.keys.values()][0] : undefined;
   }
 
   static fromFile(path: string): PemKeySource {
     return new PemKeySource(readFileSync(path, 'utf8'));
   }
 
-  keyFor(): KeyObject {
-    return this.key;
+  /** Kids of the file's keys, in no particular order (for tests and the log). */
+  kids(): string[] {
+    return [...this.keys.keys()];
   }
 
-  cachedKey(): KeyObject {
-    return this.key;
+  keyFor(kid: string | undefined): KeyObject | undefined {
+    return this.cachedKey(kid);
+  }
+
+  cachedKey(kid: string | undefined): KeyObject | undefined {
+    if (this.only) return this.only;
+    return kid === undefined ? undefined : this.keys.get(kid);
   }
 
   hasKey(): boolean {
