@@ -114,7 +114,8 @@ export class KeyStore {
 
   /**
    * Activates the `next` key and creates a new `next`. The activation is no earlier than one JWKS cache
-   * age after the key was published. Returns the kids involved.
+   * age after the key was published. Returns the kids involved and when `activated` signs (the new `next`
+   * key has no activation time until a later rotation).
    */
   async rotate(): Promise<{ activated: string; activatesAt: number; next: string }> {
     const result = await this.options.db.transaction(async (tx) => {

@@ -79,6 +79,13 @@ describe('signing key rotation (frozen clock)', () => {
     const r2 = await request(h.app).post('/admin/keys/rotate').set(admin()).expect(200);
     expect(r2.body.activated).toBe(r1.body.next);
     expect(new Date(r2.body.activatesAt).getTime()).toBe(h.clock.now + 300_000);
+    // activatesAt is the activated key's own activation, as GET /admin/keys lists it.
+    const listed = await request(h.app).get('/admin/keys').set(admin()).expect(200);
+    expect(listed.body.keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kid: r2.body.activated, status: 'next', activatesAt: r2.body.activatesAt }),
+      ]),
+    );
     expect(jwt.decode(await login(h), { complete: true })!.header.kid).toBe(r1.body.activated);
     h.clock.advance(300_000);
     expect(jwt.decode(await login(h), { complete: true })!.header.kid).toBe(r2.body.activated);

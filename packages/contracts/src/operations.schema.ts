@@ -21,10 +21,17 @@ export type ReadinessResponse = Static<typeof ReadinessResponse>;
 
 export const KeyRotationResponse = Type.Object(
   {
-    activated: Type.String({ description: 'kid of the key that became current' }),
+    activated: Type.String({
+      description:
+        'kid of the key that signs from `activatesAt` on (the next key published before this call)',
+    }),
+    // The activated key's time, as keys.ts rotate() returns it: what an operator needs to know (when tokens
+    // start carrying the new kid, and the time by which every verifier must hold that key). The new next
+    // key has no time yet: it activates at a later rotation.
     activatesAt: Type.String({
       format: 'date-time',
-      description: 'when the newly generated next key may become current (after the JWKS cache age)',
+      description:
+        '`activated` signs from then on: now, or one JWKS cache age after it was published when that is later, so every verifier has had the chance to fetch it; the previous key signs until then',
     }),
     next: Type.String({ description: 'kid of the newly generated next key, already published in the JWKS' }),
   },
