@@ -2,7 +2,7 @@
 // /openapi.json and /docs are served from this server only.
 import { buildAuthServerOpenApi, compareRoutes, listRoutes } from '@cr/contracts';
 import request from 'supertest';
-import { type Harness, startHarness } from './helpers';
+import { type Harness, admin, startHarness } from './helpers';
 
 const DOCS_ROUTES = ['/openapi.json', '/docs', '/docs/init.js'];
 
@@ -29,6 +29,54 @@ describe('the auth-server OpenAPI document', () => {
       undocumented: [],
       unserved: [],
     });
+  });
+
+  it('when a path parameter of an admin route is malformed, then the route answers a 400 the document lists, and the parameter documents its pattern', async () => {
+    type Param = { name: string; in: string; schema: { pattern?: string }; example?: unknown };
+    type Operation = {
+      parameters?: Param[];
+      responses: Record<
+        string,
+        { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }
+      >;
+    };
+    const paths = buildAuthServerOpenApi().paths as Record<string, Record<string, Operation>>;
+    let checked = 0;
+    for (const [path, item] of Object.entries(paths).filter(([p]) => p.startsWith('/admin/'))) {
+      for (const [method, op] of Object.entries(item)) {
+        const params = (op.parameters ?? []).filter((p) => p.in === 'path');
+        for (const bad of params) {
+          expect([method, path, bad.name, bad.schema.pattern]).toEqual([
+            method,
+            path,
+            bad.name,
+            expect.any(String),
+          ]);
+          expect(new RegExp(bad.schema.pattern!).test('bad!')).toBe(false);
+          let url = path;
+          for (const p of params) {
+            expect([method, path, p.name, p.example]).toEqual([method, path, p.name, expect.any(String)]);
+            url = url.replace(`{${p.name}}`, encodeURIComponent(p === bad ? 'bad!' : (p.example as string)));
+          }
+          const res = await request(h.app)
+            [method as 'get' | 'post' | 'patch' | 'delete'](url)
+            .set(admin())
+            .send({});
+          const documented = Object.values(
+            op.responses['400']?.content?.['application/json']?.examples ?? {},
+          );
+          const answered = { error: res.body.error, message: res.body.message };
+          expect([method, url, res.status]).toEqual([method, url, 400]);
+          expect([method, path, documented.map((e) => e.value)]).toEqual([
+            method,
+            path,
+            expect.arrayContaining([answered]),
+          ]);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(6);
   });
 
   it('when GET /openapi.json, then it is the document built from the contracts', async () => {

@@ -316,6 +316,7 @@ export function authServerRoutes(): RouteDoc[] {
         },
       ],
       errors: [
+        badBase,
         { code: 'bad_request', when: 'the id is not a key id', message: 'id: must be an API key id' },
         ...adminErrors,
         {
@@ -363,7 +364,14 @@ export function authServerRoutes(): RouteDoc[] {
         'When the key is the current one, the published next key signs from now on and a new next key is published. Verifiers drop the key when they refetch the JWKS (its Cache-Control max-age).',
       security: [ADMIN],
       parameters: [
-        { name: 'kid', in: 'path', required: true, description: 'the key id', schema: { type: 'string' } },
+        {
+          name: 'kid',
+          in: 'path',
+          required: true,
+          description: 'the key id (its RFC 7638 thumbprint, base64url), as `GET /admin/keys` lists it',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' },
+          example: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+        },
       ],
       responses: [
         {
@@ -377,6 +385,11 @@ export function authServerRoutes(): RouteDoc[] {
         },
       ],
       errors: [
+        {
+          code: 'bad_request',
+          when: 'the path `kid` is not base64url (1-128 characters)',
+          message: 'kid: must be a key id (base64url)',
+        },
         ...adminErrors,
         {
           code: 'not_found',
