@@ -3,6 +3,7 @@
 // in <DATA_DIR>/dev-admin-token), so the server stays the only writer of its database.
 //   client:create --base acme [--password …] [--reclaim]   (a strong password is generated and printed when
 //                                               omitted; --reclaim: a deleted client's base, with its data)
+//   client:list                                 (every client, by base; deleted ones are not listed)
 //   client:delete --base acme                   (the base stays reserved: its tenant data is kept)
 //   client:disable --base acme | client:enable --base acme   (disabling revokes every token the client holds)
 //   client:password --base acme [--password …]   (revokes every token issued before; generated when omitted)
@@ -18,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { SigningKeyList, SigningKeyView } from '@cr/contracts';
+import type { ClientList, ClientView, SigningKeyList, SigningKeyView } from '@cr/contracts';
 import { REPO_ROOT } from './config';
 
 /** Flags that take no value: present means yes. */
@@ -86,6 +87,7 @@ function userPath(file: string): string {
 
 const USAGE = `usage: pnpm admin <command>
   client:create --base <base> [--password <password>] [--reclaim]
+  client:list
   client:delete --base <base>
   client:disable --base <base> | client:enable --base <base>
   client:password --base <base> [--password <password>]
@@ -112,6 +114,21 @@ async function run(argv: string[]): Promise<void> {
         }),
       );
       if (generated) process.stdout.write(`password (shown once): ${password}\n`);
+      return;
+    }
+    case 'client:list': {
+      // Every page, so the operator gets one list.
+      const clients: ClientView[] = [];
+      let after: string | null = null;
+      do {
+        const page = (await call(
+          'GET',
+          `/admin/clients?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+        )) as ClientList;
+        clients.push(...page.clients);
+        after = page.next;
+      } while (after);
+      out({ clients });
       return;
     }
     case 'client:delete':

@@ -1,5 +1,5 @@
 // Clients (tenants) that log in with base + password. Passwords are stored only as argon2id PHC strings.
-import type { ClientView } from '@cr/contracts';
+import type { ClientList, ClientView } from '@cr/contracts';
 import { AppError, type Db } from '@cr/service-kit';
 
 export interface ClientRecord {
@@ -100,6 +100,27 @@ export class ClientStore {
     const c = await this.find(base);
     if (!c) throw new AppError('not_found', `client "${base}" does not exist`);
     return { base: c.base, disabled: c.disabled, createdAt: new Date(c.createdAt).toISOString() };
+  }
+
+  /**
+   * One page of clients by base, after `after` (exclusive). Byte order ("C"), the same on every database, so
+   * a page's last base is a cursor that neither skips nor repeats a client.
+   */
+  async list(after: string | undefined, limit: number): Promise<ClientList> {
+    const { rows } = await this.db.query<ClientRow>(
+      `SELECT base, disabled, created_at FROM clients WHERE base COLLATE "C" > $1
+       ORDER BY base COLLATE "C" LIMIT $2`,
+      [after ?? '', limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    return {
+      clients: page.map((r) => ({
+        base: r.base,
+        disabled: r.disabled,
+        createdAt: new Date(Number(r.created_at)).toISOString(),
+      })),
+      next: rows.length > limit ? page[page.length - 1]!.base : null,
+    };
   }
 
   async setDisabled(base: string, disabled: boolean): Promise<ClientView> {

@@ -31,6 +31,22 @@ export const ClientView = Type.Object(
 );
 export type ClientView = Static<typeof ClientView>;
 
+/** Page size of `GET /admin/clients`: default and most. */
+export const CLIENT_LIST_LIMIT = { default: 50, max: 200 } as const;
+
+export const ClientList = Type.Object(
+  {
+    clients: Type.Array(ClientView, {
+      description: 'by base, in byte order; deleted clients are not listed',
+    }),
+    next: Type.Union([Type.String(), Type.Null()], {
+      description: 'the last base of this page when more follow: pass it as `?after=`; null on the last page',
+    }),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-client-list.json', additionalProperties: false },
+);
+export type ClientList = Static<typeof ClientList>;
+
 export const UpdateClientRequest = Type.Object(
   {
     disabled: Type.Optional(

@@ -58,6 +58,7 @@ export const EXCLUDED_OPERATIONS: Readonly<Record<string, string>> = {
     'readiness reasons for operators and monitoring (HEALTH_TOKEN), not a client operation',
   'auth.getJwks': VERIFIER,
   'auth.listRevocations': VERIFIER,
+  'auth.listClients': OPERATOR,
   'auth.createClient': OPERATOR,
   'auth.updateClient': OPERATOR,
   'auth.deleteClient': OPERATOR,

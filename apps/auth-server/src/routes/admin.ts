@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Express, type RequestHandler, Router } from 'express';
 import {
   type ApiKeyList,
+  CLIENT_LIST_LIMIT,
   CreateApiKeyRequest,
   CreateClientRequest,
   type KeyRetiredResponse,
@@ -51,6 +52,20 @@ function baseParam(value: string | string[] | undefined): string {
 export function mountAdmin(app: Express, s: AuthServices): void {
   const admin = Router();
   admin.use(requireAdmin(s.adminToken));
+
+  admin.get('/clients', async (req, res) => {
+    const { after, limit } = req.query;
+    if (after !== undefined && (typeof after !== 'string' || !BASE.test(after)))
+      throw new AppError('bad_request', 'after: must be a base (the `next` of the previous page)');
+    let size: number = CLIENT_LIST_LIMIT.default;
+    if (limit !== undefined) {
+      size = typeof limit === 'string' && /^\d{1,3}$/.test(limit) ? Number(limit) : 0;
+      if (size < 1 || size > CLIENT_LIST_LIMIT.max)
+        throw new AppError('bad_request', `limit: must be an integer from 1 to ${CLIENT_LIST_LIMIT.max}`);
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await s.clients.list(after, size));
+  });
 
   admin.post('/clients', async (req, res) => {
     const { base, password, reclaim = false } = parseBody(CreateClientRequest, req.body);

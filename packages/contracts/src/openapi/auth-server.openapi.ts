@@ -1,5 +1,7 @@
 // The auth-server's OpenAPI 3.1 document: login, logout, JWKS, revocation list, admin API, health.
 import {
+  CLIENT_LIST_LIMIT,
+  ClientList,
   ClientView,
   CreateClientRequest,
   RevokeTokenRequest,
@@ -170,6 +172,47 @@ export function authServerRoutes(): RouteDoc[] {
           when: '`since` is not a non-negative integer',
           message: 'since: must be a Unix time in seconds (a non-negative integer)',
         },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/admin/clients',
+      operationId: 'listClients',
+      tag: 'admin',
+      summary: 'The clients, a page at a time by base',
+      description:
+        "Pages follow each other by base: pass the answer's `next` as `after` until it is null. Deleted clients are not listed; their bases stay reserved (see `POST /admin/clients`).",
+      security: [ADMIN],
+      parameters: [
+        {
+          name: 'after',
+          in: 'query',
+          description: 'list the bases after this one: the `next` of the previous page',
+          schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' },
+          example: 'globex',
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          description: `page size, 1..${CLIENT_LIST_LIMIT.max} (default ${CLIENT_LIST_LIMIT.default})`,
+          schema: { type: 'integer', minimum: 1, maximum: CLIENT_LIST_LIMIT.max },
+        },
+      ],
+      responses: [
+        {
+          status: 200,
+          description: 'one page',
+          body: json(ClientList, ex.clientListExample),
+          headers: NO_STORE,
+        },
+      ],
+      errors: [
+        {
+          code: 'bad_request',
+          when: '`after` is not a base, or `limit` is not an integer from 1 to 200',
+          message: 'limit: must be an integer from 1 to 200',
+        },
+        ...adminErrors,
       ],
     },
     {

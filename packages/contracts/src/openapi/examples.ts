@@ -2,6 +2,7 @@
 // mother, the login and admin tests, the webhook tests). `examples.test.ts` validates every one of them
 // against its schema with the contracts' ajv, so an example cannot drift from the contract it shows.
 import type {
+  ClientList,
   ClientView,
   CreateClientRequest,
   SigningKeyList,
@@ -86,6 +87,10 @@ export const clientViewExample: ClientView = {
   base: 'acme',
   disabled: false,
   createdAt: '2025-01-15T14:03:07.000Z',
+};
+export const clientListExample: ClientList = {
+  clients: [clientViewExample, { base: 'globex', disabled: true, createdAt: '2025-02-03T09:12:44.000Z' }],
+  next: 'globex',
 };
 export const updateClientRequestExample: UpdateClientRequest = { disabled: true };
 export const createApiKeyRequestExample: CreateApiKeyRequest = {
