@@ -5,13 +5,25 @@ import type { components as EventComponents } from './generated/events';
 import type { OperationKey, OperationOf } from './generated/operations-map';
 import type { components as TenantComponents } from './generated/tenant-api';
 
-type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+/** The body of `application/json`, else of a `…+json` type (the JWK Set is `application/jwk-set+json`). */
+type JsonContent<T> = T extends { content: infer C }
+  ? C extends { 'application/json': infer B }
+    ? B
+    : C[Extract<keyof C, `${string}+json`>]
+  : never;
 
 /** The JSON body an operation takes. */
 export type RequestBody<K extends OperationKey> =
   OperationOf<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : never;
 
-type SuccessResponse<R> = R extends { 200: infer S } ? S : R extends { 201: infer S } ? S : never;
+/** The first success answer a route documents: 200, else 201, else 202 (accepted, e.g. an answer to a received document). */
+type SuccessResponse<R> = R extends { 200: infer S }
+  ? S
+  : R extends { 201: infer S }
+    ? S
+    : R extends { 202: infer S }
+      ? S
+      : never;
 
 /** The JSON body an operation answers with on success. */
 export type ResponseBody<K extends OperationKey> = JsonContent<

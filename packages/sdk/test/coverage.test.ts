@@ -14,6 +14,8 @@ import {
   NOT_REPEATABLE,
   OPERATIONS,
   SDK_METHODS,
+  type OperationKey,
+  type ResponseBody,
   type SdkMethodPath,
 } from '../src';
 
@@ -51,6 +53,17 @@ const SAMPLE_CALLS: Record<SdkMethodPath, (c: CrEinvoiceClient) => Promise<unkno
   'recepcion.responder': (c) => c.recepcion.responder(CLAVE, {} as never),
   'recepcion.sincronizar': (c) => c.recepcion.sincronizar('3101779527'),
 };
+
+/** The operations that answer JSON on success. */
+type JsonOperation = {
+  [K in OperationKey]: (typeof OPERATIONS)[K]['response'] extends 'json' ? K : never;
+}[OperationKey];
+/** Those whose success type came out `never` (a success status types.ts does not read): none. */
+type WithoutSuccessType = {
+  [K in JsonOperation]: [ResponseBody<K>] extends [never] ? K : never;
+}[JsonOperation];
+// Checked by the compiler (typecheck): an operation listed in WithoutSuccessType makes this line fail, naming it.
+const everySuccessTyped: [WithoutSuccessType] extends [never] ? true : WithoutSuccessType = true;
 
 function documented() {
   return [
@@ -128,6 +141,10 @@ describe('SDK route coverage', () => {
     expect(events).toContain(
       'WebhookEvent: components["schemas"]["WebhookEventPayload"] | components["schemas"]["RecepcionDeadlineEvent"]',
     );
+  });
+
+  it('when an operation answers JSON, then its success body has a type (not never)', () => {
+    expect(everySuccessTyped).toBe(true);
   });
 
   it('every exclusion says why', () => {
