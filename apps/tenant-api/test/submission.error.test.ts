@@ -107,7 +107,7 @@ describe('POST /api/enviar/items: Idempotency-Key', () => {
     });
   });
 
-  it('when the first request with a key is still in flight, then 409 conflict', async () => {
+  it('when the first request with a key is still in flight, then 409 conflict with Retry-After: 1', async () => {
     const body = documentBody('invoice', 203);
     await withTenant(ctx.db, 'acme', (tx) =>
       tx.query(
@@ -118,7 +118,11 @@ describe('POST /api/enviar/items: Idempotency-Key', () => {
     );
     const res = await withKey('key-203', body);
     expect(res.status).toBe(409);
-    expect(res.body.message).toMatch(/still being processed/);
+    expect(res.body).toMatchObject({
+      error: 'conflict',
+      message: expect.stringMatching(/still being processed/),
+    });
+    expect(res.headers['retry-after']).toBe('1');
   });
 
   it('when a request with a key fails, then the key is freed for a corrected retry', async () => {

@@ -13,6 +13,12 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Largest Retry-After honoured, seconds; a longer one ends the retries. Default 60. */
   maxRetryAfterSeconds?: number;
+  /**
+   * How long a retried submission waits for its first attempt, still running at the service (409 with
+   * Retry-After), seconds; these waits are not counted in maxAttempts. Default 60 (the service's claim on
+   * a key).
+   */
+  maxInFlightWaitSeconds?: number;
 }
 
 export const DEFAULT_RETRY: Required<RetryOptions> = {
@@ -20,6 +26,7 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
   baseDelayMs: 300,
   maxDelayMs: 8_000,
   maxRetryAfterSeconds: 60,
+  maxInFlightWaitSeconds: 60,
 };
 
 export function isRetryableStatus(status: number): boolean {

@@ -60,6 +60,7 @@ export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID();
 }
 
+// A service older than the Retry-After on this 409 tells it from a real conflict by its message only.
 const IN_FLIGHT = /^Idempotency-Key: .*still being processed/;
 
 function trimSlash(url: string): string {
@@ -109,6 +110,7 @@ export class Transport {
       op.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : options.idempotencyKey;
     const repeatable = isRepeatable(key);
     let renewedAfter401 = false;
+    let inFlightSince: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = {
         accept: op.response === 'json' ? 'application/json' : '*/*',
@@ -153,15 +155,37 @@ export class Transport {
         this.tokens.invalidate(token);
         continue;
       }
-      // A retried POST whose first attempt the service is still processing: wait for it to finish, then
-      // the same key returns its stored answer (ADR 0008).
-      const firstStillRunning =
-        response.status === 409 && idempotencyKey !== undefined && IN_FLIGHT.test(error.message);
+      // A retried POST whose first attempt the service is still processing (409 with Retry-After; a real
+      // conflict has none): wait for it to finish, then the same key returns its stored answer (ADR 0008).
+      // It may run for a while (Hacienda's token, the signature), so these waits have a budget of their own
+      // and do not spend the attempts.
+      if (
+        response.status === 409 &&
+        idempotencyKey !== undefined &&
+        (response.headers.has('retry-after') || IN_FLIGHT.test(error.message))
+      ) {
+        inFlightSince ??= Date.now();
+        await this.waitForFirstAttempt(error, inFlightSince, retryAfter, options.signal);
+        attempt -= 1; // not an attempt: the loop's increment gives it back
+        continue;
+      }
       const retryable = repeatable
-        ? isRetryableStatus(response.status) || firstStillRunning
+        ? isRetryableStatus(response.status)
         : isRefusedBeforeWork(response.status);
       await this.waitBeforeRetry(error, retryable, attempt, retryAfter, options.signal);
     }
+  }
+
+  /** Waits Retry-After (at least 1 s) while the in-flight budget lasts; throws `error` once it is spent. */
+  private async waitForFirstAttempt(
+    error: CrEinvoiceError,
+    since: number,
+    retryAfter: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const delay = Math.max(1, retryAfter ?? 1) * 1000;
+    if (Date.now() - since + delay > this.retry.maxInFlightWaitSeconds * 1000) throw error;
+    await sleep(delay, signal);
   }
 
   /** Returns when another attempt should follow; throws `error` when not. */

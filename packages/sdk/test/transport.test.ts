@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import {
   AuthenticationError,
   BadRequestError,
+  ConflictError,
   ConnectionError,
   CrEinvoiceClient,
   type ClientOptions,
@@ -78,6 +79,52 @@ describe('retries', () => {
       { status: 200, body: accepted },
     ]);
     await expect(client().documentos.enviar({} as never)).resolves.toMatchObject({ clave: CLAVE });
+    expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(3);
+  });
+
+  it('when the first attempt of a submission is still running (409 with Retry-After), then the SDK waits for it beyond maxAttempts', async () => {
+    const inFlight = {
+      status: 409,
+      headers: { 'retry-after': '1' },
+      body: {
+        error: 'conflict',
+        message: 'Idempotency-Key: a request with this key is still being processed',
+      },
+    };
+    service.script('/api/enviar/items', [
+      { status: 503, body: { error: 'service_unavailable', message: 'busy' } },
+      inFlight,
+      inFlight,
+      inFlight,
+      { status: 200, body: accepted },
+    ]);
+    const started = Date.now();
+    const answer = await client({ retry: { ...FAST, maxAttempts: 2 } }).documentos.enviar({} as never);
+    expect(answer.clave).toBe(CLAVE);
+    const posts = service.requests.filter((r) => r.path === '/api/enviar/items');
+    expect(posts).toHaveLength(5);
+    expect(new Set(posts.map((p) => p.headers['idempotency-key'])).size).toBe(1);
+    // Retry-After: 1 between the three in-flight answers and the next ask.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+  });
+
+  it('when the first attempt outlasts maxInFlightWaitSeconds, then ConflictError', async () => {
+    service.script('/api/enviar/items', [
+      { status: 503, body: { error: 'service_unavailable', message: 'busy' } },
+      {
+        status: 409,
+        headers: { 'retry-after': '1' },
+        body: {
+          error: 'conflict',
+          message: 'Idempotency-Key: a request with this key is still being processed',
+        },
+      },
+    ]);
+    const err = await client({ retry: { ...FAST, maxInFlightWaitSeconds: 1 } })
+      .documentos.enviar({} as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect(err).toMatchObject({ error: 'conflict', status: 409, retryAfterSeconds: 1 });
     expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(3);
   });
 

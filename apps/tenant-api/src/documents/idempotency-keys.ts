@@ -1,8 +1,8 @@
 // The Idempotency-Key header (IETF draft-ietf-httpapi-idempotency-key-header), per tenant, for 24 h: the
 // first request with a key runs and its response is kept; a repeat with the same body gets that response
-// again; the same key with another body is 422; a repeat while the first still runs is 409. A request
-// that fails frees its key (the client may correct and retry). A claim left by a crashed process lapses
-// after a minute.
+// again; the same key with another body is 422; a repeat while the first still runs is 409 with
+// Retry-After: 1. A request that fails frees its key (the client may correct and retry). A claim left by a
+// crashed process lapses after a minute.
 import type { Queryable } from '@cr/service-kit';
 import { AppError } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
@@ -79,7 +79,11 @@ export async function withIdempotencyKey(
       );
     }
     if (owned.state === 'in_flight') {
-      throw new AppError('conflict', 'Idempotency-Key: a request with this key is still being processed');
+      // Retry-After marks this 409 as "wait", unlike a real conflict: the SDK keeps asking each second
+      // while the first request runs (up to CLAIM_MS), then gets its stored answer.
+      throw new AppError('conflict', 'Idempotency-Key: a request with this key is still being processed', {
+        headers: { 'Retry-After': '1' },
+      });
     }
     return { status: Number(owned.response_status), body: owned.response_body };
   }

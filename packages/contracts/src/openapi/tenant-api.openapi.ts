@@ -661,8 +661,9 @@ export function tenantApiRoutes(): RouteDoc[] {
         },
         {
           code: 'conflict',
-          when: 'a request with this Idempotency-Key is still being processed',
+          when: 'a request with this Idempotency-Key is still being processed (with `Retry-After: 1`: ask again, the same key then gets its answer; a conflict of numeroReferencia has no Retry-After)',
           message: 'Idempotency-Key: a request with this key is still being processed',
+          headers: RETRY_AFTER,
         },
         {
           code: 'unprocessable',
