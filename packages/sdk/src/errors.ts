@@ -66,7 +66,8 @@ export class UnprocessableError extends CrEinvoiceError {}
 export class RateLimitError extends CrEinvoiceError {}
 /**
  * 5xx after the retries (502 is Hacienda failing behind the service); at once for an operation in
- * NOT_REPEATABLE, which may have been done (only a 503 is tried again there).
+ * NOT_REPEATABLE, which may have been done (only a 503 is tried again there, and not for a synchronization,
+ * whose 503 may come after it spent a slot of its window).
  */
 export class ServerError extends CrEinvoiceError {}
 /**

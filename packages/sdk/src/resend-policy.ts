@@ -5,7 +5,8 @@
 // stored and answers as the first time; a logout of a token already revoked; and a login, whose repeat only
 // issues a token nobody uses. The operations below may not: a repeat does the work a second time, or
 // answers something else than the attempt whose answer was lost. The transport tries those again only
-// when the failure proves the first attempt did nothing (retry.ts: failedBeforeSending, isRefusedBeforeWork).
+// when the failure proves the first attempt did nothing (retry.ts: failedBeforeSending, isRefusedBeforeWork;
+// and a 503 not from an operation in MAY_WORK_BEFORE_503).
 import type { OperationKey } from './generated/operations-map';
 
 /** The operations a repeat would do twice, each with what the repeat does. */
@@ -23,4 +24,17 @@ export const NOT_REPEATABLE: Readonly<Partial<Record<OperationKey, string>>> = {
 /** Whether the SDK may send `key` again after a failure that does not prove the service did nothing. */
 export function isRepeatable(key: OperationKey): boolean {
   return NOT_REPEATABLE[key] === undefined;
+}
+
+/**
+ * Of those, the ones whose 503 may come after their work began, so a 503 is not sent again either: a
+ * synchronization takes a slot of the tenant's hourly window and only then asks Hacienda's IdP for a token;
+ * when the IdP refuses the issuer's credentials (or its grant limit is reached) the 503 keeps the slot spent,
+ * and a repeat would spend another for the same refusal.
+ */
+const MAY_WORK_BEFORE_503: ReadonlySet<OperationKey> = new Set(['tenant.synchronizeReceivedDocuments']);
+
+/** Whether a 503 answer to `key` may come after the service began its work. */
+export function mayWorkBefore503(key: OperationKey): boolean {
+  return MAY_WORK_BEFORE_503.has(key);
 }

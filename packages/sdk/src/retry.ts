@@ -35,9 +35,10 @@ export function isRetryableStatus(status: number): boolean {
 
 /**
  * The service refused the request before doing any of its work: the tenant-api answers 429 from its rate
- * and concurrency gates, which come first in every route, and 503 when it cannot check tokens yet or
- * Hacienda refuses it a token (both before the route's work); a proxy answers 503 when no service is behind
- * it. A 500, 502 or 504 may come after the work was done, as may a 408 from a proxy.
+ * and concurrency gates, which come first in every route. A 503 usually comes before the work too (the
+ * token check before revocations are loaded, a proxy with no service behind it), but not always: a route
+ * that calls Hacienda may answer 503 after it began (resend-policy.ts: mayWorkBefore503), so the caller
+ * checks that too. A 500, 502 or 504 may come after the work was done, as may a 408 from a proxy.
  */
 export function isRefusedBeforeWork(status: number): boolean {
   return status === 429 || status === 503;

@@ -11,7 +11,7 @@ import {
   errorFromResponse,
 } from './errors';
 import { OPERATIONS, type OperationKey } from './generated/operations-map';
-import { isRepeatable } from './resend-policy';
+import { isRepeatable, mayWorkBefore503 } from './resend-policy';
 import {
   DEFAULT_RETRY,
   type RetryOptions,
@@ -171,7 +171,7 @@ export class Transport {
       }
       const retryable = repeatable
         ? isRetryableStatus(response.status)
-        : isRefusedBeforeWork(response.status);
+        : isRefusedBeforeWork(response.status) && !(response.status === 503 && mayWorkBefore503(key));
       await this.waitBeforeRetry(error, retryable, attempt, retryAfter, options.signal);
     }
   }

@@ -267,7 +267,6 @@ describe('operations a repeat would do twice (replay, resend, answer, webhook ro
   it.each([
     ['/api/configurar/webhook', (c: CrEinvoiceClient) => c.webhooks.configure('https://example.com/hook')],
     ['/api/reenviar/correo', (c: CrEinvoiceClient) => c.entrega.reenviarCorreo(CLAVE)],
-    ['/api/recepcion/sincronizar', (c: CrEinvoiceClient) => c.recepcion.sincronizar('3101123456')],
   ])('when %s is refused before any work (429, then 503), then it is sent again', async (path, call) => {
     service.script(path, [
       { status: 429, headers: { 'retry-after': '0' }, body: { error: 'too_many_requests', message: 'slow' } },
@@ -276,6 +275,28 @@ describe('operations a repeat would do twice (replay, resend, answer, webhook ro
     ]);
     await expect(call(client())).resolves.toMatchObject({ status: 'success' });
     expect(posts(path)).toHaveLength(3);
+  });
+
+  it('when a synchronization answers 503, then it is not sent again: it had spent a slot of the window', async () => {
+    const path = '/api/recepcion/sincronizar';
+    service.script(path, [
+      { status: 429, headers: { 'retry-after': '0' }, body: { error: 'too_many_requests', message: 'slow' } },
+      {
+        status: 503,
+        body: {
+          error: 'service_unavailable',
+          message: "Hacienda: the IdP refused the issuer's credentials (invalid_grant); try again later",
+        },
+      },
+      { status: 200, body: { status: 'success', data: {} } },
+    ]);
+    const err = await client()
+      .recepcion.sincronizar('3101123456')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ error: 'service_unavailable', status: 503 });
+    // The 429 came from the gate before the slot was taken: that one is sent again.
+    expect(posts(path)).toHaveLength(2);
   });
 
   it('when nothing listens, then a replay is tried again: no connection, nothing was sent', async () => {
