@@ -29,7 +29,7 @@ export interface ClientOptions {
   /** Log in again this many seconds before `exp`. Default 60. */
   refreshBeforeSeconds?: number;
   retry?: RetryOptions;
-  /** Per attempt. Default 30 s. */
+  /** Per attempt, reading the whole answer included. Default 30 s. */
   timeoutMs?: number;
   /** Default: the global fetch. */
   fetch?: FetchLike;

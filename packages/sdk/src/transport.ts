@@ -6,7 +6,8 @@
 import {
   AuthenticationError,
   ConnectionError,
-  type CrEinvoiceError,
+  CrEinvoiceError,
+  ServerError,
   TimeoutError,
   errorFromResponse,
 } from './errors';
@@ -31,7 +32,7 @@ export interface TransportOptions {
   tenantUrl?: string | undefined;
   fetch: FetchLike;
   retry: RetryOptions;
-  /** Per attempt, ms. */
+  /** Per attempt, the whole answer included, ms. */
   timeoutMs: number;
   userAgent: string;
   tokens: TokenManager;
@@ -123,13 +124,13 @@ export class Transport {
         token = await this.tokens.bearer();
         headers.authorization = `Bearer ${token}`;
       }
-      let response: Response;
+      let exchange: Exchange;
       try {
-        response = await this.send(url, op.method, headers, options);
+        exchange = await this.send(url, op.method, headers, options, op.response);
       } catch (err) {
         if (options.signal?.aborted) throw options.signal.reason;
         const failure =
-          err instanceof TimeoutError
+          err instanceof CrEinvoiceError
             ? err
             : new ConnectionError(
                 'connection_error',
@@ -142,13 +143,14 @@ export class Transport {
         await sleep(backoffMs(attempt, this.retry, this.options.random), options.signal);
         continue;
       }
+      const { response, body } = exchange;
       const requestId = response.headers.get('x-request-id') ?? undefined;
       if (response.ok) {
-        const data = await this.read(response, op.response);
+        const data = op.response === 'json' ? parseAnswer(body, response.status, requestId) : body;
         return { data: data as T, status: response.status, headers: response.headers, requestId };
       }
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-      const error = errorFromResponse(response.status, await this.readError(response), requestId, retryAfter);
+      const error = errorFromResponse(response.status, parseErrorBody(body), requestId, retryAfter);
       if (response.status === 401 && token && this.tokens.canLogin && !renewedAfter401) {
         // Revoked, or signed with a key the service no longer trusts: one fresh login, then the same call.
         renewedAfter401 = true;
@@ -203,12 +205,18 @@ export class Transport {
     await sleep(delay, signal);
   }
 
+  /**
+   * One attempt: the request and its whole answer, both within `timeoutMs` (a service that stalls in the
+   * middle of the body is a timeout, not a hang); a connection lost while the body is read is a
+   * ConnectionError, raised as one of the transport's own failures (the request had been received).
+   */
   private async send(
     url: string,
     method: string,
     headers: Record<string, string>,
     options: CallOptions,
-  ): Promise<Response> {
+    kind: ResponseKind,
+  ): Promise<Exchange> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -217,22 +225,31 @@ export class Transport {
       timedOut = true;
       controller.abort();
     }, this.options.timeoutMs);
+    const origin = new URL(url).origin;
+    let response: Response | undefined;
     try {
-      return await this.options.fetch(url, {
+      response = await this.options.fetch(url, {
         method,
         headers,
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
         signal: controller.signal,
         redirect: 'error',
       });
+      return { response, body: await readBody(response, kind) };
     } catch (err) {
       if (timedOut)
         throw new TimeoutError(
           'timeout',
-          `no answer from ${new URL(url).origin} within ${this.options.timeoutMs} ms`,
-          {
-            cause: err,
-          },
+          response
+            ? `the answer from ${origin} was not complete within ${this.options.timeoutMs} ms`
+            : `no answer from ${origin} within ${this.options.timeoutMs} ms`,
+          { cause: err },
+        );
+      if (response && !options.signal?.aborted)
+        throw new ConnectionError(
+          'connection_error',
+          `the connection to ${origin} was lost while reading the answer: ${describeNetworkError(err)}`,
+          { cause: err },
         );
       throw err;
     } finally {
@@ -240,23 +257,44 @@ export class Transport {
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
 
-  private async read(response: Response, kind: 'json' | 'text' | 'binary' | 'none'): Promise<unknown> {
-    if (kind === 'none' || response.status === 204) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    if (kind === 'text') return response.text();
-    if (kind === 'binary') return new Uint8Array(await response.arrayBuffer());
-    return response.json();
+type ResponseKind = 'json' | 'text' | 'binary' | 'none';
+
+/** An answer and its body, read in full: text for JSON and errors (parsed after), bytes for binary. */
+interface Exchange {
+  response: Response;
+  body: string | Uint8Array | undefined;
+}
+
+async function readBody(response: Response, kind: ResponseKind): Promise<Exchange['body']> {
+  if (!response.ok) return response.text();
+  if (kind === 'none' || response.status === 204) {
+    await response.body?.cancel();
+    return undefined;
   }
+  if (kind === 'binary') return new Uint8Array(await response.arrayBuffer());
+  return response.text();
+}
 
-  private async readError(response: Response): Promise<unknown> {
-    const text = await response.text();
-    try {
-      return JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+/** A success body that should be JSON; one that is not is the service's fault, raised as a ServerError. */
+function parseAnswer(body: Exchange['body'], status: number, requestId: string | undefined): unknown {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
+  } catch (err) {
+    throw new ServerError('invalid_response', `the service answered ${status} with a body that is not JSON`, {
+      status,
+      requestId,
+      cause: err,
+    });
+  }
+}
+
+function parseErrorBody(body: Exchange['body']): unknown {
+  try {
+    return typeof body === 'string' ? JSON.parse(body) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -11,6 +11,7 @@ import {
   type ClientOptions,
   RateLimitError,
   ServerError,
+  TimeoutError,
   TokenExpiredError,
 } from '../src';
 import { TokenManager } from '../src/token';
@@ -323,6 +324,64 @@ describe('operations a repeat would do twice (replay, resend, answer, webhook ro
     const keys = posts('/api/enviar/items').map((p) => p.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
+  });
+});
+
+describe('the body of an answer', () => {
+  const listed = { status: 'success', data: [] };
+  const within = <T>(ms: number, p: Promise<T>) =>
+    Promise.race([
+      p,
+      new Promise<string>((resolve) => setTimeout(() => resolve(`still waiting after ${ms} ms`), ms)),
+    ]);
+
+  it('when the service stalls in the middle of the body, then TimeoutError after timeoutMs, not a hang', async () => {
+    service.script('/api/emisores', [{ status: 200, cutBody: 'stall' }]);
+    const started = Date.now();
+    const err = await within(
+      5_000,
+      client({ timeoutMs: 300, retry: { ...FAST, maxAttempts: 2 } })
+        .emisores.listar()
+        .catch((e: unknown) => e),
+    );
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err).toMatchObject({ error: 'timeout' });
+    expect(service.requests.filter((r) => r.path === '/api/emisores')).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('when the connection drops in the middle of the body of a read, then it is tried again', async () => {
+    service.script('/api/emisores', [
+      { status: 200, cutBody: 'reset' },
+      { status: 200, body: listed },
+    ]);
+    await expect(client().emisores.listar()).resolves.toEqual(listed);
+    expect(service.requests.filter((r) => r.path === '/api/emisores')).toHaveLength(2);
+  });
+
+  it('when the connection drops in the middle of the body of a replay, then ConnectionError and no repeat', async () => {
+    service.script('/api/reenviar/webhook', [
+      { status: 200, cutBody: 'reset' },
+      { status: 200, body: { status: 'success', message: 'event queued', data: { eventId: 'msg_1' } } },
+    ]);
+    const err = await client()
+      .webhooks.replay(CLAVE)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).message).toContain('lost while reading the answer');
+    expect(service.requests.filter((r) => r.path === '/api/reenviar/webhook')).toHaveLength(1);
+  });
+
+  it('when a 200 is not JSON, then ServerError invalid_response and no repeat', async () => {
+    service.script('/api/emisores', [
+      { status: 200, headers: { 'x-request-id': 'req-7' }, rawBody: '<html>' },
+    ]);
+    const err = await client()
+      .emisores.listar()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ error: 'invalid_response', status: 200, requestId: 'req-7' });
+    expect(service.requests.filter((r) => r.path === '/api/emisores')).toHaveLength(1);
   });
 });
 

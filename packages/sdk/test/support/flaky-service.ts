@@ -9,6 +9,10 @@ export interface ScriptedAnswer {
   body?: unknown;
   /** Close the connection without answering. */
   hangUp?: boolean;
+  /** The body as sent, instead of `body` as JSON. */
+  rawBody?: string;
+  /** Send the head and part of the body, then stall (never finish) or reset the connection. */
+  cutBody?: 'stall' | 'reset';
 }
 
 export interface RecordedRequest {
@@ -44,8 +48,14 @@ export async function startFlakyService(): Promise<FlakyService> {
         req.socket.destroy();
         return;
       }
+      if (answer.cutBody) {
+        res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"status":"suc');
+        if (answer.cutBody === 'reset') setTimeout(() => req.socket.destroy(), 50);
+        return;
+      }
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+      res.end(answer.rawBody ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
