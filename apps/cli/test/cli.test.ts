@@ -91,6 +91,39 @@ describe('help and usage', () => {
   });
 });
 
+describe('webhook escuchar with CR_WEBHOOK_SECRET', () => {
+  it('when CR_WEBHOOK_SECRET is "OLD, NEW" (a space after the comma), then a delivery signed by NEW verifies', async () => {
+    const old = `whsec_${randomBytes(24).toString('base64')}`;
+    const neu = `whsec_${randomBytes(24).toString('base64')}`;
+    const listener = spawn(process.execPath, [CLI, 'webhook', 'escuchar', '--puerto', '0', '--json'], {
+      env: { ...env, CR_WEBHOOK_SECRET: `${old}, ${neu},` },
+      cwd: dir,
+    });
+    const lines: string[] = [];
+    collectLines(listener, lines);
+    try {
+      await waitUntil(() => lines.some((l) => l.includes('"listening"')));
+      const url = (JSON.parse(lines[0]!) as { listening: string }).listening;
+      const event = {
+        folioId: '5'.repeat(50),
+        folioType: 'INVOICE',
+        folioDetails: [],
+        clave: '5'.repeat(50),
+        estado: 'aceptado',
+      };
+      expect(await deliver(url, neu, 'msg_nuevo1', event)).toBe(204);
+      expect(await deliver(url, old, 'msg_viejo1', event)).toBe(204);
+      await waitUntil(() => lines.length >= 3);
+      expect(lines.slice(1).map((l) => JSON.parse(l) as unknown)).toEqual([
+        expect.objectContaining({ verified: true, id: 'msg_nuevo1' }),
+        expect.objectContaining({ verified: true, id: 'msg_viejo1' }),
+      ]);
+    } finally {
+      listener.kill('SIGTERM');
+    }
+  });
+});
+
 describe('the whole flow', () => {
   let clave: string;
   let rejectedClave: string;

@@ -32,15 +32,14 @@ function base64ToBytes(b64: string): Uint8Array {
   return out;
 }
 
-function secretBytes(secret: string): Uint8Array {
+/** The key of a `whsec_…` secret; undefined when it is not base64 or is empty (no HMAC key can be made). */
+function secretBytes(secret: string): Uint8Array | undefined {
   const raw = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
   try {
-    return base64ToBytes(raw);
+    const bytes = base64ToBytes(raw);
+    return bytes.length > 0 ? bytes : undefined;
   } catch {
-    throw new WebhookVerificationError(
-      'invalid_secret',
-      'the webhook secret is not whsec_ followed by base64',
-    );
+    return undefined;
   }
 }
 
@@ -85,11 +84,18 @@ export async function verifyWebhook(
     .filter((v): v is Uint8Array => v !== undefined);
   const secrets = typeof secret === 'string' ? [secret] : secret;
   if (secrets.length === 0) throw new WebhookVerificationError('invalid_secret', 'no webhook secret given');
+  // An unusable secret among several (a stray comma, a typo) is skipped, as any of the others may match.
+  const usable = secrets.map(secretBytes).filter((b): b is Uint8Array => b !== undefined);
+  if (usable.length === 0)
+    throw new WebhookVerificationError(
+      'invalid_secret',
+      secrets.length === 1
+        ? 'the webhook secret is not whsec_ followed by base64'
+        : 'none of the webhook secrets is whsec_ followed by base64',
+    );
   const subtle = globalThis.crypto.subtle;
-  for (const s of secrets) {
-    const key = await subtle.importKey('raw', secretBytes(s), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'verify',
-    ]);
+  for (const bytes of usable) {
+    const key = await subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
     for (const candidate of candidates) {
       // subtle.verify compares in constant time.
       if (await subtle.verify('HMAC', key, candidate, signed)) {

@@ -77,6 +77,28 @@ describe('verifyWebhook', () => {
     ).resolves.toBeDefined();
   });
 
+  it('when one of the secrets is unusable (empty, not base64), then the others are still tried', async () => {
+    const signed = delivery([current]);
+    for (const secrets of [
+      [previous, '', current],
+      ['whsec_not base64!', current],
+      [` ${previous}`, current],
+    ])
+      await expect(verifyWebhook(body, signed, secrets, { now: NOW })).resolves.toMatchObject({
+        estado: 'aceptado',
+      });
+  });
+
+  it('when no secret is usable, then it is refused as invalid_secret', async () => {
+    for (const secrets of [[''], ['', 'whsec_*'], 'whsec_']) {
+      const err = await verifyWebhook(body, delivery([current]), secrets, { now: NOW }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(WebhookVerificationError);
+      expect(err).toMatchObject({ error: 'invalid_secret' });
+    }
+  });
+
   it('when a recepcion.deadline event is delivered, then it verifies as the deadline kind of WebhookEvent', async () => {
     expect(validate(DeadlineSchema, deadline)).toMatchObject({ ok: true });
     const signed = JSON.stringify(deadline);

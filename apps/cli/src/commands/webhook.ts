@@ -49,7 +49,13 @@ async function listen(ctx: Context, args: string[]): Promise<void> {
   const port = Number(str(parsed, 'puerto') ?? '9000');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--puerto must be 0-65535');
   const secrets = [...((parsed.values.secreto as string[] | undefined) ?? [])];
-  if (ctx.env.CR_WEBHOOK_SECRET) secrets.push(...ctx.env.CR_WEBHOOK_SECRET.split(','));
+  // "OLD, NEW" or a trailing comma as a person writes it: spaces and empty entries are not secrets.
+  if (ctx.env.CR_WEBHOOK_SECRET)
+    secrets.push(
+      ...ctx.env.CR_WEBHOOK_SECRET.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   const path = str(parsed, 'ruta') ?? '/webhook';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
