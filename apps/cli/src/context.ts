@@ -65,9 +65,19 @@ export class Context {
       ...(credentials ? { credentials } : this.session.token ? { token: this.session.token } : {}),
       fetch: localhostFetch(),
       userAgent: 'cr-cli/0.1.0',
+      // Stored as `cr login` stores it, URLs included, so a later `cr logout` can revoke it.
       onToken: (token) => {
         if (credentials)
-          writeSession({ ...readSession(this.env), base: credentials.base, ...token }, this.env);
+          writeSession(
+            {
+              ...readSession(this.env),
+              authUrl: this.authUrl,
+              ...(tenantUrl ? { tenantUrl } : {}),
+              base: credentials.base,
+              ...token,
+            },
+            this.env,
+          );
       },
     });
   }

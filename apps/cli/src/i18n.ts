@@ -17,6 +17,9 @@ const MESSAGES = {
     noSession: 'No hay sesión: ejecute `cr login` (o defina CR_BASE y CR_PASSWORD).',
     sessionExpired: 'La sesión venció ({exp}): ejecute `cr login` de nuevo.',
     sessionRefused: 'El servicio rechazó la sesión (vencida o revocada): ejecute `cr login` de nuevo.',
+    missingBase: 'Falta el cliente: use --base o CR_BASE.',
+    missingPassword:
+      'Falta la contraseña: use --password o CR_PASSWORD, escríbala cuando se le pida o pásela por stdin.',
     askBase: 'Cliente (base): ',
     askPassword: 'Contraseña: ',
     needTenantUrl:
@@ -69,6 +72,9 @@ const MESSAGES = {
     noSession: 'Not logged in: run `cr login` (or set CR_BASE and CR_PASSWORD).',
     sessionExpired: 'The session expired ({exp}): run `cr login` again.',
     sessionRefused: 'The service refused the session (expired or revoked): run `cr login` again.',
+    missingBase: 'The client (base) is missing: use --base or CR_BASE.',
+    missingPassword:
+      'The password is missing: use --password or CR_PASSWORD, type it when asked or pass it on stdin.',
     askBase: 'Client (base): ',
     askPassword: 'Password: ',
     needTenantUrl:

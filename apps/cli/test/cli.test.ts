@@ -3,7 +3,7 @@
 // a service that is down, and a logout after the session has ended.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +25,10 @@ let stack: Stack;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-function cr(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+/** Runs the CLI; `input`, when given, is its whole stdin (`''`: as from /dev/null). */
+function cr(args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [CLI, ...args],
       { env: { ...env, ...extraEnv }, cwd: dir },
@@ -36,6 +37,7 @@ function cr(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
         resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
       },
     );
+    if (input !== undefined) child.stdin!.end(input);
   });
 }
 
@@ -88,6 +90,34 @@ describe('help and usage', () => {
     const r = await cr(['consultar', '5'.repeat(50)]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('cr login');
+  });
+
+  it('when not logged in, then logout says so and exits 3 like every other command', async () => {
+    const r = await cr(['logout']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('No hay sesión: ejecute `cr login`');
+    const json = await cr(['logout', '--json']);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: 'unauthorized', exitCode: 3 });
+  });
+
+  it('when login gets no password (stdin empty), then it says the password is missing and exits 2', async () => {
+    const r = await cr(['login', '--base', 'acme'], {}, '');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Falta la contraseña');
+    expect(r.stderr).not.toContain('No hay sesión');
+  });
+
+  it('when the stored session has no auth-server URL and none is given, then logout is a usage error, not a crash', async () => {
+    const config = join(dir, 'config-sin-url');
+    mkdirSync(config, { recursive: true });
+    writeFileSync(
+      join(config, 'session.json'),
+      JSON.stringify({ base: 'acme', token: 'x.y.z', exp: 4102444800 }),
+    );
+    const r = await cr(['logout'], { CR_CONFIG_DIR: config, CR_AUTH_URL: undefined });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Falta la URL del auth-server');
+    expect(r.stderr).not.toContain('TypeError');
   });
 });
 
@@ -149,6 +179,31 @@ describe('the whole flow', () => {
     const stored = readFileSync(join(dir, 'config', 'session.json'), 'utf8');
     expect(stored).toContain('"token"');
     expect(stored).not.toContain(PASSWORD);
+  });
+
+  it('when CR_BASE and CR_PASSWORD log in, then the session stores the URLs and a later logout revokes the token', async () => {
+    const config = join(dir, 'config-env');
+    const r = await cr(['correo', 'consultar'], {
+      CR_CONFIG_DIR: config,
+      CR_BASE: 'acme',
+      CR_PASSWORD: PASSWORD,
+    });
+    expect(r.code).toBe(0);
+    const stored = JSON.parse(readFileSync(join(config, 'session.json'), 'utf8')) as Record<string, unknown>;
+    expect(stored).toMatchObject({
+      authUrl: stack.authUrl,
+      tenantUrl: stack.tenantUrl('acme'),
+      base: 'acme',
+    });
+    // Only the stored session now: no URL or password in the environment.
+    const out = await cr(['logout'], {
+      CR_CONFIG_DIR: config,
+      CR_AUTH_URL: undefined,
+      CR_TENANT_URL: undefined,
+    });
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('Sesión cerrada');
   });
 
   it('when the PIN is wrong, then registering the issuer exits 4 and names the PIN', async () => {
@@ -564,7 +619,7 @@ describe('the whole flow', () => {
     expect(JSON.parse(r.stdout)).toEqual({ loggedOut: true, alreadyExpired: true });
     expect(readFileSync(join(dir, 'config', 'session.json'), 'utf8')).not.toContain('"token"');
     const english = await cr(['logout', '--lang', 'en']);
-    expect(english.code).toBe(2);
+    expect(english.code).toBe(3);
     expect(english.stderr).toContain('Not logged in');
   });
 });

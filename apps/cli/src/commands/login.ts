@@ -16,7 +16,8 @@ export async function login(ctx: Context, args: string[]): Promise<void> {
   const base = str(parsed, 'base') ?? ctx.env.CR_BASE ?? ctx.session.base ?? (await prompt(ctx.t('askBase')));
   const password =
     str(parsed, 'password') ?? ctx.env.CR_PASSWORD ?? (await prompt(ctx.t('askPassword'), true));
-  if (!base || !password) throw new UsageError(ctx.t('noSession'));
+  if (!base) throw new UsageError(ctx.t('missingBase'));
+  if (!password) throw new UsageError(ctx.t('missingPassword'));
   const client = createClient({ authUrl, credentials: { base, password }, fetch: localhostFetch() });
   const token = await client.auth.login();
   const session = { ...readSession(ctx.env), authUrl, base, ...token };
@@ -28,12 +29,11 @@ export async function login(ctx: Context, args: string[]): Promise<void> {
 
 export async function logout(ctx: Context, args: string[]): Promise<void> {
   parse(args, {});
-  if (!ctx.session.token) throw new UsageError(ctx.t('noSession'));
-  const client = createClient({
-    ...(ctx.authUrl ? { authUrl: ctx.authUrl } : {}),
-    token: ctx.session.token,
-    fetch: localhostFetch(),
-  });
+  // Exit 3 as for every other command without a session.
+  if (!ctx.session.token) throw new AuthenticationError('unauthorized', ctx.t('noSession'));
+  const authUrl = ctx.authUrl;
+  if (!authUrl) throw new UsageError(ctx.t('needAuthUrl'));
+  const client = createClient({ authUrl, token: ctx.session.token, fetch: localhostFetch() });
   try {
     await client.auth.logout();
   } catch (err) {
