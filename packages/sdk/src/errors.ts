@@ -75,7 +75,7 @@ export class ServerError extends CrEinvoiceError {}
  * NOT_REPEATABLE after a reset, it may have received the request.
  */
 export class ConnectionError extends CrEinvoiceError {}
-/** No answer within the timeout. */
+/** No answer within the timeout, or a 408 after the retries (a proxy gave up waiting for the request). */
 export class TimeoutError extends CrEinvoiceError {}
 /** waitForVerdict gave up before Hacienda's final answer. */
 export class WaitTimeoutError extends CrEinvoiceError {}
@@ -87,6 +87,7 @@ const BY_STATUS: Record<number, new (e: string, m: string, o?: CrEinvoiceErrorOp
   401: AuthenticationError,
   403: PermissionDeniedError,
   404: NotFoundError,
+  408: TimeoutError,
   409: ConflictError,
   422: UnprocessableError,
   429: RateLimitError,
@@ -97,6 +98,7 @@ const DEFAULT_CODE: Record<number, string> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  408: 'request_timeout',
   409: 'conflict',
   422: 'unprocessable',
   429: 'too_many_requests',

@@ -6,9 +6,11 @@ export { verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from '.
 export {
   FINAL_ESTADOS,
   type EnviarOptions,
+  type ListarDocumentosFiltro,
   type WaitOptions,
   type WaitProgress,
 } from './resources/documentos';
+export type { ListarRecibidosFiltro } from './resources/recepcion';
 export type { AccessToken, Credentials } from './token';
 export { tokenExpiry } from './token';
 export type { FetchLike, Transport, CallOptions, CallResult } from './transport';

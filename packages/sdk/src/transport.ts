@@ -42,8 +42,8 @@ export interface TransportOptions {
 export interface CallOptions {
   body?: unknown;
   params?: Record<string, string>;
-  /** Query string parameters; undefined values are left out. */
-  query?: Record<string, string | number | undefined>;
+  /** Query string parameters; null and undefined values are left out (a list's last `cursor` is null). */
+  query?: Record<string, string | number | null | undefined>;
   /** Default: a new random key per call (POST only). */
   idempotencyKey?: string;
   signal?: AbortSignal;
@@ -104,7 +104,7 @@ export class Transport {
     const op = OPERATIONS[key];
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) query.set(name, String(value));
+      if (value !== undefined && value !== null) query.set(name, String(value));
     }
     const url = `${this.url(key, options.params)}${query.size > 0 ? `?${query}` : ''}`;
     const idempotencyKey =

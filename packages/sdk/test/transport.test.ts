@@ -9,6 +9,8 @@ import {
   ConnectionError,
   CrEinvoiceClient,
   type ClientOptions,
+  type ListarDocumentosFiltro,
+  type ListarRecibidosFiltro,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -385,6 +387,22 @@ describe('the body of an answer', () => {
   });
 });
 
+describe('lists and their cursor', () => {
+  it('when the cursor of a list’s last page (null) is passed back, then no cursor is sent', async () => {
+    const lastPage = { status: 'success', data: [], cursor: null };
+    service.script('/api/documentos', [{ status: 200, body: lastPage }]);
+    service.script('/api/recepcion/documentos', [{ status: 200, body: lastPage }]);
+    const c = client();
+    const page = await c.documentos.listar({ limite: 5 });
+    const next: ListarDocumentosFiltro = { cursor: page.cursor, limite: 5 };
+    await c.documentos.listar(next);
+    const recibidos: ListarRecibidosFiltro = { cursor: null };
+    await c.recepcion.listar(recibidos);
+    const queries = service.requests.filter((r) => r.path !== '/login').map((r) => r.query);
+    expect(queries).toEqual(['limite=5', 'limite=5', '']);
+  });
+});
+
 describe('errors that are not retried', () => {
   it('when the service answers 400 with details, then BadRequestError carries them and nothing is retried', async () => {
     const details = [
@@ -407,6 +425,16 @@ describe('errors that are not retried', () => {
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ error: 'bad_request', details, requestId: 'r1', status: 400 });
     expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(1);
+  });
+
+  it('when a proxy answers 408 on every attempt, then TimeoutError request_timeout', async () => {
+    service.script('/api/emisores', [{ status: 408 }]);
+    const err = await client({ retry: { ...FAST, maxAttempts: 2 } })
+      .emisores.listar()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err).toMatchObject({ error: 'request_timeout', status: 408 });
+    expect(service.requests.filter((r) => r.path === '/api/emisores')).toHaveLength(2);
   });
 
   it('when the password is wrong, then AuthenticationError says invalid_credentials', async () => {

@@ -40,8 +40,8 @@ export interface ListarDocumentosFiltro {
   receptor?: string;
   /** Text in the clave, consecutivo, receptor number or numeroReferencia. */
   q?: string;
-  /** The `cursor` of the previous page. */
-  cursor?: string;
+  /** The `cursor` of the previous page (null, as the last page gives it, is the first page). */
+  cursor?: string | null;
   limite?: number;
 }
 

@@ -8,8 +8,8 @@ export interface ListarRecibidosFiltro {
   /** YYYY-MM-DD, emission date in Costa Rica. */
   desde?: string;
   hasta?: string;
-  /** The `cursor` of the previous page. */
-  cursor?: string;
+  /** The `cursor` of the previous page (null, as the last page gives it, is the first page). */
+  cursor?: string | null;
   limite?: number;
 }
 

@@ -18,6 +18,8 @@ export interface ScriptedAnswer {
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string, without `?` ('' when none). */
+  query: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -40,8 +42,8 @@ export async function startFlakyService(): Promise<FlakyService> {
       body += c;
     });
     req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, at: Date.now() });
+      const [path = '/', query = ''] = (req.url ?? '/').split('?');
+      requests.push({ method: req.method ?? 'GET', path, query, headers: req.headers, body, at: Date.now() });
       const list = scripts.get(path) ?? [{ status: 404, body: { error: 'not_found', message: 'no script' } }];
       const answer = list.length > 1 ? list.shift()! : list[0]!;
       if (answer.hangUp) {
