@@ -546,6 +546,12 @@ describe('the whole flow', () => {
     expect(malformed.stderr).toContain('<clave> must be 50 digits');
   });
 
+  it('when a webhook replay names a malformed clave, then exit 2 before any request, as for an e-mail resend', async () => {
+    const malformed = await cr(['webhook', 'reenviar', '123']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('<clave> must be 50 digits: 123');
+  });
+
   it('when `correo configurar --predeterminado` runs, then the platform’s server sends again', async () => {
     const r = await cr(['correo', 'configurar', '--predeterminado', '--json']);
     expect(r.code).toBe(0);

@@ -10,6 +10,8 @@ import type { Context } from '../context';
 import { UsageError } from '../exit-codes';
 import { fields } from './lookups';
 
+const CLAVE = /^\d{50}$/;
+
 export async function webhook(ctx: Context, args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -28,6 +30,7 @@ export async function webhook(ctx: Context, args: string[]): Promise<void> {
     case 'reenviar': {
       const parsed = parse(rest, {});
       const clave = positional(parsed, 0, 'clave');
+      if (!CLAVE.test(clave)) throw new UsageError(`<clave> must be 50 digits: ${clave}`);
       const answer = await ctx.client().webhooks.replay(clave);
       ctx.result(answer, () => [ctx.t('webhookReplayed', { clave })]);
       return;
