@@ -18,6 +18,14 @@ function olderNotShown(ctx: Context, shown: number, total: number | undefined): 
   return total !== undefined && total > shown ? [ctx.t('olderNotShown', { n: total - shown, shown })] : [];
 }
 
+type WebhookDelivery = DocumentStatus['webhook']['entregas'][number];
+
+/** One webhook delivery of `consultar`: a delivery made while no endpoint was configured has no URL to show. */
+export function webhookLine(e: WebhookDelivery): string {
+  const outcome = e.status ?? e.error ?? '?';
+  return `  ${e.fecha} webhook #${e.intento} → ${outcome}${e.url ? ` (${e.url})` : ''}`;
+}
+
 function describe(ctx: Context, doc: DocumentStatus): string[] {
   const lines = [
     ctx.t('clave', { clave: doc.clave }),
@@ -29,8 +37,7 @@ function describe(ctx: Context, doc: DocumentStatus): string[] {
   if (mensaje.errorCause) lines.push(ctx.t('detail', { text: mensaje.errorCause }));
   if (doc.webhook.entregas.length) {
     lines.push(ctx.t('history'));
-    for (const e of doc.webhook.entregas)
-      lines.push(`  ${e.fecha} webhook #${e.intento} → ${e.status ?? e.error ?? '?'} (${e.url})`);
+    for (const e of doc.webhook.entregas) lines.push(webhookLine(e));
     lines.push(...olderNotShown(ctx, doc.webhook.entregas.length, doc.webhook.total));
   }
   const envios = doc.correo?.envios ?? [];
