@@ -102,6 +102,11 @@ async function run(argv: string[]): Promise<void> {
   const { command, flags } = parseArgs(argv);
   const out = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
   switch (command) {
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
     case 'client:create': {
       const generated = flags.password === undefined;
       const password = flags.password ?? randomBytes(24).toString('base64url');
