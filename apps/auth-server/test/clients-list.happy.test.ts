@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { ClientList, validate } from '@cr/contracts';
 import { type RunningServer, listen } from '@cr/service-kit';
-import { ADMIN_TOKEN, type Harness, admin, startHarness } from './helpers';
+import { ADMIN_TOKEN, type Harness, admin, createClient, startHarness } from './helpers';
 
 // Out of order on purpose, with a hyphen, which sorts before the digits and letters in byte order.
 const BASES = ['globex', 'acme', 'a-1', 'zeta', 'initech', 'acme2'];
@@ -20,11 +20,7 @@ describe('GET /admin/clients', () => {
     h = await startHarness();
     server = await listen(h.app, 0, '127.0.0.1');
     for (const base of [...BASES, 'deleted']) {
-      await request(h.app)
-        .post('/admin/clients')
-        .set(admin())
-        .send({ base, password: 'correct-horse-1' })
-        .expect(201);
+      await createClient(h, { base, password: 'correct-horse-1' }).expect(201);
     }
     await request(h.app).patch('/admin/clients/globex').set(admin()).send({ disabled: true }).expect(200);
     await request(h.app).delete('/admin/clients/deleted').set(admin()).expect(204);

@@ -6,11 +6,7 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import request from 'supertest';
 import { type RunningServer, listen } from '@cr/service-kit';
-import { ADMIN_TOKEN, type Harness, admin, startHarness } from './helpers';
-
-function createClient(h: Harness, body: Record<string, unknown>) {
-  return request(h.app).post('/admin/clients').set(admin()).send(body);
-}
+import { ADMIN_TOKEN, type Harness, admin, createClient, startHarness } from './helpers';
 
 describe('a deleted client base', () => {
   let h: Harness;

@@ -66,6 +66,11 @@ export function admin(): { authorization: string } {
   return { authorization: `Bearer ${ADMIN_TOKEN}` };
 }
 
+/** POST /admin/clients with the admin token; the caller asserts the status (`.expect(201)`). */
+export function createClient(h: Pick<Harness, 'app'>, body: Record<string, unknown>) {
+  return request(h.app).post('/admin/clients').set(admin()).send(body);
+}
+
 /** The kids the JWKS publishes now. */
 export async function publishedKids(h: Pick<Harness, 'app'>): Promise<string[]> {
   const res = await request(h.app).get('/.well-known/jwks.json').expect(200);

@@ -11,7 +11,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { type RunningServer, listen } from '@cr/service-kit';
 import { thumbprintOf } from '../src/keys';
-import { ADMIN_TOKEN, type Harness, admin, startHarness } from './helpers';
+import { ADMIN_TOKEN, type Harness, admin, createClient, startHarness } from './helpers';
 
 const HOUR = 3600_000;
 
@@ -33,11 +33,7 @@ describe('admin keys:export-public', () => {
     h = await startHarness();
     server = await listen(h.app, 0, '127.0.0.1');
     dir = mkdtempSync(join(tmpdir(), 'auth-export-'));
-    await request(h.app)
-      .post('/admin/clients')
-      .set(admin())
-      .send({ base: 'acme', password: 'correct-horse-1' })
-      .expect(201);
+    await createClient(h, { base: 'acme', password: 'correct-horse-1' }).expect(201);
   });
   afterAll(async () => {
     await server.close();
