@@ -109,6 +109,7 @@ const es = {
   taxCreditRequired: 'Escriba el IVA acreditable: Hacienda lo exige con la condición 02 o 05.',
   answered: 'Respuesta enviada a Hacienda.',
   answerSent: 'Respuesta',
+  severities: { error: 'Error', warning: 'Advertencia', info: 'Verificado' } as Record<string, string>,
   answerKinds: { 1: 'Aceptación', 2: 'Aceptación parcial', 3: 'Rechazo' } as Record<number, string>,
   answerRefused:
     'Hacienda rechazó esa respuesta: el documento sigue sin responder. Envíe otra con un número de referencia nuevo.',
@@ -273,6 +274,7 @@ const en: Words = {
   taxCreditRequired: 'Write the creditable VAT: Hacienda requires it with condition 02 or 05.',
   answered: 'Answer sent to Hacienda.',
   answerSent: 'Answer',
+  severities: { error: 'Error', warning: 'Warning', info: 'Checked' } as Record<string, string>,
   answerKinds: { 1: 'Acceptance', 2: 'Partial acceptance', 3: 'Rejection' } as Record<number, string>,
   answerRefused:
     'Hacienda refused that answer: the document is still unanswered. Send another with a new reference number.',

@@ -381,6 +381,10 @@ run('the dashboard in Chromium', () => {
     expect(await card.textContent()).toContain('Pendiente');
     // The supplier's 11300.00000 colones, as the documents list writes amounts.
     expect(await card.locator('dt:has-text("Total") + dd').textContent()).toMatch(/^₡\s11\s300,00$/);
+    // Each finding named by its severity, what needs attention before what was checked and found right.
+    const findings = await card.locator('.received-findings li').allTextContents();
+    expect(findings[0]).toMatch(/^Advertencia: /);
+    expect(findings.at(-1)).toMatch(/^Verificado: /);
     await shot('07b-recibido-pendiente');
     await card.getByLabel('Número de referencia').fill('1');
     await card.getByLabel(/Condición del IVA/).selectOption('01');

@@ -1,13 +1,21 @@
 // Documents suppliers issued to the tenant's issuers: unanswered first by deadline, 50 a page with "load
 // more", each with its findings and the accept / reject answer (a MensajeReceptor the tenant-api signs and
 // sends to Hacienda).
-import type { RecepcionDocumentData, RecepcionDocumentResponse, RecepcionListResponse } from '@cr/contracts';
+import type {
+  RecepcionDocumentData,
+  RecepcionDocumentResponse,
+  RecepcionFinding,
+  RecepcionListResponse,
+} from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call, query } from '../api';
 import { LoadMore, useCursorList } from '../cursor-list';
 import { useLang, useWords } from '../i18n';
 import { formatMoney } from '../money';
 import { ErrorLine, StateBadge } from '../ui';
+
+/** A forged signature or an invalid XML is read before what was checked and found right. */
+const SEVERITY_RANK: Record<RecepcionFinding['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 /** The VAT conditions whose creditable amount the answer must state (MontoTotalImpuestoAcreditar). */
 const WITH_CREDIT = new Set(['02', '05']);
@@ -138,10 +146,14 @@ function ReceivedCard({ d, onAnswered }: { d: RecepcionDocumentData; onAnswered:
       </dl>
       {d.respuesta && <AnswerSent d={d} />}
       {d.findings.length > 0 && (
-        <ul>
-          {d.findings.map((f) => (
-            <li key={f.code + f.message}>{f.message}</li>
-          ))}
+        <ul class="received-findings">
+          {[...d.findings]
+            .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity])
+            .map((f) => (
+              <li key={f.code + f.message} class={`finding-${f.severity}`}>
+                <strong>{t.severities[f.severity]}:</strong> {f.message}
+              </li>
+            ))}
         </ul>
       )}
       {d.estado === 'pendiente' && (
