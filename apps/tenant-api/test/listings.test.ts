@@ -1,15 +1,19 @@
 // GET /api/documentos and GET /api/emisores: filters, newest-first cursor pages, each total's currency, an
 // answer listed under the clave it answers, the certificate's days left, 400 naming the bad parameter, and
 // another tenant's rows never listed.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '@cr/testkit';
 import request from 'supertest';
 import { withTenant } from '../src/db/with-tenant';
 import { post } from './support/client';
-import { insertTestDocument, randomClave } from './support/documents';
+import { insertTestDocument, randomClave, signedExportInvoiceXml } from './support/documents';
 import { issuerBody } from './support/issuer-mother';
 import { describeSecurityTable } from './support/security-cases';
 import { type TestApp, startTestApp } from './support/test-app';
 
 let ctx: TestApp;
+const MIGRATIONS = join(REPO_ROOT, 'apps', 'tenant-api', 'migrations');
 
 function list(tenant: string, query: Record<string, string> = {}) {
   return request(ctx.app)
@@ -124,6 +128,29 @@ describe('GET /api/documentos', () => {
     expect(opened.body.data).toMatchObject({ clave: received, tipoDoc: '5', consecutivo });
   });
 
+  it('when an export invoice to a foreign receptor was stored before its receptor was kept, then migration 0101 reads it back from the XML and the list shows and finds it', async () => {
+    // As submissions stored a receptor of Tipo 05 before: no receptor_* columns, the XML naming it.
+    const fee = await insertTestDocument(ctx.db, 'hooli', {
+      tipoDoc: '9',
+      numeroReferencia: 9,
+      xml: signedExportInvoiceXml(),
+    });
+    const national = await insertTestDocument(ctx.db, 'hooli', { tipoDoc: '1', numeroReferencia: 1 });
+    expect((await list('hooli').expect(200)).body.data.map((d: { receptor: unknown }) => d.receptor)).toEqual(
+      [null, null],
+    );
+
+    await ctx.db.query(readFileSync(join(MIGRATIONS, '0101_documents_foreign_receptor.sql'), 'utf8'));
+
+    const found = await list('hooli', { receptor: 'US123456789' }).expect(200);
+    expect(found.body.data).toEqual([
+      expect.objectContaining({ clave: fee.clave, receptor: { tipo: '05', numero: 'US123456789' } }),
+    ]);
+    // A national receptor's XML is not read: its columns are written when it is submitted.
+    const all = (await list('hooli').expect(200)).body.data;
+    expect(all.find((d: { clave: string }) => d.clave === national.clave).receptor).toBeNull();
+  });
+
   it('when globex lists, then it sees only its own document, even searching for acme’s clave', async () => {
     expect(numbers((await list('globex').expect(200)).body)).toEqual([99]);
     const search = await list('globex', { q: claves.get(11)! }).expect(200);
@@ -172,7 +199,14 @@ describe('GET /api/documentos', () => {
     [{ estado: 'anulado' }, 'estado: must be one of pendiente, enviado, aceptado, rechazado, error'],
     [{ desde: '2026-13-45' }, 'desde: must be a date YYYY-MM-DD'],
     [{ hasta: 'ayer' }, 'hasta: must be a date YYYY-MM-DD'],
-    [{ receptor: '12-34' }, 'receptor: must be an identification number of 9 to 20 digits'],
+    [
+      { receptor: '12-34' },
+      'receptor: must be an identification number (1 to 20 letters or digits, no hyphens)',
+    ],
+    [
+      { receptor: 'X'.repeat(21) },
+      'receptor: must be an identification number (1 to 20 letters or digits, no hyphens)',
+    ],
     [{ q: 'x'.repeat(51) }, 'q: must be 1..50 characters'],
     [{ limite: '0' }, 'limite: must be an integer 1..200'],
     [{ limite: 'diez' }, 'limite: must be an integer 1..200'],

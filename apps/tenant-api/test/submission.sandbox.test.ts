@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
 import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
-import { post } from './support/client';
+import { get, post } from './support/client';
 import { haciendaSettingsFor, startFlowSandbox } from './support/hacienda-sandbox';
 import { type DocumentKind, FOLIO_TYPE_OF, KINDS, documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
@@ -149,6 +149,28 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
         expect(xsdErrors(xml, `${root}_V4.4.xsd`)).toBe('');
         expect(xmlsecErrors(xml)).toBe('');
       }
+    },
+  );
+
+  it.each(['exportInvoice', 'foreignTicket'] as const)(
+    'when a %s goes to a foreign receptor, then the documents list shows and finds that receptor, and POST /recepcion names none',
+    async (kind) => {
+      const receptor = (documentBody(kind, 0) as { receptor: { identificacion: { numero: string } } })
+        .receptor.identificacion;
+      const { clave, data } = await submitAndWait(kind);
+      expect(data.estado).toBe('aceptado');
+      const listed = await get(ctx, 'acme', `/api/documentos?receptor=${receptor.numero}`).expect(200);
+      expect(listed.body.data).toContainEqual(
+        expect.objectContaining({ clave, receptor: { tipo: '05', numero: receptor.numero } }),
+      );
+      // Its JSON schema takes national ids (numeroIdentificacion up to 12 characters): the XML names the
+      // foreign receptor (REFERENCE §4.2).
+      const { comprobantes } = (await admin('GET', '/sandbox/comprobantes')) as {
+        comprobantes: { clave: string; receptor?: unknown }[];
+      };
+      const posted = comprobantes.find((c) => c.clave === clave);
+      expect(posted).toBeDefined();
+      expect(posted!.receptor).toBeUndefined();
     },
   );
 

@@ -31,7 +31,10 @@ export const DocumentSummary = Type.Object(
         Type.Object({ tipo: Type.String(), numero: Type.String() }, { additionalProperties: false }),
         Type.Null(),
       ],
-      { description: 'null for a ticket without receptor' },
+      {
+        description:
+          'null for a ticket without receptor; a foreign receptor (export invoice, ticket or note) has tipo 05',
+      },
     ),
     total: Type.Union([Type.String(), Type.Null()], {
       description: 'TotalComprobante, 5 decimals; null for an answer',

@@ -20,7 +20,8 @@ import {
 } from '../listing/list-query';
 
 const PARAMS = ['tipo', 'estado', 'desde', 'hasta', 'receptor', 'q', 'cursor', 'limite'] as const;
-const RECEPTOR = /^[0-9]{9,20}$/;
+// A national id (9 to 12 digits) or a foreign one (05: up to 20 letters and digits).
+const RECEPTOR = /^[A-Za-z0-9]{1,20}$/;
 // Microseconds, as PostgreSQL keeps them: a JavaScript Date would round them to milliseconds.
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const CR_OFFSET = '-06:00';
@@ -80,7 +81,10 @@ export async function listDocuments(
   const hasta = dateParam(query, 'hasta');
   const receptor = oneParam(query, 'receptor');
   if (receptor !== undefined && !RECEPTOR.test(receptor)) {
-    throw new AppError('bad_request', 'receptor: must be an identification number of 9 to 20 digits');
+    throw new AppError(
+      'bad_request',
+      'receptor: must be an identification number (1 to 20 letters or digits, no hyphens)',
+    );
   }
   const q = textParam(query);
   const cursor = cursorParam(query, isCursor);

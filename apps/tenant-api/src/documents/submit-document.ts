@@ -44,13 +44,13 @@ export function callbackSecretContext(tenantId: string, documentId: string): str
 }
 
 /**
- * The other party named in POST /recepcion: a national receptor (01–04), or for a factura de compra the
- * supplier, who is the XML's Emisor (then posted as emisor, docs/decisions/0010).
+ * The other party, stored as the document's receptor_*: the receptor, foreign ones (05) too, which the
+ * documents list shows and filters by; or for a factura de compra the supplier, who is the XML's Emisor
+ * (then posted as emisor, docs/decisions/0010). Which of them POST /recepcion names is submissionOf's call.
  */
 function counterpartyOf(document: DocumentRequest): { tipo: string; numero: string } | undefined {
   if (document.proveedor) return document.proveedor.identificacion;
-  const r = document.receptor;
-  return r && ['01', '02', '03', '04'].includes(r.identificacion.tipo) ? r.identificacion : undefined;
+  return document.receptor ? document.receptor.identificacion : undefined;
 }
 
 function repeatOrConflict(

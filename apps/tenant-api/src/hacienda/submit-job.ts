@@ -22,6 +22,13 @@ function describeOutcome(out: SubmitOutcome): string {
 }
 
 /**
+ * The receptors POST /recepcion names: national ids. Its JSON schema takes `numeroIdentificacion` up to 12
+ * characters, a foreign one (05) up to 20 (REFERENCE §4.2), so a document to a foreign receptor is posted
+ * as a ticket without one is; the XML names it.
+ */
+const NATIONAL_IDS = new Set(['01', '02', '03', '04']);
+
+/**
  * Hacienda's POST body for a stored document. A receiver's answer (MensajeReceptor) is posted under the
  * answered document's clave, with the supplier as emisor, us as receptor and the message's consecutivo
  * (REFERENCE §4.2). A factura de compra is posted as its XML reads: the supplier (stored as the
@@ -47,7 +54,7 @@ export function submissionOf(doc: DocumentRow): Omit<SubmitRequest, 'token' | 'c
     clave: doc.clave,
     fecha: doc.fecha_emision_text,
     emisor: us,
-    ...(doc.receptor_tipo && doc.receptor_numero
+    ...(doc.receptor_tipo && NATIONAL_IDS.has(doc.receptor_tipo) && doc.receptor_numero
       ? { receptor: { tipoIdentificacion: doc.receptor_tipo, numeroIdentificacion: doc.receptor_numero } }
       : {}),
     comprobanteXml,

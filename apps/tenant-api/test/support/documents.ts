@@ -1,27 +1,40 @@
 // Puts a document in a given state straight into the database (through withTenant), for the webhook tests:
 // what the submission pipeline stores, without running it.
 import { randomInt, randomUUID } from 'node:crypto';
+import type { DocumentRequest } from '@cr/contracts';
 import { buildSignedDocument, openP12 } from '@cr/hacienda-xml';
-import { ISSUER, invoice } from '@cr/hacienda-xml/src/testing/mothers';
+import { ISSUER, exportInvoice, invoice } from '@cr/hacienda-xml/src/testing/mothers';
 import { makeTestP12 } from '@cr/hacienda-xml/src/testing/test-certificate';
 import type { Db } from '@cr/service-kit';
 import { withTenant } from '../../src/db/with-tenant';
 
-let signedInvoice: string | undefined;
+const signed = new Map<string, string>();
 
-/** A signed one-line invoice as the engine builds it (what an accepted document's PDF is rendered from). */
-export function signedInvoiceXml(): string {
-  if (!signedInvoice) {
+/** The engine's signed XML of one of its mothers, built once per mother. */
+function signedXmlOf(name: string, document: () => DocumentRequest): string {
+  let xml = signed.get(name);
+  if (!xml) {
     const { p12, pin } = makeTestP12();
-    signedInvoice = buildSignedDocument({
-      document: invoice(),
+    xml = buildSignedDocument({
+      document: document(),
       issuer: ISSUER,
       key: openP12(p12, pin),
       now: new Date('2026-05-26T18:31:00Z'),
       codigoSeguridad: '12345678',
     }).xml;
+    signed.set(name, xml);
   }
-  return signedInvoice;
+  return xml;
+}
+
+/** A signed one-line invoice as the engine builds it (what an accepted document's PDF is rendered from). */
+export function signedInvoiceXml(): string {
+  return signedXmlOf('invoice', invoice);
+}
+
+/** A signed export invoice (FEE) to a foreign receptor (Identificacion Tipo 05). */
+export function signedExportInvoiceXml(): string {
+  return signedXmlOf('exportInvoice', exportInvoice);
 }
 
 export interface TestDocument {
@@ -56,6 +69,8 @@ export async function insertTestDocument(
     totals?: Record<string, string>;
     /** CodigoMoneda; default CRC, none for an answer (tipoDoc 5/6/7) as submissions store it. */
     moneda?: string | null;
+    /** The stored signed XML; default signedInvoiceXml(). */
+    xml?: string;
   } = {},
 ): Promise<TestDocument> {
   const id = randomUUID();
@@ -92,7 +107,7 @@ export async function insertTestDocument(
         JSON.stringify(options.totals ?? {}),
         options.receptor?.tipo ?? null,
         options.receptor?.numero ?? null,
-        signedInvoiceXml(),
+        options.xml ?? signedInvoiceXml(),
         options.moneda === undefined
           ? ['5', '6', '7'].includes(options.tipoDoc ?? '1')
             ? null

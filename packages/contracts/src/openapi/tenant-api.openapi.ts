@@ -483,8 +483,9 @@ export function tenantApiRoutes(): RouteDoc[] {
         {
           name: 'receptor',
           in: 'query',
-          description: "the receptor's identification number (digits)",
-          schema: { type: 'string', pattern: '^[0-9]{9,20}$' },
+          description:
+            "the receptor's identification number without hyphens: a national one (digits) or a foreign one (Tipo 05, letters and digits)",
+          schema: { type: 'string', pattern: '^[A-Za-z0-9]{1,20}$' },
         },
         {
           name: 'q',

@@ -72,7 +72,7 @@ export function DocumentsPage() {
         </label>
         <label>
           {t.receptor}
-          <input inputMode="numeric" pattern="[0-9]{9,20}" {...field('receptor')} />
+          <input pattern="[A-Za-z0-9]{1,20}" {...field('receptor')} />
         </label>
         <label>
           {t.searchText}
