@@ -108,15 +108,8 @@ async function importListed(deps: RecepcionDeps, tenantId: string, receptor: str
       continue;
     }
     try {
-      const result = await receiveDocument(deps, {
-        tenantId,
-        body: {
-          receptor,
-          xml: detail.comprobanteXml,
-          ...(verdict.respuestaXml ? { respuestaHacienda: verdict.respuestaXml } : {}),
-        },
-        origen: 'sincronizacion',
-      });
+      const body = { receptor, xml: detail.comprobanteXml };
+      const result = await importWithAnswer(deps, tenantId, clave, body, verdict.respuestaXml);
       if (result.created) data.importados.push(clave);
       else data.yaRegistrados += 1;
     } catch (err) {
@@ -132,6 +125,42 @@ async function importListed(deps: RecepcionDeps, tenantId: string, receptor: str
     omitidos: data.omitidos.length,
   });
   return data;
+}
+
+/**
+ * Imports the document with Hacienda's answer. An answer that cannot be read (not XML, no MensajeHacienda)
+ * does not keep a readable document out, where every later synchronization would skip it again: it is
+ * imported without it, its acceptance unconfirmed, as when the state cannot be read at all.
+ */
+async function importWithAnswer(
+  deps: RecepcionDeps,
+  tenantId: string,
+  clave: string,
+  body: { receptor: string; xml: string },
+  respuestaXml: string | undefined,
+): ReturnType<typeof receiveDocument> {
+  if (respuestaXml) {
+    try {
+      return await receiveDocument(deps, {
+        tenantId,
+        body: { ...body, respuestaHacienda: respuestaXml },
+        origen: 'sincronizacion',
+      });
+    } catch (err) {
+      const unreadableAnswer =
+        err instanceof AppError && err.code === 'bad_request' && err.message.startsWith('respuestaHacienda:');
+      if (!unreadableAnswer) throw err;
+      deps.logger.warn(
+        "Hacienda's answer to a synchronized document could not be read; imported unconfirmed",
+        {
+          tenantId,
+          clave,
+          reason: err.message,
+        },
+      );
+    }
+  }
+  return receiveDocument(deps, { tenantId, body, origen: 'sincronizacion' });
 }
 
 /**
