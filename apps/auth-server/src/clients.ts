@@ -62,20 +62,25 @@ export class ClientStore {
       [base, passwordHash, now],
     );
     if (rows.length === 0) {
-      const deletedAt = await this.deletedAt(base);
+      const { deletedAt } = await this.baseStatus(base);
       if (deletedAt !== undefined && !options.reclaim) throw deletedConflict(base, deletedAt);
       throw new AppError('conflict', `base: client "${base}" already exists`);
     }
     return { base, disabled: false, createdAt: new Date(now).toISOString() };
   }
 
-  /** When the client that had `base` was deleted (Unix ms), or undefined when no deleted client had it. */
-  async deletedAt(base: string): Promise<number | undefined> {
-    const { rows } = await this.db.query<{ deleted_at: string }>(
-      'SELECT deleted_at FROM deleted_clients WHERE base = $1',
+  /** Whether a live client has `base` and when a deleted one had it, in one statement. */
+  async baseStatus(base: string): Promise<BaseStatus> {
+    const { rows } = await this.db.query<{ taken: boolean; deleted_at: string | null }>(
+      `SELECT EXISTS (SELECT 1 FROM clients WHERE base = $1) AS taken,
+              (SELECT deleted_at FROM deleted_clients WHERE base = $1) AS deleted_at`,
       [base],
     );
-    return rows[0] ? Number(rows[0].deleted_at) : undefined;
+    const r = rows[0];
+    return {
+      taken: r?.taken === true,
+      deletedAt: r?.deleted_at == null ? undefined : Number(r.deleted_at),
+    };
   }
 
   async updatePasswordHash(base: string, oldHash: string, newHash: string): Promise<void> {
@@ -146,6 +151,13 @@ export class ClientStore {
     );
     if (rows.length === 0) throw new AppError('not_found', `client "${base}" does not exist`);
   }
+}
+
+export interface BaseStatus {
+  /** A live client has the base. */
+  taken: boolean;
+  /** When the client that had the base was deleted (Unix ms); undefined when none was. */
+  deletedAt: number | undefined;
 }
 
 export interface CreateClientOptions {

@@ -70,8 +70,8 @@ export function mountAdmin(app: Express, s: AuthServices): void {
   admin.post('/clients', async (req, res) => {
     const { base, password, reclaim = false } = parseBody(CreateClientRequest, req.body);
     // Both refusals before the (deliberately slow) hash; create() checks again in its statement.
-    if (await s.clients.find(base)) throw new AppError('conflict', `base: client "${base}" already exists`);
-    const deletedAt = await s.clients.deletedAt(base);
+    const { taken, deletedAt } = await s.clients.baseStatus(base);
+    if (taken) throw new AppError('conflict', `base: client "${base}" already exists`);
     if (deletedAt !== undefined && !reclaim) throw deletedConflict(base, deletedAt);
     const view = await s.clients.create(base, await s.hasher.hash(password), { reclaim });
     if (deletedAt !== undefined)
