@@ -34,6 +34,27 @@ export type ClientView = Static<typeof ClientView>;
 /** Page size of `GET /admin/clients`: default and most. */
 export const CLIENT_LIST_LIMIT = { default: 50, max: 200 } as const;
 
+/** The query of `GET /admin/clients` (`limit` arrives as text: parseQuery reads its digits as a number). */
+export const ClientListQuery = Type.Object(
+  {
+    after: Type.Optional(
+      Type.String({
+        pattern: BASE_PATTERN,
+        description: 'list the bases after this one: the `next` of the previous page',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: CLIENT_LIST_LIMIT.max,
+        description: `page size, 1..${CLIENT_LIST_LIMIT.max} (default ${CLIENT_LIST_LIMIT.default})`,
+      }),
+    ),
+  },
+  { $id: 'https://schemas.cr-einvoice.dev/auth-client-list-query.json', additionalProperties: false },
+);
+export type ClientListQuery = Static<typeof ClientListQuery>;
+
 export const ClientList = Type.Object(
   {
     clients: Type.Array(ClientView, {

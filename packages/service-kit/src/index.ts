@@ -10,6 +10,7 @@ export * from './secret-box';
 export * from './dev-keys';
 export * from './db';
 export * from './validate-body';
+export * from './validate-query';
 export * from './docs-router';
 export * from './trust-proxy';
 export * from './telemetry';

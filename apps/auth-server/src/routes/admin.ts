@@ -6,6 +6,7 @@ import { type Express, type RequestHandler, Router } from 'express';
 import {
   type ApiKeyList,
   CLIENT_LIST_LIMIT,
+  ClientListQuery,
   CreateApiKeyRequest,
   CreateClientRequest,
   type KeyRetiredResponse,
@@ -13,7 +14,7 @@ import {
   type SigningKeyList,
   UpdateClientRequest,
 } from '@cr/contracts';
-import { AppError, parseBody } from '@cr/service-kit';
+import { AppError, parseBody, parseQuery } from '@cr/service-kit';
 import { apiKeySubject } from '../api-keys';
 import { deletedConflict } from '../clients';
 import { toPem } from '../keys';
@@ -54,17 +55,12 @@ export function mountAdmin(app: Express, s: AuthServices): void {
   admin.use(requireAdmin(s.adminToken));
 
   admin.get('/clients', async (req, res) => {
-    const { after, limit } = req.query;
-    if (after !== undefined && (typeof after !== 'string' || !BASE.test(after)))
-      throw new AppError('bad_request', 'after: must be a base (the `next` of the previous page)');
-    let size: number = CLIENT_LIST_LIMIT.default;
-    if (limit !== undefined) {
-      size = typeof limit === 'string' && /^\d{1,3}$/.test(limit) ? Number(limit) : 0;
-      if (size < 1 || size > CLIENT_LIST_LIMIT.max)
-        throw new AppError('bad_request', `limit: must be an integer from 1 to ${CLIENT_LIST_LIMIT.max}`);
-    }
+    const { after, limit = CLIENT_LIST_LIMIT.default } = parseQuery(ClientListQuery, req.query, {
+      after: 'must be a base (the `next` of the previous page)',
+      limit: `must be an integer from 1 to ${CLIENT_LIST_LIMIT.max}`,
+    });
     res.setHeader('Cache-Control', 'no-store');
-    res.json(await s.clients.list(after, size));
+    res.json(await s.clients.list(after, limit));
   });
 
   admin.post('/clients', async (req, res) => {
