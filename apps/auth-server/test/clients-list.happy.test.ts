@@ -5,20 +5,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { ClientList, validate } from '@cr/contracts';
-import { type RunningServer, listen } from '@cr/service-kit';
-import { ADMIN_TOKEN, type Harness, admin, createClient, startHarness } from './helpers';
+import { ADMIN_TOKEN, type ListeningHarness, admin, createClient, startListeningHarness } from './helpers';
 
 // Out of order on purpose, with a hyphen, which sorts before the digits and letters in byte order.
 const BASES = ['globex', 'acme', 'a-1', 'zeta', 'initech', 'acme2'];
 const SORTED = ['a-1', 'acme', 'acme2', 'globex', 'initech', 'zeta'];
 
 describe('GET /admin/clients', () => {
-  let h: Harness;
-  let server: RunningServer;
+  let h: ListeningHarness;
 
   beforeAll(async () => {
-    h = await startHarness();
-    server = await listen(h.app, 0, '127.0.0.1');
+    h = await startListeningHarness();
     for (const base of [...BASES, 'deleted']) {
       await createClient(h, { base, password: 'correct-horse-1' }).expect(201);
     }
@@ -26,7 +23,6 @@ describe('GET /admin/clients', () => {
     await request(h.app).delete('/admin/clients/deleted').set(admin()).expect(204);
   });
   afterAll(async () => {
-    await server.close();
     await h.close();
   });
 
@@ -86,7 +82,7 @@ describe('GET /admin/clients', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--import', 'tsx', join(__dirname, '..', 'src', 'cli.ts'), 'client:list'],
-      { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: server.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
+      { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: h.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
     );
     expect(JSON.parse(stdout).clients.map((c: { base: string }) => c.base)).toEqual(SORTED);
   });

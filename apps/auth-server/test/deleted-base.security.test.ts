@@ -5,19 +5,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import request from 'supertest';
-import { type RunningServer, listen } from '@cr/service-kit';
-import { ADMIN_TOKEN, type Harness, admin, createClient, startHarness } from './helpers';
+import { ADMIN_TOKEN, type ListeningHarness, admin, createClient, startListeningHarness } from './helpers';
 
 describe('a deleted client base', () => {
-  let h: Harness;
-  let server: RunningServer;
+  let h: ListeningHarness;
 
   beforeAll(async () => {
-    h = await startHarness();
-    server = await listen(h.app, 0, '127.0.0.1');
+    h = await startListeningHarness();
   });
   afterAll(async () => {
-    await server.close();
     await h.close();
   });
 
@@ -97,7 +93,7 @@ describe('a deleted client base', () => {
       promisify(execFile)(
         process.execPath,
         ['--import', 'tsx', join(__dirname, '..', 'src', 'cli.ts'), ...args],
-        { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: server.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
+        { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: h.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
       );
     await expect(
       run('client:create', '--base', 'by-cli', '--password', 'cli-owner-pw-12'),

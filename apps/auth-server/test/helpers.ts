@@ -10,6 +10,7 @@ import {
   type TestDatabase,
   createLogger,
   createTestDatabase,
+  listen,
   migrate,
   readMigrations,
 } from '@cr/service-kit';
@@ -58,6 +59,27 @@ export async function startHarness(overrides: Partial<AuthServicesOptions> = {})
     close: async () => {
       await services.hasher.close();
       await db.close().catch(() => undefined);
+    },
+  };
+}
+
+export interface ListeningHarness extends Harness {
+  /** Where the app listens (127.0.0.1, an ephemeral port), for what needs a real URL: the CLI, jwks-rsa. */
+  url: string;
+}
+
+/** startHarness with the app listening; close() stops the server, then the harness. */
+export async function startListeningHarness(
+  overrides: Partial<AuthServicesOptions> = {},
+): Promise<ListeningHarness> {
+  const h = await startHarness(overrides);
+  const server = await listen(h.app, 0, '127.0.0.1');
+  return {
+    ...h,
+    url: server.url,
+    close: async () => {
+      await server.close();
+      await h.close();
     },
   };
 }

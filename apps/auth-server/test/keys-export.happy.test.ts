@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { type RunningServer, listen } from '@cr/service-kit';
 import { thumbprintOf } from '../src/keys';
-import { ADMIN_TOKEN, type Harness, admin, createClient, startHarness } from './helpers';
+import { ADMIN_TOKEN, type ListeningHarness, admin, createClient, startListeningHarness } from './helpers';
 
 const HOUR = 3600_000;
 
@@ -25,18 +24,15 @@ function kidsIn(pem: string): string[] {
 }
 
 describe('admin keys:export-public', () => {
-  let h: Harness;
-  let server: RunningServer;
+  let h: ListeningHarness;
   let dir: string;
 
   beforeAll(async () => {
-    h = await startHarness();
-    server = await listen(h.app, 0, '127.0.0.1');
+    h = await startListeningHarness();
     dir = mkdtempSync(join(tmpdir(), 'auth-export-'));
     await createClient(h, { base: 'acme', password: 'correct-horse-1' }).expect(201);
   });
   afterAll(async () => {
-    await server.close();
     await h.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -54,7 +50,7 @@ describe('admin keys:export-public', () => {
         out,
         ...flags,
       ],
-      { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: server.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
+      { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: h.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
     );
     return { pem: readFileSync(out, 'utf8'), stdout };
   }

@@ -8,18 +8,22 @@ import jwt from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
 import request from 'supertest';
 import { TokenClaims, validate } from '@cr/contracts';
-import { type RunningServer, listen } from '@cr/service-kit';
 import { thumbprintOf } from '../src/keys';
 import { OWASP_ARGON2 } from '../src/passwords';
-import { ADMIN_TOKEN, type Harness, TEST_ARGON2, admin, startHarness } from './helpers';
+import {
+  ADMIN_TOKEN,
+  type ListeningHarness,
+  TEST_ARGON2,
+  admin,
+  startHarness,
+  startListeningHarness,
+} from './helpers';
 
 describe('POST /login (happy path)', () => {
-  let h: Harness;
-  let server: RunningServer;
+  let h: ListeningHarness;
 
   beforeAll(async () => {
-    h = await startHarness();
-    server = await listen(h.app, 0, '127.0.0.1');
+    h = await startListeningHarness();
     await request(h.app)
       .post('/admin/clients')
       .set(admin())
@@ -27,7 +31,6 @@ describe('POST /login (happy path)', () => {
       .expect(201);
   });
   afterAll(async () => {
-    await server.close();
     await h.close();
   });
 
@@ -41,7 +44,7 @@ describe('POST /login (happy path)', () => {
 
     const header = jwt.decode(res.body.token, { complete: true })!.header;
     expect(header.alg).toBe('RS256');
-    const client = jwksRsa({ jwksUri: `${server.url}/.well-known/jwks.json`, cache: false });
+    const client = jwksRsa({ jwksUri: `${h.url}/.well-known/jwks.json`, cache: false });
     const key = await client.getSigningKey(header.kid);
     const claims = jwt.verify(res.body.token, key.getPublicKey(), {
       algorithms: ['RS256'],
@@ -90,7 +93,7 @@ describe('POST /login (happy path)', () => {
     await promisify(execFile)(
       process.execPath,
       ['--import', 'tsx', join(__dirname, '..', 'src', 'cli.ts'), 'keys:export-public', '--out', out],
-      { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: server.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
+      { env: { ...process.env, NODE_OPTIONS: '', AUTH_URL: h.url, AUTH_ADMIN_TOKEN: ADMIN_TOKEN } },
     );
     const pem = readFileSync(out, 'utf8');
     expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
@@ -129,7 +132,7 @@ describe('POST /login (happy path)', () => {
             ...process.env,
             NODE_OPTIONS: '',
             INIT_CWD: caller,
-            AUTH_URL: server.url,
+            AUTH_URL: h.url,
             AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
           },
         },
