@@ -169,6 +169,6 @@ export interface CreateClientOptions {
 export function deletedConflict(base: string, deletedAt: number): AppError {
   return new AppError(
     'conflict',
-    `base: client "${base}" was deleted on ${new Date(deletedAt).toISOString()}; its issuers and documents remain under that base. Create it with "reclaim": true to give them to the new client`,
+    `base: client "${base}" was deleted on ${new Date(deletedAt).toISOString()}; its tenant data remains under that base: issuers with their Hacienda credentials and .p12, documents, and the webhook endpoint and e-mail settings, which would then receive the events and mail of the new client. Create it with "reclaim": true only to give all of it to the new client`,
   );
 }

@@ -42,7 +42,7 @@ describe('a deleted client base', () => {
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({
       error: 'conflict',
-      message: `base: client "taken-over" was deleted on ${at}; its issuers and documents remain under that base. Create it with "reclaim": true to give them to the new client`,
+      message: `base: client "taken-over" was deleted on ${at}; its tenant data remains under that base: issuers with their Hacienda credentials and .p12, documents, and the webhook endpoint and e-mail settings, which would then receive the events and mail of the new client. Create it with "reclaim": true only to give all of it to the new client`,
     });
     expect(await h.services.clients.find('taken-over')).toBeUndefined();
     await request(h.app)
@@ -71,7 +71,11 @@ describe('a deleted client base', () => {
     expect(rows).toHaveLength(0);
     const warning = h.logs.lines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((l) => l.message === 'client created on a deleted base: it gets that tenant data');
+      .find(
+        (l) =>
+          l.message ===
+          'client created on a deleted base: it gets that tenant data, webhook endpoint and e-mail settings included',
+      );
     expect(warning).toMatchObject({ level: 'warn', base: 'reclaimed' });
   });
 

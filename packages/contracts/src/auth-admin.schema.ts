@@ -13,7 +13,7 @@ export const CreateClientRequest = Type.Object(
     reclaim: Type.Optional(
       Type.Boolean({
         description:
-          "Create the client even if a deleted client had this base: the base is also the tenant-api's tenant, and the deleted client's issuers (with their Hacienda credentials and .p12) and documents are kept, so they become the new client's. Without it such a base is refused (409). On a base never deleted it changes nothing.",
+          "Create the client even if a deleted client had this base: the base is also the tenant-api's tenant, and the deleted client's issuers (with their Hacienda credentials and .p12), documents, webhook endpoint and e-mail settings are kept, so they become the new client's: its events go to that webhook endpoint until it configures its own. Meant for the same business coming back; another business gets a base of its own. Without it such a base is refused (409). On a base never deleted it changes nothing.",
       }),
     ),
   },

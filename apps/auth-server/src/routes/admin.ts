@@ -71,10 +71,13 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     if (deletedAt !== undefined && !reclaim) throw deletedConflict(base, deletedAt);
     const view = await s.clients.create(base, await s.hasher.hash(password), { reclaim });
     if (deletedAt !== undefined)
-      res.locals.log.warn('client created on a deleted base: it gets that tenant data', {
-        base,
-        deletedAt: new Date(deletedAt).toISOString(),
-      });
+      res.locals.log.warn(
+        'client created on a deleted base: it gets that tenant data, webhook endpoint and e-mail settings included',
+        {
+          base,
+          deletedAt: new Date(deletedAt).toISOString(),
+        },
+      );
     else res.locals.log.info('client created', { base });
     res.status(201).json(view);
   });

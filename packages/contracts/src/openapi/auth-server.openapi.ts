@@ -238,7 +238,7 @@ export function authServerRoutes(): RouteDoc[] {
           code: 'conflict',
           when: 'a deleted client had this base and `reclaim` is not true',
           message:
-            'base: client "acme" was deleted on 2025-03-01T10:00:00.000Z; its issuers and documents remain under that base. Create it with "reclaim": true to give them to the new client',
+            'base: client "acme" was deleted on 2025-03-01T10:00:00.000Z; its tenant data remains under that base: issuers with their Hacienda credentials and .p12, documents, and the webhook endpoint and e-mail settings, which would then receive the events and mail of the new client. Create it with "reclaim": true only to give all of it to the new client',
         },
       ],
     },
@@ -274,7 +274,7 @@ export function authServerRoutes(): RouteDoc[] {
       tag: 'admin',
       summary: 'Delete a client (and revoke every token it holds)',
       description:
-        'Only the client (its password, API keys and tokens) goes. Its tenant data in the tenant-api (issuers with their Hacienda credentials and .p12, documents) is kept, being tax records, so the base stays reserved: `POST /admin/clients` refuses it with 409 unless `"reclaim": true` hands that data to a new client.',
+        'Only the client (its password, API keys and tokens) goes. Its tenant data in the tenant-api (issuers with their Hacienda credentials and .p12, documents, the webhook endpoint and e-mail settings) is kept, being tax records, so the base stays reserved: `POST /admin/clients` refuses it with 409 unless `"reclaim": true` hands all of that to a new client, whose events then go to the kept webhook endpoint until it configures its own.',
       security: [ADMIN],
       parameters: [baseParam],
       responses: [{ status: 204, description: 'deleted' }],
