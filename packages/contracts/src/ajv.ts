@@ -257,10 +257,8 @@ function firstIssues(all: ErrorObject[], limit: number): { issues: ValidationIss
         reason = `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
         break;
       case 'pattern':
-        reason =
-          err.parentSchema && typeof (err.parentSchema as { description?: unknown }).description === 'string'
-            ? `must match the expected format (${(err.parentSchema as { description: string }).description})`
-            : `must match pattern ${(err.params as { pattern: string }).pattern}`;
+        // The pattern itself: ajv hands the schema's description only with `verbose`, which is not set.
+        reason = `must match pattern ${(err.params as { pattern: string }).pattern}`;
         break;
       default:
         reason = err.message ?? 'is invalid';

@@ -407,7 +407,7 @@ export function tenantApiRoutes(): RouteDoc[] {
       body: {
         schema: EmisorRegistration,
         example: ex.emisorRegistrationExample,
-        badExample: 'ubicacion.canton: must match the expected format (canton code, 2 digits)',
+        badExample: 'ubicacion.canton: must match pattern ^(0[1-9]|[1-9][0-9])$',
       },
       ok: emisorWritten('updated', ex.emisorUpdatedExample),
       errors: [
