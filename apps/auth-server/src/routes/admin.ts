@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Express, type RequestHandler, Router } from 'express';
 import {
   type ApiKeyList,
+  BASE_PATTERN,
   CLIENT_LIST_LIMIT,
   ClientListQuery,
   CreateApiKeyRequest,
@@ -21,7 +22,7 @@ import { toPem } from '../keys';
 import type { AuthServices } from '../services';
 import { bearerOf } from './logout';
 
-const BASE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const BASE = new RegExp(BASE_PATTERN);
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
