@@ -1,5 +1,5 @@
 // The tenant's documents: filters (kind, state, dates, receptor, text), newest first, "load more" by cursor.
-import type { DocumentListResponse } from '@cr/contracts';
+import type { DocumentListResponse, DocumentSummary } from '@cr/contracts';
 import { useState } from 'preact/hooks';
 import { call, query } from '../api';
 import { LoadMore, useCursorList } from '../cursor-list';
@@ -11,6 +11,14 @@ import { ErrorLine, StateBadge } from '../ui';
 type Filters = Record<'tipo' | 'estado' | 'desde' | 'hasta' | 'receptor' | 'q', string>;
 const EMPTY: Filters = { tipo: '', estado: '', desde: '', hasta: '', receptor: '', q: '' };
 
+/**
+ * A row's key in the list and in the table. An answer is listed under the clave it answers, which a second
+ * answer to the same document (after Hacienda refused the first) shares: the consecutivo tells them apart.
+ */
+function rowKey(d: DocumentSummary): string {
+  return `${d.clave}-${d.consecutivo}`;
+}
+
 export function DocumentsPage() {
   const t = useWords();
   const lang = useLang();
@@ -20,8 +28,7 @@ export function DocumentsPage() {
     (cursor) =>
       call<DocumentListResponse>('GET', `/api/documentos${query({ ...filters, limite: '25', cursor })}`),
     JSON.stringify(filters),
-    // An answer shares its clave with a second answer to the same document: the consecutivo tells them apart.
-    (d) => `${d.clave}-${d.consecutivo}`,
+    rowKey,
   );
   const field = (name: keyof Filters) => ({
     name,
@@ -111,9 +118,7 @@ export function DocumentsPage() {
           </thead>
           <tbody>
             {rows.map((d) => (
-              // An answer is listed under the clave it answers: a second answer (after Hacienda refused the
-              // first) shares it, not its consecutivo.
-              <tr key={`${d.clave}-${d.consecutivo}`} data-clave={d.clave}>
+              <tr key={rowKey(d)} data-clave={d.clave}>
                 <td data-label={t.date}>{d.fechaEmision.slice(0, 16).replace('T', ' ')}</td>
                 <td data-label={t.kind}>{t.kinds[d.tipoDoc] ?? d.tipoDoc}</td>
                 <td data-label={t.consecutivo}>
