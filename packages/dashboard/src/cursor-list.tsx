@@ -3,8 +3,9 @@
 // so that what sorts after the first page (the 51st unanswered document, an older invoice) can be reached.
 // A row can come twice: an answered received document changes rank, so a later page brings it again. Rows
 // are one per `idOf`, in the place first shown, with the version read last (a later page's, or one `put`
-// after it was read on its own).
+// after it was read on its own): see cursor-rows.ts.
 import { useState } from 'preact/hooks';
+import { latestOnce, putRow } from './cursor-rows';
 import { useWords } from './i18n';
 import { useLoad } from './ui';
 
@@ -18,11 +19,6 @@ export interface MoreControl {
   cursor: string | null;
   busy: boolean;
   load: () => void;
-}
-
-/** The rows by `idOf`, each where it was first, as its last version (a Map keeps a key's first place). */
-function latestOnce<T>(rows: T[], idOf: (row: T) => string): T[] {
-  return [...new Map(rows.map((row) => [idOf(row), row])).values()];
 }
 
 /** `fetchPage(undefined)` is the first page; `fetchPage(cursor)` the one after it. */
@@ -61,7 +57,7 @@ export function useCursorList<T>(
     /** Every row loaded so far, once each; undefined until the first page arrives. */
     rows: first.data && latestOnce([...first.data, ...more], idOf),
     /** Shows `row`, read again on its own, in place of the version listed. */
-    put: (row: T) => setMore((m) => [...m, row]),
+    put: (row: T) => setMore((m) => putRow(m, row, idOf)),
     error: first.error ?? error,
     reload: first.reload,
     more: { cursor, busy, load } satisfies MoreControl,
