@@ -66,7 +66,10 @@ const es = {
   status: 'Estado HTTP',
   error: 'Error',
   replay: 'Reenviar webhook',
-  replayed: 'Webhook reenviado.',
+  replayQueued: (eventId: string) => `Reenvío del webhook puesto en cola (evento ${eventId}).`,
+  replayNoUrl: (eventId: string) =>
+    `Reenvío del webhook puesto en cola (evento ${eventId}), pero no hay una URL de webhook configurada: no se entregará nada.`,
+  replayNoUrlFix: 'Configure una en',
   noDeliveries: 'Sin entregas todavía.',
   mails: 'Correos al receptor',
   recipients: 'Destinatarios',
@@ -232,7 +235,10 @@ const en: Words = {
   status: 'HTTP status',
   error: 'Error',
   replay: 'Replay webhook',
-  replayed: 'Webhook replayed.',
+  replayQueued: (eventId: string) => `Webhook replay queued (event ${eventId}).`,
+  replayNoUrl: (eventId: string) =>
+    `Webhook replay queued (event ${eventId}), but no webhook URL is configured: nothing will be delivered.`,
+  replayNoUrlFix: 'Set one in',
   noDeliveries: 'No deliveries yet.',
   mails: 'E-mails to the receptor',
   recipients: 'Recipients',

@@ -1,12 +1,13 @@
 // The dashboard in a real headless Chromium against the real services in this process (@cr/stack:
 // auth-server, tenant-api with the built dashboard, hacienda-sandbox): sign in, find an accepted invoice and
-// download its PDF, totals in their currency and in cents, read a rejected one's reason, replay a webhook,
-// every page in Spanish and English and on a phone; the session cookie's flags, a state-changing call
-// without the CSRF header refused, another tenant's documents never shown, sign-out revoking the token, and
-// a sign-out the auth-server did not confirm told as such (the token still valid until its exp); a rejection
-// refused without its reason before anything is sent, received documents past the first page loaded and
-// answered, dates and e-mail states in English, and a session that ended while the page was open taking it
-// back to the sign-in form.
+// download its PDF, totals in their currency and in cents, read a rejected one's reason, replay a webhook
+// (the note naming the event queued, or saying that without a URL nothing will be delivered), every page in
+// Spanish and English and on a phone; the session cookie's flags, a state-changing call without the CSRF
+// header refused, another tenant's documents never shown, sign-out revoking the token, and a sign-out the
+// auth-server did not confirm told as such (the token still valid until its exp); a rejection refused
+// without its reason before anything is sent, received documents past the first page loaded and answered,
+// dates and e-mail states in English, and a session that ended while the page was open taking it back to
+// the sign-in form.
 // Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -197,15 +198,18 @@ run('the dashboard in Chromium', () => {
     await shot('04-documento-rechazado');
   });
 
-  it('when the webhook is replayed from the document page, then the receiver gets the event again and the delivery is listed', async () => {
+  it('when the webhook is replayed from the document page, then the note says which event was queued, the receiver gets that event and the delivery is listed', async () => {
     await page.goto(appUrl('acme', `/app/documentos/${accepted}`));
     await page.getByRole('button', { name: 'Reenviar webhook' }).waitFor();
-    const before = receiver.received.filter((r) => r.body.includes(accepted)).length;
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
     await page.getByRole('button', { name: 'Reenviar webhook' }).click();
-    await page.getByRole('status').filter({ hasText: 'Webhook reenviado.' }).waitFor();
+    const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
+    const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
+    await note.waitFor();
+    expect(await note.textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
     const deadline = Date.now() + 15_000;
-    while (receiver.received.filter((r) => r.body.includes(accepted)).length <= before) {
-      if (Date.now() > deadline) throw new Error('the replayed webhook never arrived');
+    while (!receiver.received.some((r) => r.headers['webhook-id'] === eventId)) {
+      if (Date.now() > deadline) throw new Error(`the replayed webhook ${eventId} never arrived`);
       await new Promise((r) => setTimeout(r, 100));
     }
     await page.reload();
@@ -291,6 +295,17 @@ run('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Guardar y rotar secreto' }).click();
     await page.getByRole('alert').waitFor();
     expect(await input.inputValue()).toBe('http://example.com/hook');
+  });
+
+  it('when a webhook is replayed from the webhook page with a URL set, then the note says which event was queued', async () => {
+    await page.goto(appUrl('acme', '/app/webhook'));
+    await page.getByLabel('Clave').fill(accepted);
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
+    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
+    const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
+    const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
+    await note.waitFor();
+    expect(await note.textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
   });
 
   it('when a renewed .p12 is uploaded on the issuers page, then the issuer is updated with it', async () => {
@@ -448,6 +463,54 @@ run('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: /^Aceptación \d{20}/ }).waitFor();
     expect(page.url()).toBe(appUrl('globex', `/app/documentos/${receivedClave}`));
     expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('when globex, which has no webhook URL, replays a webhook, then the note says the event was queued but nothing will be delivered, on the document page with the way to the webhook page', async () => {
+    await page.goto(appUrl('globex', `/app/documentos/${globexClave}`));
+    const replay = page.getByRole('button', { name: 'Reenviar webhook' });
+    const signIn = page.getByLabel('Contraseña');
+    await replay.or(signIn).first().waitFor();
+    // Signed in since the globex tests above; signed in here when this test runs alone.
+    if (await signIn.isVisible()) {
+      await signIn.fill('globex-dashboard-password-1');
+      await page.getByRole('button', { name: 'Ingresar' }).click();
+    }
+    const noUrl = (eventId: string) =>
+      `Reenvío del webhook puesto en cola (evento ${eventId}), pero no hay una URL de webhook configurada: no se entregará nada.`;
+    const replayed = () =>
+      page
+        .waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook')
+        .then(async (r) => ((await r.json()) as { data: { eventId: string } }).data.eventId);
+
+    let answered = replayed();
+    await replay.click();
+    let eventId = await answered;
+    const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
+    await note.waitFor();
+    expect(await note.textContent()).toBe(`${noUrl(eventId)} Configure una en Webhooks.`);
+    await shot('05c-webhook-sin-url');
+    await page.getByLabel('Idioma').selectOption('en');
+    try {
+      await page
+        .getByRole('status')
+        .filter({
+          hasText: `Webhook replay queued (event ${eventId}), but no webhook URL is configured: nothing will be delivered. Set one in Webhooks.`,
+        })
+        .waitFor();
+    } finally {
+      await page.getByLabel('Language').selectOption('es');
+    }
+    await note.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor();
+    expect(page.url()).toBe(appUrl('globex', '/app/webhook'));
+
+    // On the webhook page, the form to set the URL is the page itself: the note only says what happened.
+    await page.getByLabel('Clave').fill(globexClave);
+    answered = replayed();
+    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
+    eventId = await answered;
+    await note.waitFor();
+    expect(await note.textContent()).toBe(noUrl(eventId));
   });
 
   it('when more received documents wait than one page holds, then "load more" shows the rest and one of them is answered in place', async () => {

@@ -7,6 +7,7 @@ import { call } from '../api';
 import { useLang, useWords } from '../i18n';
 import { onLink } from '../router';
 import { ErrorLine, StateBadge, crDate, useLoad } from '../ui';
+import { type Replayed, ReplayNote, replayWebhook } from '../webhook-replay';
 
 /** Under a list the service cut to its latest entries: how many of how many (`total` is absent from older servers). */
 function LatestOf({ shown, total }: { shown: number; total: number | undefined }) {
@@ -24,6 +25,8 @@ function LatestOf({ shown, total }: { shown: number; total: number | undefined }
 export function DocumentPage({ clave }: { clave: string }) {
   const t = useWords();
   const lang = useLang();
+  // The last action's note: a replay's, or the e-mail resend's.
+  const [replayed, setReplayed] = useState<Replayed | undefined>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const doc = useLoad(
@@ -33,8 +36,9 @@ export function DocumentPage({ clave }: { clave: string }) {
   const replay = async () => {
     setError(undefined);
     try {
-      await call('POST', '/api/reenviar/webhook', { clave });
-      setNote(t.replayed);
+      const queued = await replayWebhook(clave);
+      setNote(undefined);
+      setReplayed(queued);
       doc.reload();
     } catch (err) {
       setError(err);
@@ -44,6 +48,7 @@ export function DocumentPage({ clave }: { clave: string }) {
     setError(undefined);
     try {
       await call('POST', '/api/reenviar/correo', { clave });
+      setReplayed(undefined);
       setNote(t.mailQueued);
       doc.reload();
     } catch (err) {
@@ -181,6 +186,7 @@ export function DocumentPage({ clave }: { clave: string }) {
               {t.resendMail}
             </button>
           )}
+          {replayed && <ReplayNote replayed={replayed} linked />}
           {note && (
             <p role="status" class="ok">
               {note}

@@ -5,13 +5,14 @@ import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
 import { useLang, useWords } from '../i18n';
 import { ErrorLine, crDate, useLoad } from '../ui';
+import { type Replayed, ReplayNote, replayWebhook } from '../webhook-replay';
 
 export function WebhookPage() {
   const t = useWords();
   const lang = useLang();
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
-  const [note, setNote] = useState<string | undefined>(undefined);
+  const [replayed, setReplayed] = useState<Replayed | undefined>(undefined);
   // What the tenant typed, until it is saved: the field is not wiped back to the stored URL when the save
   // fails (or the page re-renders for any other reason).
   const [url, setUrl] = useState<string | undefined>(undefined);
@@ -40,8 +41,7 @@ export function WebhookPage() {
     setError(undefined);
     const clave = String(new FormData(e.currentTarget as HTMLFormElement).get('clave'));
     try {
-      await call('POST', '/api/reenviar/webhook', { clave });
-      setNote(t.replayed);
+      setReplayed(await replayWebhook(clave));
       hook.reload();
     } catch (err) {
       setError(err);
@@ -77,11 +77,7 @@ export function WebhookPage() {
           <input name="clave" required pattern="[0-9]{50}" inputMode="numeric" />
         </label>
         <button type="submit">{t.replay}</button>
-        {note && (
-          <p role="status" class="ok">
-            {note}
-          </p>
-        )}
+        {replayed && <ReplayNote replayed={replayed} linked={false} />}
       </form>
       {h && h.entregas.length > 0 && (
         <>
