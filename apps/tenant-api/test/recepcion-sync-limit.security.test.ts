@@ -11,6 +11,7 @@ import { createTenantLimiter } from '../src/tenancy/tenant-rate-limit';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
 import { post } from './support/client';
 import { RECEIVER_ID, registerReceiver } from './support/supplier-documents';
+import { haciendaSettingsFor } from './support/hacienda-sandbox';
 import { type TestApp, startTestApp } from './support/test-app';
 
 jest.setTimeout(60_000);
@@ -41,13 +42,7 @@ beforeAll(async () => {
   const url = `http://127.0.0.1:${(hacienda.address() as AddressInfo).port}`;
   ctx = await startTestApp({
     checkExonerations: false,
-    hacienda: {
-      HACIENDA_IDP_URL_TEST: `${url}/auth/realms/rut-stag/protocol/openid-connect/token`,
-      HACIENDA_IDP_URL_PROD: `${url}/auth/realms/rut/protocol/openid-connect/token`,
-      HACIENDA_RECEPCION_URL_TEST: `${url}/recepcion/v1`,
-      HACIENDA_RECEPCION_URL_PROD: `${url}/recepcion/v1`,
-      HACIENDA_PUBLIC_API_URL: url,
-    },
+    hacienda: haciendaSettingsFor(url),
     recepcionSyncLimiter: createTenantLimiter('received document synchronizations', {
       limit: 2,
       windowSeconds: 3_600,

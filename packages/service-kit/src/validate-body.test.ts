@@ -1,16 +1,6 @@
 import { DocumentRequest, LoginRequest, MAX_LISTED_ISSUES } from '@cr/contracts';
-import { AppError } from './errors';
+import { refusal } from './testing/refusal';
 import { parseBody } from './validate-body';
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('parseBody', () => {
   it('when the body is valid, then returns it', () => {

@@ -1,16 +1,6 @@
 import { ClientListQuery } from '@cr/contracts';
-import { AppError } from './errors';
+import { refusal } from './testing/refusal';
 import { parseQuery } from './validate-query';
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('parseQuery', () => {
   it('when an integer parameter arrives as decimal digits, then it is read as the integer', () => {

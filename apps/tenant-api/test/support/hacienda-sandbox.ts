@@ -104,7 +104,7 @@ export function startFlowSandbox(dataDir: string, timeoutMs: number): Promise<Ap
   });
 }
 
-/** The tenant-api's Hacienda endpoints (IdP, recepción, public API) pointed at a sandbox. */
+/** The tenant-api's Hacienda endpoints (IdP, recepción, public API) pointed at a sandbox, or at a fake of it. */
 export function haciendaSettingsFor(sandboxUrl: string) {
   return {
     HACIENDA_IDP_URL_TEST: `${sandboxUrl}/auth/realms/rut-stag/protocol/openid-connect/token`,
