@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_EMISOR, type Stack, invoice, startStack } from '@cr/stack';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { chromiumAvailable, launchChromium } from './support/chromium';
 import { type Receiver, TenantClient, startReceiver, tenantFetch } from './support/tenant-setup';
 
@@ -76,6 +76,21 @@ async function supplyGlobex(
 
 const appUrl = (tenant: string, path = '/app/') => `http://${tenant}.localhost:${stack.tenantPort}${path}`;
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+/**
+ * Opens `path` on `tenant`'s dashboard and waits for `ready`. The session of an earlier test is kept; when a
+ * test runs alone there is none, and it signs in with `password` first.
+ */
+async function openSignedIn(tenant: string, path: string, password: string, ready: Locator): Promise<void> {
+  await page.goto(appUrl(tenant, path));
+  const signIn = page.getByLabel('Contraseña');
+  await ready.or(signIn).first().waitFor();
+  if (await signIn.isVisible()) {
+    await signIn.fill(password);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await ready.waitFor();
+  }
+}
 
 run('the dashboard in Chromium', () => {
   beforeAll(async () => {
@@ -466,15 +481,8 @@ run('the dashboard in Chromium', () => {
   });
 
   it('when globex, which has no webhook URL, replays a webhook, then the note says the event was queued but nothing will be delivered, on the document page with the way to the webhook page', async () => {
-    await page.goto(appUrl('globex', `/app/documentos/${globexClave}`));
     const replay = page.getByRole('button', { name: 'Reenviar webhook' });
-    const signIn = page.getByLabel('Contraseña');
-    await replay.or(signIn).first().waitFor();
-    // Signed in since the globex tests above; signed in here when this test runs alone.
-    if (await signIn.isVisible()) {
-      await signIn.fill('globex-dashboard-password-1');
-      await page.getByRole('button', { name: 'Ingresar' }).click();
-    }
+    await openSignedIn('globex', `/app/documentos/${globexClave}`, 'globex-dashboard-password-1', replay);
     const noUrl = (eventId: string) =>
       `Reenvío del webhook puesto en cola (evento ${eventId}), pero no hay una URL de webhook configurada: no se entregará nada.`;
     const replayed = () =>
@@ -655,15 +663,9 @@ run('the dashboard in Chromium', () => {
       const listed = page.waitForResponse(
         (r) => new URL(r.url()).pathname === '/api/documentos' && r.request().method() === 'GET',
       );
-      await page.goto(appUrl('acme', '/app/documentos'));
       const signIn = page.getByLabel('Contraseña');
       const nav = page.getByRole('navigation').getByRole('link', { name: 'Emisores' });
-      await nav.or(signIn).first().waitFor();
-      if (await signIn.isVisible()) {
-        await signIn.fill(PASSWORD);
-        await page.getByRole('button', { name: 'Ingresar' }).click();
-        await nav.waitFor();
-      }
+      await openSignedIn('acme', '/app/documentos', PASSWORD, nav);
       expect((await listed).status()).toBe(200);
       const EIGHT_HOURS_AND_A_MINUTE = 8 * 3600 + 60;
       if (how === 'expired') stack.advanceTenantClock(EIGHT_HOURS_AND_A_MINUTE);
@@ -710,16 +712,8 @@ run('the dashboard in Chromium', () => {
   });
 
   it('when the auth-server is down at sign-out, then the sign-in page says the session is still valid and until when', async () => {
-    await page.goto(appUrl('globex', '/app/documentos'));
     const signOut = page.getByRole('button', { name: 'Salir' });
-    const signIn = page.getByLabel('Contraseña');
-    await signOut.or(signIn).first().waitFor();
-    // Signed in since the globex test above; signed in again when this test runs alone.
-    if (await signIn.isVisible()) {
-      await signIn.fill('globex-dashboard-password-1');
-      await page.getByRole('button', { name: 'Ingresar' }).click();
-      await signOut.waitFor();
-    }
+    await openSignedIn('globex', '/app/documentos', 'globex-dashboard-password-1', signOut);
     const token = (await context.cookies(appUrl('globex')))[0]!.value;
     // The session's expiry in Costa Rica time, as every date of the dashboard (the browser is in Madrid).
     const expira = await page.evaluate(async () => {
