@@ -218,7 +218,9 @@ function tableHeader(w: LetterWriter, doc: Doc): void {
 function lineCells(l: Linea): string[] {
   // Every discount of the line (up to 5), summed: each one is in the line's notes.
   const descuento = sumAmounts(l.descuentos.map((d) => d.monto));
+  // Several taxes show their sum under "Impuestos", as the ticket does: each one is in the line's notes.
   const tax = l.impuestos[0];
+  const taxLabel = l.impuestos.length > 1 ? 'Impuestos' : tax && impuestoShort(tax);
   return [
     l.numero,
     l.cabys ?? '',
@@ -228,7 +230,7 @@ function lineCells(l: Linea): string[] {
     // A REP line has no quantity or price (ReciboElectronicoPago LineaDetalle): its MontoTotal is what was paid.
     l.precioUnitario === undefined ? formatNumber(l.montoTotal) : formatPrice(l.precioUnitario),
     l.descuentos.length > 0 ? formatNumber(descuento) : '',
-    tax ? `${impuestoShort(tax)}\n${formatNumber(l.impuestoNeto ?? tax.monto)}` : '',
+    tax ? `${taxLabel}\n${formatNumber(l.impuestoNeto ?? tax.monto)}` : '',
     formatNumber(l.montoTotalLinea),
   ];
 }

@@ -205,4 +205,25 @@ export function exportWithSelectivoXml(): string {
   return sign(exportInvoice({ numeroReferencia: 23, detalleServicio: [l] }));
 }
 
+/** An FE whose line 1 carries a selectivo of 10 % (240,00) and IVA 13 % (343,20): 583,20 of taxes. */
+export function twoTaxInvoiceXml(): string {
+  return sign(
+    fiveLineInvoice({
+      numeroReferencia: 24,
+      detalleServicio: [
+        taxedLine(1, {
+          cabys: '2132100000100',
+          cantidad: 3,
+          precio: '800.00',
+          impuestos: [
+            { codigo: '02', tarifa: '10' },
+            { codigo: '01', codigoTarifa: '08', tarifa: '13' },
+          ],
+        }),
+        line(2),
+      ],
+    }),
+  );
+}
+
 export { line, sign };

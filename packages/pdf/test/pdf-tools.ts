@@ -102,6 +102,7 @@ export interface Word {
   text: string;
   page: number;
   xMin: number;
+  xMax: number;
   yMin: number;
   yMax: number;
 }
@@ -123,9 +124,16 @@ export function pageWords(pdf: Buffer): Word[][] {
   return pages.map((markup, i) =>
     [
       ...markup.matchAll(
-        /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g,
+        /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g,
       ),
-    ].map((m) => ({ text: fromHtml(m[4]!), page: i + 1, xMin: +m[1]!, yMin: +m[2]!, yMax: +m[3]! })),
+    ].map((m) => ({
+      text: fromHtml(m[5]!),
+      page: i + 1,
+      xMin: +m[1]!,
+      yMin: +m[2]!,
+      xMax: +m[3]!,
+      yMax: +m[4]!,
+    })),
   );
 }
 
