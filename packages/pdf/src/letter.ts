@@ -467,9 +467,9 @@ function otrosCargos(w: LetterWriter, v: ComprobanteView): void {
   }
 }
 
-function summary(w: LetterWriter, v: ComprobanteView): void {
+function summary(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
   const moneda = v.resumen.codigoMoneda;
-  const rows: [string, string, boolean][] = [];
+  const rows: TotalRow[] = [];
   for (const t of v.resumen.totales) {
     const zero = /^0*(\.0*)?$/.test(t.monto);
     // The buckets that are zero say nothing; venta, descuentos and neta always show.
@@ -504,14 +504,15 @@ function summary(w: LetterWriter, v: ComprobanteView): void {
   // that does not fit lets pdfkit turn the page by itself, over the page number and away from the totals.
   const heights = left.map((l) => w.measure(l, leftWidth));
   const leftHeight = heights.reduce((sum, h) => sum + h, 0);
-  const rightHeight = rows.reduce((sum, [, , strong]) => sum + (strong ? 17 : 11), 0);
+  // Measured as drawn too: a label such as "Impuesto asumido por el emisor" wraps in its column.
+  const rightHeight = rows.reduce((sum, row) => sum + totalRowHeight(doc, row), 0);
   w.y += 6;
   if (Math.max(leftHeight, rightHeight) <= PAGE_ROOM) {
     // The usual case: the column and the totals side by side, together on one page.
     w.ensure(Math.max(leftHeight, rightHeight));
     const start = w.y;
     const drawn = w.block(left, M, leftWidth);
-    totals(w, rows);
+    totals(w, doc, rows);
     w.y = Math.max(w.y, start + drawn) + 8;
     return;
   }
@@ -523,20 +524,48 @@ function summary(w: LetterWriter, v: ComprobanteView): void {
   });
   w.y += 6;
   w.ensure(rightHeight);
-  totals(w, rows);
+  totals(w, doc, rows);
   w.y += 8;
 }
 
-/** The totals in the right column from y, the TOTAL under a rule (17 pt) and the others 11 pt each. */
-function totals(w: LetterWriter, rows: [string, string, boolean][]): void {
-  const rx = W - M - 220;
-  for (const [name, amount, strong] of rows) {
-    const font = strong ? BOLD : REGULAR;
-    const size = strong ? 10 : 8;
-    if (strong) w.shortRule(rx, 220);
-    w.text(name, rx, 110, { font, size });
-    w.text(amount, rx + 110, 110, { font, size, align: 'right' });
-    w.y += strong ? 14 : 11;
+/** A row of the totals: label, amount, and whether it is the TOTAL (bold, under a rule). */
+type TotalRow = [string, string, boolean];
+
+const TOTALS_X = W - M - 220;
+const TOTALS_LABEL = 110;
+const TOTALS_AMOUNT = 110;
+/** The TOTAL's rule and the space under it. */
+const TOTAL_RULE = 3;
+
+/** A row's font, and its pitch: from its top to the next row's when its label and amount take one line. */
+function totalRowStyle(strong: boolean): { font: string; size: number; pitch: number } {
+  return strong ? { font: BOLD, size: 10, pitch: 14 } : { font: REGULAR, size: 8, pitch: 11 };
+}
+
+/**
+ * The height `totals` gives a row: its pitch and every line more its label or its amount wraps to (pdfkit
+ * wraps them as heightOfString measures), so a wrapped label is never drawn over the row under it.
+ */
+function totalRowHeight(doc: Doc, [name, amount, strong]: TotalRow): number {
+  const { font, size, pitch } = totalRowStyle(strong);
+  doc.font(font).fontSize(size);
+  const height = Math.max(
+    doc.heightOfString(name, { width: TOTALS_LABEL }),
+    doc.heightOfString(amount, { width: TOTALS_AMOUNT }),
+  );
+  return pitch + height - doc.currentLineHeight(true) + (strong ? TOTAL_RULE : 0);
+}
+
+/** The totals in the right column from y, the TOTAL last under a rule. */
+function totals(w: LetterWriter, doc: Doc, rows: TotalRow[]): void {
+  for (const row of rows) {
+    const [name, amount, strong] = row;
+    const { font, size } = totalRowStyle(strong);
+    const next = w.y + totalRowHeight(doc, row);
+    if (strong) w.shortRule(TOTALS_X, TOTALS_LABEL + TOTALS_AMOUNT);
+    w.text(name, TOTALS_X, TOTALS_LABEL, { font, size });
+    w.text(amount, TOTALS_X + TOTALS_LABEL, TOTALS_AMOUNT, { font, size, align: 'right' });
+    w.y = next;
   }
 }
 
@@ -590,7 +619,7 @@ export async function renderLetter(v: ComprobanteView, branding: DrawnBranding):
   parties(w, v);
   await lines(w, doc, v);
   otrosCargos(w, v);
-  summary(w, v);
+  summary(w, doc, v);
   closing(w, doc, v, branding);
   pageNumbers(doc, v);
   return collect(doc);

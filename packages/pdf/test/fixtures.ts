@@ -226,4 +226,39 @@ export function twoTaxInvoiceXml(): string {
   );
 }
 
+/**
+ * Lines whose summary rows have long labels: a tax 05 (Específico bebidas envasadas sin alcohol y jabones)
+ * with IVA, a line at IVA tarifa 0 % sin derecho a crédito (11) and one whose IVA the issuer assumed
+ * (TotalImpAsumEmisorFabrica).
+ */
+export function longLabelLines(): DocumentRequest['detalleServicio'] {
+  return [
+    taxedLine(1, {
+      cabys: '2132100000100',
+      cantidad: 24,
+      precio: '650.00',
+      impuestos: [
+        {
+          codigo: '05',
+          datosImpuestoEspecifico: {
+            cantidadUnidadMedida: '355',
+            volumenUnidadConsumo: '250',
+            impuestoUnidad: '21.36',
+          },
+        },
+        { codigo: '01', codigoTarifa: '08', tarifa: '13' },
+      ],
+    }),
+    taxedLine(2, { impuestos: [{ codigo: '01', codigoTarifa: '11', tarifa: '0' }] }),
+    taxedLine(3, {
+      cabys: '2132100000100',
+      precio: '4000.00',
+      ivaCobradoFabrica: '01',
+      baseImponible: '3000.00',
+      impuestoAsumidoEmisorFabrica: '390.00',
+      impuestos: [{ codigo: '01', codigoTarifa: '08', tarifa: '13' }],
+    }),
+  ];
+}
+
 export { line, sign };

@@ -3,8 +3,8 @@
 // and the totals stay with their section, beside it or right after it, never orphaned mid-page.
 import type { DocumentRequest } from '@cr/contracts';
 import { KIND_TITLES, type ComprobanteView, readComprobanteView, renderComprobantePdf } from '../src';
-import { REFERENCED_CLAVE, fiveLineInvoice, line, sign } from './fixtures';
-import { type Word, pageWords, popplerAvailable } from './pdf-tools';
+import { REFERENCED_CLAVE, fiveLineInvoice, line, longLabelLines, sign } from './fixtures';
+import { type Word, overlappingWords, pageWords, popplerAvailable } from './pdf-tools';
 
 const tools = popplerAvailable();
 const itTools = tools ? it : it.skip;
@@ -69,15 +69,19 @@ function only(pages: Word[][], text: string): Word {
 const isTitle = (w: Word) =>
   /^(Medios|Documentos|Observaciones)$/.test(w.text) && Math.abs(w.xMin - 36) < 0.5;
 
-/** Checks the layout; returns where the totals went: with the column's end, or opening the next page. */
-function expectSummaryLaidOut(view: ComprobanteView, pages: Word[][], markers: string[]): 'with' | 'next' {
-  // Nothing but the page number below the text bottom, on any page.
+/** Nothing but the page number below the text bottom, on any page. */
+function expectStripClear(view: ComprobanteView, pages: Word[][]): void {
   pages.forEach((words, i) => {
     const strip = words.filter((w) => w.yMax > TEXT_BOTTOM + 0.5).map((w) => w.text);
     expect(strip.join(' ')).toBe(
       `${KIND_TITLES[view.kind]} ${view.consecutivo} · Página ${i + 1} de ${pages.length}`,
     );
   });
+}
+
+/** Checks the layout; returns where the totals went: with the column's end, or opening the next page. */
+function expectSummaryLaidOut(view: ComprobanteView, pages: Word[][], markers: string[]): 'with' | 'next' {
+  expectStripClear(view, pages);
   // Every item of the column is there once, in order.
   const column = markers.map((m) => only(pages, m));
   column.reduce((prev, w) => {
@@ -147,4 +151,49 @@ describe('the letter summary', () => {
     // Some counts leave room for the totals under the column and some push them to the next page.
     expect([...outcomes].sort()).toEqual(['next', 'with']);
   });
+});
+
+/** An FE whose summary rows have long labels, after `filler` more lines. */
+function longLabelInvoice(filler: number): ComprobanteView {
+  const fillers = Array.from({ length: filler }, (_, i) => line(i + 4, { precio: '1000.00' }));
+  return readComprobanteView(
+    sign(fiveLineInvoice({ numeroReferencia: 26, detalleServicio: [...longLabelLines(), ...fillers] })),
+  );
+}
+
+describe('the letter totals', () => {
+  itTools(
+    'when labels wrap, no row is drawn over the next and the block stays out of the page-number strip',
+    async () => {
+      const totalPages = new Set<number>();
+      for (const filler of LINE_COUNTS) {
+        const view = longLabelInvoice(filler);
+        const pages = pageWords(await renderComprobantePdf(view, { layout: 'carta' }));
+        try {
+          for (const words of pages)
+            expect(overlappingWords(words).map(([a, b]) => `${a.text} over ${b.text}`)).toEqual([]);
+          expectStripClear(view, pages);
+          // Each long label is there whole (its wrapped words too), and the TOTAL with the rest.
+          const text = pages
+            .flat()
+            .map((w) => w.text)
+            .join(' ');
+          for (const label of [
+            'Impuesto asumido por el emisor',
+            'Específico bebidas envasadas sin alcohol y jabones',
+            'IVA tarifa 0 % sin derecho a crédito',
+          ])
+            expect(text).toContain(label);
+          const total = only(pages, 'TOTAL');
+          const neta = pages.flat().find((w, i, all) => w.text === 'neta' && all[i - 1]?.text === 'Venta');
+          expect(neta?.page).toBe(total.page);
+          totalPages.add(total.page);
+        } catch (error) {
+          throw new Error(`${filler} more lines: ${(error as Error).message}`);
+        }
+      }
+      // As the lines grow the summary crosses page boundaries, a point of the page at a time.
+      expect(totalPages.size).toBeGreaterThan(1);
+    },
+  );
 });

@@ -137,6 +137,19 @@ export function pageWords(pdf: Buffer): Word[][] {
   );
 }
 
+/** The pairs of a page's words whose boxes overlap by more than `tolerance` points both ways: text over text. */
+export function overlappingWords(words: Word[], tolerance = 0.5): [Word, Word][] {
+  const pairs: [Word, Word][] = [];
+  words.forEach((a, i) => {
+    for (const b of words.slice(i + 1)) {
+      const dx = Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin);
+      const dy = Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin);
+      if (dx > tolerance && dy > tolerance) pairs.push([a, b]);
+    }
+  });
+  return pairs;
+}
+
 export function decodeQr(png: PNG): string | undefined {
   return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
 }
