@@ -1,6 +1,8 @@
 // Costa Rican formatting: amounts as `₡ 1 234 567,89` (space between thousands, comma before the
 // decimals, the document's currency symbol), quantities with up to 3 decimals, dates as dd/mm/aaaa hh:mm:ss.
 // Decimal arithmetic only: amounts are the XML's strings, rounded half-up with decimal.js.
+// The spaces inside a number (thousands, currency symbol, percent sign) are no-break spaces: an ordinary one
+// lets the text engine wrap `9 999,999` into `9` over `999,999`, which reads as two numbers.
 import Decimal from 'decimal.js';
 
 const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
@@ -11,8 +13,11 @@ export function currencySymbol(codigoMoneda: string): string {
   return SYMBOLS[codigoMoneda] ?? codigoMoneda;
 }
 
+/** U+00A0: the same width as a space (DejaVu has the glyph), and pdftotext reads it back as one. */
+const NBSP = '\u00a0';
+
 function groupThousands(integer: string): string {
-  return integer.replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+  return integer.replace(/\B(?=(\d{3})+(?!\d))/g, NBSP);
 }
 
 function toDecimal(value: string | undefined): Decimal | undefined {
@@ -39,7 +44,7 @@ function formatDecimal(d: Decimal, decimals: number): string {
   const negative = fixed.startsWith('-');
   const [int, frac] = (negative ? fixed.slice(1) : fixed).split('.');
   const body = groupThousands(int!) + (frac ? `,${frac}` : '');
-  return negative && !/^[0 ,]+$/.test(body) ? `-${body}` : body;
+  return negative && !/^[0\u00a0,]+$/.test(body) ? `-${body}` : body;
 }
 
 /**
@@ -62,7 +67,7 @@ export function sumAmounts(values: readonly string[]): string {
 /** `₡ 1 234 567,89`, `$ 12,50`. */
 export function formatMoney(value: string | undefined, codigoMoneda: string): string {
   if (value === undefined) return '';
-  return `${currencySymbol(codigoMoneda)} ${formatNumber(value)}`;
+  return `${currencySymbol(codigoMoneda)}${NBSP}${formatNumber(value)}`;
 }
 
 /** Quantities: up to 3 decimals, trailing zeros dropped (`2`, `1,5`, `0,125`). */
@@ -77,7 +82,7 @@ export function formatQuantity(value: string | undefined): string {
 /** A percentage as written in the XML (`13.00` → `13 %`, `0.50` → `0,5 %`). */
 export function formatRate(value: string | undefined): string {
   if (value === undefined) return '';
-  return `${formatQuantity(value)} %`;
+  return `${formatQuantity(value)}${NBSP}%`;
 }
 
 /** `2026-05-26T12:30:59-06:00` → `26/05/2026 12:30:59` (the written local time; Costa Rica is UTC-06:00). */

@@ -2,7 +2,15 @@
 // table (repeated header on every page), other charges, payment and references beside the totals, then
 // the QR with the clave, Hacienda's legend, the tenant's footer and page numbers.
 import { KIND_TITLES, LEYENDA_HACIENDA, TOTALES, label } from './catalogs';
-import { formatDateTime, formatMoney, formatNumber, formatPrice, formatQuantity, sumAmounts } from './format';
+import {
+  formatDateTime,
+  formatMoney,
+  formatNumber,
+  formatPrice,
+  formatQuantity,
+  formatRate,
+  sumAmounts,
+} from './format';
 import type { ComponenteSurtido, ComprobanteView, Linea } from './model';
 import { BOLD, type Doc, REGULAR, collect, documentDate, drawQr, newDoc, turnAt, wrapLines } from './pdf-kit';
 import { type DrawnBranding, drawLogo } from './logo-image';
@@ -55,19 +63,60 @@ interface Column {
   title: string;
   width: number;
   align: 'left' | 'right';
+  /** Its cells hold numbers: one too wide for the column is drawn smaller, never split over two lines. */
+  numeric?: boolean;
 }
 
+/** The table's columns at their usual widths: tableColumns widens the numeric ones a document needs wider. */
 const COLUMNS: Column[] = [
-  { title: '#', width: 16, align: 'left' },
+  { title: '#', width: 16, align: 'left', numeric: true },
   { title: 'Código CABYS', width: 68, align: 'left' },
   { title: 'Descripción', width: 158, align: 'left' },
-  { title: 'Cant.', width: 38, align: 'right' },
+  { title: 'Cant.', width: 38, align: 'right', numeric: true },
   { title: 'Unidad', width: 34, align: 'left' },
-  { title: 'Precio unit.', width: 62, align: 'right' },
-  { title: 'Descuento', width: 52, align: 'right' },
-  { title: 'Impuesto', width: 50, align: 'right' },
-  { title: 'Total línea', width: 62, align: 'right' },
+  { title: 'Precio unit.', width: 62, align: 'right', numeric: true },
+  { title: 'Descuento', width: 52, align: 'right', numeric: true },
+  { title: 'Impuesto', width: 50, align: 'right', numeric: true },
+  { title: 'Total línea', width: 62, align: 'right', numeric: true },
 ];
+const LINE_SIZE = 7.5;
+const DESCRIPTION_COLUMN = 2;
+/** What the description keeps when the numbers need its room. */
+const DESCRIPTION_MIN = 80;
+/**
+ * The order the numeric columns get the description's room in: the line number (up to 1000) and the amounts
+ * first, so a tax and a line total of 13 integer digits (the XSD's DecimalDineroType) always fit at full
+ * size; then the quantity (up to 16 digits), the price (up to 5 decimals) and the discount, which are drawn
+ * smaller when the room runs out (fitSize).
+ */
+const WIDEN_FIRST = ['#', 'Total línea', 'Impuesto', 'Cant.', 'Precio unit.', 'Descuento'].map((title) =>
+  COLUMNS.findIndex((c) => c.title === title),
+);
+
+/**
+ * The table's columns for a document whose rows are `rows`: each numeric column as wide as its widest number
+ * (a number is one word: its no-break spaces do not wrap), never narrower than usual, the description
+ * narrower by as much. Documents with ordinary amounts keep the usual widths.
+ */
+function tableColumns(doc: Doc, rows: string[][]): Column[] {
+  doc.font(REGULAR).fontSize(LINE_SIZE);
+  const columns = COLUMNS.map((c) => ({ ...c }));
+  let room = COLUMNS[DESCRIPTION_COLUMN]!.width - DESCRIPTION_MIN;
+  for (const i of WIDEN_FIRST) {
+    const column = columns[i]!;
+    const needed = Math.max(0, ...rows.map((cells) => widestWord(doc, cells[i] ?? ''))) + 4;
+    const more = Math.min(room, Math.max(0, needed - column.width));
+    column.width += more;
+    columns[DESCRIPTION_COLUMN]!.width -= more;
+    room -= more;
+  }
+  return columns;
+}
+
+/** The width of the widest word of `text` in the current font and size: pdfkit breaks lines between words. */
+function widestWord(doc: Doc, text: string): number {
+  return Math.max(0, ...text.split(/[ \n]/).map((word) => doc.widthOfString(word)));
+}
 
 class LetterWriter {
   y = M;
@@ -205,10 +254,10 @@ function parties(w: LetterWriter, v: ComprobanteView): void {
   w.rule();
 }
 
-function tableHeader(w: LetterWriter, doc: Doc): void {
+function tableHeader(w: LetterWriter, doc: Doc, columns: Column[]): void {
   let x = M;
   doc.rect(M, w.y - 2, CONTENT, 13).fill('#eeeeee');
-  for (const c of COLUMNS) {
+  for (const c of columns) {
     w.text(c.title, x + 2, c.width - 4, { font: BOLD, size: 7, align: c.align });
     x += c.width;
   }
@@ -243,12 +292,12 @@ const COMPONENT_COLUMNS: Column[] = [
   { title: '', width: 16, align: 'left' },
   { title: 'CABYS', width: 68, align: 'left' },
   { title: SURTIDO_TITLE, width: 150, align: 'left' },
-  { title: 'Cant.', width: 38, align: 'right' },
+  { title: 'Cant.', width: 38, align: 'right', numeric: true },
   { title: 'Unidad', width: 38, align: 'left' },
-  { title: 'Precio unit.', width: 58, align: 'right' },
-  { title: 'Descuento', width: 50, align: 'right' },
-  { title: 'Impuesto', width: 64, align: 'right' },
-  { title: 'Subtotal', width: 58, align: 'right' },
+  { title: 'Precio unit.', width: 58, align: 'right', numeric: true },
+  { title: 'Descuento', width: 50, align: 'right', numeric: true },
+  { title: 'Impuesto', width: 64, align: 'right', numeric: true },
+  { title: 'Subtotal', width: 58, align: 'right', numeric: true },
 ];
 const COMPONENT_SIZE = 6.5;
 const COMPONENT_COLOR = '#333333';
@@ -268,13 +317,13 @@ function componentCells(c: ComponenteSurtido): string[] {
   ];
 }
 
-/** The height of a row of cells at `size` (the tallest cell). */
-function rowHeight(doc: Doc, columns: Column[], cells: string[], size: number, font = REGULAR): number {
-  doc.font(font).fontSize(size);
+/** The height of a row of placed cells (the tallest cell). */
+function rowHeight(doc: Doc, cells: PlacedCell[]): number {
   let height = 0;
-  columns.forEach((c, i) => {
-    if (cells[i]) height = Math.max(height, doc.heightOfString(cells[i]!, { width: c.width - 4 }));
-  });
+  for (const c of cells) {
+    doc.font(c.font ?? REGULAR).fontSize(c.size);
+    height = Math.max(height, doc.heightOfString(c.text, { width: c.width }));
+  }
   return height;
 }
 
@@ -292,22 +341,39 @@ interface PlacedCell extends CellStyle {
   align: 'left' | 'right';
 }
 
-function placeRow(columns: Column[], cells: string[], style: CellStyle): PlacedCell[] {
+function placeRow(doc: Doc, columns: Column[], cells: string[], style: CellStyle): PlacedCell[] {
   const placed: PlacedCell[] = [];
   let x = M;
   columns.forEach((c, i) => {
-    if (cells[i]) placed.push({ ...style, text: cells[i]!, x: x + 2, width: c.width - 4, align: c.align });
+    const text = cells[i];
+    const width = c.width - 4;
+    if (text) {
+      const size = c.numeric ? fitSize(doc, text, width, style.size, style.font) : style.size;
+      placed.push({ ...style, size, text, x: x + 2, width, align: c.align });
+    }
     x += c.width;
   });
   return placed;
+}
+
+/**
+ * The size, at most `size`, at which each word of `text` fits `width`. pdfkit splits a word wider than its
+ * width between two characters, and a number split in two reads as two numbers: it is drawn smaller instead.
+ * Words are what pdfkit breaks lines between (spaces and newlines; a number's own spaces do not break).
+ */
+function fitSize(doc: Doc, text: string, width: number, size: number, font = REGULAR): number {
+  doc.font(font).fontSize(size);
+  const widest = widestWord(doc, text);
+  // Rounded down to a twentieth of a point, so the word fits whatever the rounding of its width.
+  return widest <= width ? size : Math.floor(((size * width) / widest) * 20) / 20;
 }
 
 function drawCells(w: LetterWriter, cells: PlacedCell[]): void {
   for (const c of cells) w.text(c.text, c.x, c.width, c);
 }
 
-function drawRow(w: LetterWriter, columns: Column[], cells: string[], style: CellStyle): void {
-  drawCells(w, placeRow(columns, cells, style));
+function drawRow(w: LetterWriter, doc: Doc, columns: Column[], cells: string[], style: CellStyle): void {
+  drawCells(w, placeRow(doc, columns, cells, style));
 }
 
 /**
@@ -349,15 +415,15 @@ function flow(w: LetterWriter, doc: Doc, cells: PlacedCell[], height: number, tu
 }
 
 /** Under the table header of a page a line continues on: which line it is. */
-function lineContinued(w: LetterWriter, numero: string): void {
-  const x = M + COLUMNS[0]!.width + COLUMNS[1]!.width + 2;
+function lineContinued(w: LetterWriter, columns: Column[], numero: string): void {
+  const x = M + columns[0]!.width + columns[1]!.width + 2;
   w.y +=
     w.text(`Línea ${numero} (continuación)`, x, CONTENT - x + M, { font: BOLD, size: 6.5, color: GRAY }) + 2;
 }
 
 /** The components' title row, under their line (and at the top of a page they continue on). */
 function componentHeader(w: LetterWriter, doc: Doc, titles: string[], height: number): void {
-  drawRow(w, COMPONENT_COLUMNS, titles, { size: COMPONENT_SIZE, font: BOLD, color: GRAY });
+  drawRow(w, doc, COMPONENT_COLUMNS, titles, { size: COMPONENT_SIZE, font: BOLD, color: GRAY });
   w.y += height + 1;
   doc
     .moveTo(M + COMPONENT_COLUMNS[0]!.width, w.y)
@@ -372,46 +438,56 @@ async function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): Promise<voi
   const moneda = v.resumen.codigoMoneda;
   w.text(`Detalle (montos en ${moneda})`, M, CONTENT, { font: BOLD, size: 8 });
   w.y += 12;
-  tableHeader(w, doc);
+  const cells = v.lineas.map(lineCells);
+  const columns = tableColumns(doc, cells);
+  // The notes go under the description, from its left edge to the table's right one.
+  const notesX = M + columns[0]!.width + columns[1]!.width + 2;
+  const notesWidth = W - M - 4 - notesX;
+  tableHeader(w, doc, columns);
   for (const [step, l] of v.lineas.entries()) {
     await turnAt(step);
-    const cells = lineCells(l);
-    const height = rowHeight(doc, COLUMNS, cells, 7.5);
+    const row = placeRow(doc, columns, cells[step]!, { size: LINE_SIZE });
+    const height = rowHeight(doc, row);
     const notes = lineNotes(l, moneda);
     const notesText = notes.join('\n');
     doc.fontSize(6.5);
-    const notesHeight = notes.length > 0 ? doc.heightOfString(notesText, { width: CONTENT - 90 }) + 2 : 0;
+    const notesHeight = notes.length > 0 ? doc.heightOfString(notesText, { width: notesWidth }) + 2 : 0;
     const components = l.surtido.map((c) => {
-      const cc = componentCells(c);
-      return { cells: cc, height: rowHeight(doc, COMPONENT_COLUMNS, cc, COMPONENT_SIZE) };
+      const placed = placeRow(doc, COMPONENT_COLUMNS, componentCells(c), {
+        size: COMPONENT_SIZE,
+        color: COMPONENT_COLOR,
+      });
+      return { cells: placed, height: rowHeight(doc, placed) };
     });
     const titles = COMPONENT_COLUMNS.map((c) => c.title);
     const continued = [...titles];
     continued[2] = `Línea ${l.numero} (continuación)`;
     const titleHeight =
-      components.length > 0 ? rowHeight(doc, COMPONENT_COLUMNS, titles, COMPONENT_SIZE, BOLD) : 0;
+      components.length > 0
+        ? rowHeight(doc, placeRow(doc, COMPONENT_COLUMNS, titles, { size: COMPONENT_SIZE, font: BOLD }))
+        : 0;
     const turnLine = () => {
       w.newPage();
-      tableHeader(w, doc);
-      lineContinued(w, l.numero);
+      tableHeader(w, doc, columns);
+      lineContinued(w, columns, l.numero);
     };
     const turnComponents = () => {
       w.newPage();
-      tableHeader(w, doc);
+      tableHeader(w, doc, columns);
       componentHeader(w, doc, continued, titleHeight);
     };
     // The line, its notes and its first component stay together; further components may go on. Taller
     // than a page (a line with hundreds of taxes in its notes), they flow over as many pages as they need.
     const first = components.length > 0 ? titleHeight + 3 + components[0]!.height + 2 : 0;
     const together = height + notesHeight + first + 4;
-    if (w.ensure(together <= ROW_ROOM ? together : ROW_START)) tableHeader(w, doc);
-    flow(w, doc, placeRow(COLUMNS, cells, { size: 7.5 }), height, turnLine);
+    if (w.ensure(together <= ROW_ROOM ? together : ROW_START)) tableHeader(w, doc, columns);
+    flow(w, doc, row, height, turnLine);
     w.y += 1;
     if (notes.length > 0) {
       const placed: PlacedCell = {
         text: notesText,
-        x: M + 86,
-        width: CONTENT - 90,
+        x: notesX,
+        width: notesWidth,
         align: 'left',
         size: 6.5,
         color: GRAY,
@@ -426,11 +502,10 @@ async function lines(w: LetterWriter, doc: Doc, v: ComprobanteView): Promise<voi
       const componentRoom = ROW_ROOM - titleHeight - 3;
       for (const c of components) {
         if (w.ensure(c.height + 6 <= componentRoom ? c.height + 6 : ROW_START)) {
-          tableHeader(w, doc);
+          tableHeader(w, doc, columns);
           componentHeader(w, doc, continued, titleHeight);
         }
-        const style = { size: COMPONENT_SIZE, color: COMPONENT_COLOR };
-        flow(w, doc, placeRow(COMPONENT_COLUMNS, c.cells, style), c.height, turnComponents);
+        flow(w, doc, c.cells, c.height, turnComponents);
         w.y += 2;
       }
     }
@@ -455,7 +530,7 @@ function otrosCargos(w: LetterWriter, v: ComprobanteView): void {
   w.text('Otros cargos', M, CONTENT, { font: BOLD, size: 8 });
   w.y += 12;
   for (const c of v.otrosCargos) {
-    const pct = c.porcentaje ? ` (${formatQuantity(c.porcentaje)} %)` : '';
+    const pct = c.porcentaje ? ` (${formatRate(c.porcentaje)})` : '';
     const tercero = c.nombreTercero ? `, a favor de ${c.nombreTercero}` : '';
     w.ensure(12);
     const h = w.text(`${c.detalle}${pct}${tercero}`, M, CONTENT - 120, { size: 7.5 });
@@ -499,7 +574,7 @@ function summary(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
     left.push({ text: 'Observaciones', font: BOLD, size: 8, title: true });
     for (const o of v.otros) left.push({ text: o });
   }
-  const leftWidth = CONTENT - 240;
+  const leftWidth = TOTALS_X - M - 20;
   // Measured as drawn: a reference or an observation wraps to several rows in this column, and a block
   // that does not fit lets pdfkit turn the page by itself, over the page number and away from the totals.
   const heights = left.map((l) => w.measure(l, leftWidth));
@@ -531,9 +606,10 @@ function summary(w: LetterWriter, doc: Doc, v: ComprobanteView): void {
 /** A row of the totals: label, amount, and whether it is the TOTAL (bold, under a rule). */
 type TotalRow = [string, string, boolean];
 
-const TOTALS_X = W - M - 220;
+/** The amounts' column holds a TOTAL of 13 integer digits in bold (`₡ 9 999 999 999 999,99`, 119 pt). */
 const TOTALS_LABEL = 110;
-const TOTALS_AMOUNT = 110;
+const TOTALS_AMOUNT = 130;
+const TOTALS_X = W - M - TOTALS_LABEL - TOTALS_AMOUNT;
 /** The TOTAL's rule and the space under it. */
 const TOTAL_RULE = 3;
 
@@ -548,11 +624,10 @@ function totalRowStyle(strong: boolean): { font: string; size: number; pitch: nu
  */
 function totalRowHeight(doc: Doc, [name, amount, strong]: TotalRow): number {
   const { font, size, pitch } = totalRowStyle(strong);
-  doc.font(font).fontSize(size);
-  const height = Math.max(
-    doc.heightOfString(name, { width: TOTALS_LABEL }),
-    doc.heightOfString(amount, { width: TOTALS_AMOUNT }),
-  );
+  doc.font(font).fontSize(fitSize(doc, amount, TOTALS_AMOUNT, size, font));
+  const amountHeight = doc.heightOfString(amount, { width: TOTALS_AMOUNT });
+  doc.fontSize(size);
+  const height = Math.max(doc.heightOfString(name, { width: TOTALS_LABEL }), amountHeight);
   return pitch + height - doc.currentLineHeight(true) + (strong ? TOTAL_RULE : 0);
 }
 
@@ -564,7 +639,9 @@ function totals(w: LetterWriter, doc: Doc, rows: TotalRow[]): void {
     const next = w.y + totalRowHeight(doc, row);
     if (strong) w.shortRule(TOTALS_X, TOTALS_LABEL + TOTALS_AMOUNT);
     w.text(name, TOTALS_X, TOTALS_LABEL, { font, size });
-    w.text(amount, TOTALS_X + TOTALS_LABEL, TOTALS_AMOUNT, { font, size, align: 'right' });
+    // An amount in an ISO code wider than ₡ (`MXN 9 999 999 999 999,99`) is drawn smaller, not split.
+    const amountSize = fitSize(doc, amount, TOTALS_AMOUNT, size, font);
+    w.text(amount, TOTALS_X + TOTALS_LABEL, TOTALS_AMOUNT, { font, size: amountSize, align: 'right' });
     w.y = next;
   }
 }

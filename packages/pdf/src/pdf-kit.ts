@@ -166,15 +166,15 @@ function keepLayouts(doc: Doc): void {
  * Every document embeds a subset of each font with the glyphs it uses, and encoding that subset (fontkit
  * re-reading and re-writing the TrueType tables) was another seventh of the CPU, and deflating it about
  * 0.6 ms more. Each subset now starts with the same glyphs in the same order, those of the text a Spanish
- * invoice is written with (ASCII, accented letters, ¿¡ºª°·×, ₡ and €, dashes and quotes, and the fi/fl
- * ligatures shaping forms), so most documents' subsets are identical, and their deflated bytes are kept
+ * invoice is written with (ASCII, accented letters, ¿¡ºª°·×, ₡ and €, dashes and quotes, the no-break space
+ * inside numbers, and the fi/fl ligatures shaping forms), so most documents' subsets are identical, and their deflated bytes are kept
  * per font (the few keys of documents that use other characters are kept too, up to SUBSET_CACHE_KEYS).
  * pdfkit's EmbeddedFont.embed creates the font file's stream first and ends it with `subset.encode()`:
  * while it embeds, that stream is marked as already FlateDecode and encode answers the kept bytes. Costs
  * about 4 kB per font and document; the output is the same for the same input, whatever was rendered
  * before.
  */
-const SUBSET_SEED_TEXT = `${Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join('')}ÁÉÍÓÚÜÑáéíóúüñ¿¡ºª°·×₡€–—“”‘’… fi fl ff ffi ffl`;
+const SUBSET_SEED_TEXT = `${Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join('')}ÁÉÍÓÚÜÑáéíóúüñ¿¡ºª°·×₡€–—“”‘’…\u00a0 fi fl ff ffi ffl`;
 const SUBSET_CACHE_KEYS = 16;
 const seedGlyphs = new Map<string, FontkitGlyph[]>();
 const deflatedSubsets = new Map<string, Map<string, Uint8Array>>();

@@ -11,8 +11,8 @@ const itTools = tools ? it : it.skip;
 
 /** letter.ts: text ends by y 742 (792 − 36 margin − 14); the page number line is drawn at 748. */
 const TEXT_BOTTOM = 742;
-/** The totals column's left edge (612 − 36 − 220) and the most its rows take (the TOTAL's rule included). */
-const TOTALS_X = 356;
+/** The totals column's left edge (612 − 36 − 240) and the most its rows take (the TOTAL's rule included). */
+const TOTALS_X = 336;
 const TOTALS_MAX_HEIGHT = 160;
 
 const pad = (i: number) => `${i}`.padStart(2, '0');
