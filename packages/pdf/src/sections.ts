@@ -67,16 +67,32 @@ export function exoneracionText(e: Exoneracion, moneda: string): string {
   );
 }
 
-/** `IVA 13 %` for the tax column (a line's tax or a surtido component's). */
-export function impuestoShort(i: Pick<Impuesto, 'codigo' | 'codigoOtro' | 'tarifa'>): string {
-  const name = i.codigo === '01' ? 'IVA' : label(IMPUESTOS, i.codigo, i.codigoOtro);
-  return i.tarifa !== undefined ? `${name} ${formatRate(i.tarifa)}` : name;
+type ImpuestoTarifa = Pick<Impuesto, 'codigo' | 'codigoTarifa' | 'tarifa'>;
+
+/** `IVA 13 %` for the tax column (a line's tax or a surtido component's); `IVA exenta` at 0 %. */
+export function impuestoShort(i: ImpuestoTarifa & Pick<Impuesto, 'codigoOtro'>): string {
+  return withTarifa(i.codigo === '01' ? 'IVA' : label(IMPUESTOS, i.codigo, i.codigoOtro), i);
 }
 
 /** `Selectivo 10 %`: the short name, for a surtido component's narrow tax column. */
-export function impuestoCorto(i: Pick<Impuesto, 'codigo' | 'tarifa'>): string {
-  const name = label(IMPUESTOS_CORTOS, i.codigo);
+export function impuestoCorto(i: ImpuestoTarifa): string {
+  return withTarifa(label(IMPUESTOS_CORTOS, i.codigo), i);
+}
+
+/**
+ * A tax's name with its rate. At 0 % an IVA rate code says which: exempt (10), zero-rated with credit (01),
+ * without (11) or transitory (05) all read "0 %", so the code's name is printed instead, as the tax
+ * breakdown names it (`IVA exenta`, `IVA tarifa 0 % sin derecho a crédito`): the line and its row agree.
+ */
+function withTarifa(name: string, i: ImpuestoTarifa): string {
+  if (i.codigoTarifa && (i.tarifa === undefined || /^0*(\.0*)?$/.test(i.tarifa)))
+    return `${name} ${tarifaIvaName(i.codigoTarifa)}`;
   return i.tarifa !== undefined ? `${name} ${formatRate(i.tarifa)}` : name;
+}
+
+/** `tarifa general 13 %`, `exenta`: a CodigoTarifaIVA's name after the tax's, the % kept with its number. */
+function tarifaIvaName(codigoTarifa: string): string {
+  return label(TARIFAS_IVA, codigoTarifa).toLowerCase().replace(/ %/g, '\u00a0%');
 }
 
 /**
@@ -163,7 +179,7 @@ export function monedaText(v: ComprobanteView): string {
 export function desgloseRows(v: ComprobanteView): [string, string][] {
   return v.resumen.desglose.map((d) => {
     const name = d.codigo === '01' || d.codigo === '07' ? 'IVA' : label(IMPUESTOS, d.codigo);
-    const tarifa = d.codigoTarifa ? ` ${label(TARIFAS_IVA, d.codigoTarifa).toLowerCase()}` : '';
+    const tarifa = d.codigoTarifa ? ` ${tarifaIvaName(d.codigoTarifa)}` : '';
     return [`${name}${tarifa}`, formatMoney(d.monto, v.resumen.codigoMoneda)];
   });
 }

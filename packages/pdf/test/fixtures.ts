@@ -261,4 +261,19 @@ export function longLabelLines(): DocumentRequest['detalleServicio'] {
   ];
 }
 
+/** An FE with a line at each IVA rate code of 0 % an invoice may use (exenta, tarifa 0 %, sin crédito), and one at 13 %. */
+export function zeroRatedInvoiceXml(): string {
+  return sign(
+    fiveLineInvoice({
+      numeroReferencia: 29,
+      detalleServicio: [
+        line(1, { codigoTarifa: '10', tarifa: '0' }),
+        line(2, { codigoTarifa: '01', tarifa: '0' }),
+        line(3, { codigoTarifa: '11', tarifa: '0' }),
+        line(4),
+      ],
+    }),
+  );
+}
+
 export { line, sign };
