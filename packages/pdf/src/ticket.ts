@@ -87,6 +87,9 @@ function items(v: ComprobanteView, branding: DrawnBranding): Item[] {
     text(titles.receptor, { font: BOLD, size: 7 });
     text(v.receptor.nombre, { size: 7.5 });
     for (const l of partyLines(v.receptor)) text(l, { size: 7 });
+    // The buyer's activity, as the letter prints it under the receptor: on a purchase invoice (FEC) the
+    // only activity the document carries.
+    if (v.codigoActividadReceptor) text(`Actividad económica: ${v.codigoActividadReceptor}`, { size: 7 });
     out.push({ t: 'rule' });
   }
   for (const l of v.lineas) {

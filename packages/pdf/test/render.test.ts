@@ -113,6 +113,25 @@ describe('what the PDF shows', () => {
     },
   );
 
+  itTools.each(['carta', 'tiquete'] as const)(
+    'the receptor’s activity is printed under the receptor (%s), on a purchase invoice the only one',
+    async (layout) => {
+      const fec = readComprobanteView(fixtures.find((f) => f.kind === 'FEC')!.xml);
+      expect([fec.codigoActividadEmisor, fec.codigoActividadReceptor]).toEqual([undefined, '6201.0']);
+      const feView = readComprobanteView(fe.xml);
+      const withBuyer = { ...feView, codigoActividadReceptor: '4711.0' };
+      for (const [view, heading, activity] of [
+        [fec, 'Receptor (comprador)', '6201.0'],
+        [withBuyer, 'Receptor', '4711.0'],
+      ] as const) {
+        const text = squash(pdfText(await renderComprobantePdf(view, { layout })));
+        const at = text.indexOf(`Actividad económica: ${activity}`);
+        expect(at).toBeGreaterThan(text.indexOf(view.receptor!.nombre));
+        expect(text.indexOf(heading)).toBeLessThan(text.indexOf(view.receptor!.nombre));
+      }
+    },
+  );
+
   itTools('other kinds keep the plain Emisor and Receptor headings', async () => {
     const text = squash(pdfText(await renderComprobanteXmlPdf(fe.xml, { layout: 'carta' })));
     expect(text).toContain('Emisor');
