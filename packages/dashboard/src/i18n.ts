@@ -70,6 +70,11 @@ const es = {
   replayNoUrl: (eventId: string) =>
     `Reenvío del webhook puesto en cola (evento ${eventId}), pero no hay una URL de webhook configurada: no se entregará nada.`,
   replayNoUrlFix: 'Configure una en',
+  replayDisabled: (eventId: string, since: string | undefined, reason: string | undefined) =>
+    `Reenvío del webhook puesto en cola (evento ${eventId}), pero el webhook está desactivado${since ? ` desde el ${since}` : ''}${reason ? ` (motivo: ${reason})` : ''}: no se entregará nada.`,
+  replayDisabledFix: 'Guarde la URL de nuevo en',
+  replayDisabledFixEnd: 'para reactivarlo.',
+  replayDisabledFixHere: 'Guarde la URL de nuevo para reactivarlo.',
   noDeliveries: 'Sin entregas todavía.',
   mails: 'Correos al receptor',
   recipients: 'Destinatarios',
@@ -239,6 +244,11 @@ const en: Words = {
   replayNoUrl: (eventId: string) =>
     `Webhook replay queued (event ${eventId}), but no webhook URL is configured: nothing will be delivered.`,
   replayNoUrlFix: 'Set one in',
+  replayDisabled: (eventId: string, since: string | undefined, reason: string | undefined) =>
+    `Webhook replay queued (event ${eventId}), but the webhook is deactivated${since ? ` since ${since}` : ''}${reason ? ` (reason: ${reason})` : ''}: nothing will be delivered.`,
+  replayDisabledFix: 'Save the URL again in',
+  replayDisabledFixEnd: 'to reactivate it.',
+  replayDisabledFixHere: 'Save the URL again to reactivate it.',
   noDeliveries: 'No deliveries yet.',
   mails: 'E-mails to the receptor',
   recipients: 'Recipients',

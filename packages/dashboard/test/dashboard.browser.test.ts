@@ -1,16 +1,17 @@
 // The dashboard in a real headless Chromium against the real services in this process (@cr/stack:
 // auth-server, tenant-api with the built dashboard, hacienda-sandbox): sign in, find an accepted invoice and
 // download its PDF, totals in their currency and in cents, read a rejected one's reason, replay a webhook
-// (the note naming the event queued, or saying that without a URL nothing will be delivered), every page in
-// Spanish and English and on a phone; the session cookie's flags, a state-changing call without the CSRF
-// header refused, another tenant's documents never shown, sign-out revoking the token, and a sign-out the
-// auth-server did not confirm told as such (the token still valid until its exp); a rejection refused
-// without its reason before anything is sent, received documents past the first page loaded and answered,
-// dates and e-mail states in English, and a session that ended while the page was open taking it back to
-// the sign-in form.
+// (the note naming the event queued, or saying that nothing will be delivered without a URL or to an
+// endpoint a 410 Gone deactivated), every page in Spanish and English and on a phone; the session cookie's
+// flags, a state-changing call without the CSRF header refused, another tenant's documents never shown,
+// sign-out revoking the token, and a sign-out the auth-server did not confirm told as such (the token still
+// valid until its exp); a rejection refused without its reason before anything is sent, received documents
+// past the first page loaded and answered, dates and e-mail states in English, and a session that ended
+// while the page was open taking it back to the sign-in form.
 // Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WebhookConsultResponse } from '@cr/contracts';
 import { DEMO_EMISOR, type Stack, invoice, startStack } from '@cr/stack';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { chromiumAvailable, launchChromium } from './support/chromium';
@@ -73,6 +74,14 @@ async function supplyGlobex(
   }
   return claves;
 }
+
+/** An instant in Costa Rica time, as every date of the dashboard is written (the browser is in Madrid). */
+const crTime = (iso: string, locale: string) =>
+  new Intl.DateTimeFormat(locale, {
+    timeZone: 'America/Costa_Rica',
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }).format(new Date(iso));
 
 const appUrl = (tenant: string, path = '/app/') => `http://${tenant}.localhost:${stack.tenantPort}${path}`;
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -321,6 +330,80 @@ run('the dashboard in Chromium', () => {
     const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
     await note.waitFor();
     expect(await note.textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
+  });
+
+  it("when the receiver answered 410 Gone, then a replay's note says the webhook is deactivated, since when and why, and that saving the URL again reactivates it; the webhook page says it is deactivated", async () => {
+    // A third tenant, whose only receiver answers 410: its accepted invoice's event deactivates the endpoint.
+    const gone = await startReceiver({ status: 410 });
+    try {
+      await stack.createTenant('initech', 'initech-dashboard-password-1');
+      const initech = new TenantClient(stack, 'initech', 'initech-dashboard-password-1');
+      await initech.login();
+      const registered = await initech.api('POST', '/api/enviar/emisor', stack.demoEmisor());
+      if (registered.status !== 200) throw new Error(`emisor: ${JSON.stringify(registered.body)}`);
+      await initech.api('POST', '/api/configurar/webhook', { url: gone.url });
+      const { clave } = await initech.submitAndWait(invoice(1));
+      type Consulted = { data: WebhookConsultResponse['data'] };
+      const consult = async () =>
+        (await initech.api<Consulted>('POST', '/api/consultar/webhook', {})).body.data;
+      const deactivatedBy = Date.now() + 30_000;
+      let hook = await consult();
+      while (hook.activo) {
+        if (Date.now() > deactivatedBy) throw new Error(`still active: ${JSON.stringify(hook)}`);
+        await new Promise((r) => setTimeout(r, 200));
+        hook = await consult();
+      }
+      expect(gone.received).toHaveLength(1);
+      expect(hook.motivoDesactivacion).toBe('receiver answered 410 Gone');
+
+      const replay = page.getByRole('button', { name: 'Reenviar webhook' });
+      await openSignedIn('initech', `/app/documentos/${clave}`, 'initech-dashboard-password-1', replay);
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
+      await replay.click();
+      const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
+      const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
+      await note.waitFor();
+      expect(await note.textContent()).toBe(
+        `Reenvío del webhook puesto en cola (evento ${eventId}), pero el webhook está desactivado desde el ${crTime(hook.desactivadoEn!, 'es-CR')} (motivo: receiver answered 410 Gone): no se entregará nada. Guarde la URL de nuevo en Webhooks para reactivarlo.`,
+      );
+      await shot('05d-webhook-desactivado');
+      await page.getByLabel('Idioma').selectOption('en');
+      try {
+        await page
+          .getByRole('status')
+          .filter({
+            hasText: `Webhook replay queued (event ${eventId}), but the webhook is deactivated since ${crTime(hook.desactivadoEn!, 'en-US')} (reason: receiver answered 410 Gone): nothing will be delivered. Save the URL again in Webhooks to reactivate it.`,
+          })
+          .waitFor();
+      } finally {
+        await page.getByLabel('Language').selectOption('es');
+      }
+      // What the note says: the delivery of the replayed event sends nothing.
+      const attemptedBy = Date.now() + 15_000;
+      while (!(await consult()).entregas.some((d) => d.eventId === eventId)) {
+        if (Date.now() > attemptedBy) throw new Error(`the replayed event ${eventId} was never attempted`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect((await consult()).entregas.find((d) => d.eventId === eventId)?.error).toBe(
+        'webhook endpoint is disabled',
+      );
+      expect(gone.received).toHaveLength(1);
+
+      await note.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor();
+      await page.getByText('Desactivado: receiver answered 410 Gone').waitFor();
+      // On the webhook page, the form to save the URL again is the page itself.
+      await page.getByLabel('Clave').fill(clave);
+      const again = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
+      await page.getByRole('button', { name: 'Reenviar webhook' }).click();
+      const replayedAgain = ((await (await again).json()) as { data: { eventId: string } }).data.eventId;
+      await note.filter({ hasText: replayedAgain }).waitFor();
+      expect(await note.textContent()).toMatch(
+        /: no se entregará nada\. Guarde la URL de nuevo para reactivarlo\.$/,
+      );
+    } finally {
+      await gone.close();
+    }
   });
 
   it('when a renewed .p12 is uploaded on the issuers page, then the issuer is updated with it', async () => {
@@ -715,16 +798,11 @@ run('the dashboard in Chromium', () => {
     const signOut = page.getByRole('button', { name: 'Salir' });
     await openSignedIn('globex', '/app/documentos', 'globex-dashboard-password-1', signOut);
     const token = (await context.cookies(appUrl('globex')))[0]!.value;
-    // The session's expiry in Costa Rica time, as every date of the dashboard (the browser is in Madrid).
     const expira = await page.evaluate(async () => {
       const { data } = (await (await fetch('/app/session')).json()) as { data: { expira: string } };
       return data.expira;
     });
-    const until = new Intl.DateTimeFormat('es-CR', {
-      timeZone: 'America/Costa_Rica',
-      dateStyle: 'medium',
-      timeStyle: 'short',
-    }).format(new Date(expira));
+    const until = crTime(expira, 'es-CR');
     await stack.whileAuthServerDown(async () => {
       await signOut.click();
       await page.getByRole('button', { name: 'Ingresar' }).waitFor();

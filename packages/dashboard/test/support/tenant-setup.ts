@@ -15,7 +15,13 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export interface ReceiverOptions {
+  /** What it answers every delivery: 200, or 410 Gone for a receiver that asks to be disabled. */
+  status?: number;
+}
+
+export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
+  const status = options.status ?? 200;
   const received: Receiver['received'] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -24,8 +30,8 @@ export async function startReceiver(): Promise<Receiver> {
     });
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      res.statusCode = 200;
-      res.end('ok');
+      res.statusCode = status;
+      res.end(status === 200 ? 'ok' : '');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
