@@ -27,16 +27,25 @@ export class ApiError extends Error {
   }
 }
 
+/** The call never had an answer: fetch itself failed (offline, the server down, the connection cut). */
+export class NetworkError extends Error {}
+
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
-  const res = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (err) {
+    // A TypeError whose message is only the browser's ("Failed to fetch"): named, so the page can say so.
+    throw new NetworkError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
   const data = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
   // Only /api: the 401s of /app/session (a wrong password, no session yet, a sign-out of a dead token) are
   // answers its callers handle themselves.

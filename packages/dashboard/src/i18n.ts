@@ -1,6 +1,6 @@
 // The dashboard's words, Spanish first and English available. The choice is kept in localStorage (it is
 // not a secret; the session token never is there); English is picked first only for an English browser.
-import type { CorreoEnvio, DocumentSummary, EstadoFinal, EstadoRecepcion } from '@cr/contracts';
+import type { CorreoEnvio, DocumentSummary, ErrorCode, EstadoFinal, EstadoRecepcion } from '@cr/contracts';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
@@ -137,6 +137,26 @@ const es = {
   yes: 'Sí',
   no: 'No',
   notFound: 'Página no encontrada.',
+  /**
+   * What an API refusal is, by its code, before the API's own message (English, naming the field): every
+   * code of the contracts' catalogue (a new one fails the typecheck), and a sentence for any other.
+   */
+  apiErrors: {
+    bad_request: 'La solicitud tiene datos inválidos',
+    unauthorized: 'La sesión no es válida; ingrese de nuevo',
+    invalid_credentials: 'La base o la contraseña no son correctas',
+    forbidden: 'No tiene permiso para hacer esto',
+    not_found: 'No se encontró',
+    conflict: 'No se puede hacer en el estado actual',
+    unprocessable: 'Los datos no se pudieron procesar',
+    too_many_requests: 'Demasiadas solicitudes; intente de nuevo en unos segundos',
+    upstream_error:
+      'Hacienda u otro servicio externo no respondió como se esperaba; intente de nuevo más tarde',
+    service_unavailable: 'El servicio no está disponible por ahora; intente de nuevo más tarde',
+    internal_error: 'Ocurrió un error en el servidor; si se repite, avise a soporte',
+  } satisfies Record<ErrorCode, string> as Record<string, string>,
+  apiErrorUnknown: 'El servidor no pudo atender la solicitud',
+  networkError: 'No se pudo contactar al servidor; revise su conexión e intente de nuevo',
   production: 'Producción',
   testing: 'Pruebas (stag)',
   certFields: {
@@ -310,6 +330,21 @@ const en: Words = {
   yes: 'Yes',
   no: 'No',
   notFound: 'Page not found.',
+  apiErrors: {
+    bad_request: 'The request has invalid data',
+    unauthorized: 'The session is not valid; sign in again',
+    invalid_credentials: 'The base or the password is incorrect',
+    forbidden: 'You are not allowed to do this',
+    not_found: 'Not found',
+    conflict: 'Not possible in the current state',
+    unprocessable: 'The data could not be processed',
+    too_many_requests: 'Too many requests; try again in a few seconds',
+    upstream_error: 'Hacienda or another outside service did not answer as expected; try again later',
+    service_unavailable: 'The service is unavailable right now; try again later',
+    internal_error: 'Something went wrong on the server; if it happens again, tell support',
+  } satisfies Record<ErrorCode, string>,
+  apiErrorUnknown: 'The server could not handle the request',
+  networkError: 'Could not reach the server; check your connection and try again',
   production: 'Production',
   testing: 'Testing (stag)',
   certFields: {

@@ -1,5 +1,6 @@
 // Small pieces every page uses: a state badge, dates in Costa Rica time, an error line, a load hook.
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { errorText } from './error-text';
 import { LOCALES, type Lang, useWords } from './i18n';
 
 export function StateBadge({ estado }: { estado: string }) {
@@ -19,10 +20,11 @@ export function crDate(iso: string, lang: Lang): string {
 }
 
 export function ErrorLine({ error }: { error: unknown }) {
+  const t = useWords();
   if (!error) return null;
   return (
     <p class="error" role="alert">
-      {error instanceof Error ? error.message : String(error)}
+      {errorText(error, t)}
     </p>
   );
 }

@@ -3,7 +3,8 @@
 // download its PDF, totals in their currency and in cents, read a rejected one's reason, replay a webhook
 // (the note naming the event queued, or saying that nothing will be delivered without a URL or to an
 // endpoint a 410 Gone deactivated), every page in Spanish and English and on a phone; the session cookie's
-// flags, a state-changing call without the CSRF header refused, another tenant's documents never shown,
+// flags, a state-changing call without the CSRF header refused, another tenant's documents never shown
+// (the API's refusal led by a sentence in the page's language), a webhook URL refused the same way,
 // sign-out revoking the token, and a sign-out the auth-server did not confirm told as such (the token still
 // valid until its exp); a rejection refused without its reason before anything is sent, received documents
 // past the first page loaded and answered, dates and e-mail states in English, and a session that ended
@@ -277,7 +278,9 @@ run('the dashboard in Chromium', () => {
     expect(listed).toContain(accepted);
     expect(listed).not.toContain(globexClave);
     await page.goto(appUrl('acme', `/app/documentos/${globexClave}`));
-    await page.getByRole('alert').filter({ hasText: 'not found' }).waitFor();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(`No se encontró — clave: document ${globexClave} not found`);
     await page.goto(appUrl('acme', '/app/documentos'));
     await page.getByLabel('Texto (clave, consecutivo, referencia)').fill(globexClave);
     await page.getByRole('button', { name: 'Aplicar' }).click();
@@ -317,8 +320,17 @@ run('the dashboard in Chromium', () => {
     // http is only for a loopback host: the tenant-api refuses it with a 400.
     await input.fill('http://example.com/hook');
     await page.getByRole('button', { name: 'Guardar y rotar secreto' }).click();
-    await page.getByRole('alert').waitFor();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
     expect(await input.inputValue()).toBe('http://example.com/hook');
+    // The refusal said in the page's language, then the API's own message naming the field.
+    expect(await alert.textContent()).toBe('La solicitud tiene datos inválidos — url: must use https');
+    await page.getByLabel('Idioma').selectOption('en');
+    try {
+      await alert.filter({ hasText: /^The request has invalid data — url: must use https$/ }).waitFor();
+    } finally {
+      await page.getByLabel('Language').selectOption('es');
+    }
   });
 
   it('when a webhook is replayed from the webhook page with a URL set, then the note says which event was queued', async () => {
