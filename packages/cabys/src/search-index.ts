@@ -54,6 +54,8 @@ export interface CabysIndex {
   search(query: unknown, options?: SearchOptions): CabysItem[];
   /** The entry with exactly this 13-digit code. */
   lookup(code: string): CabysEntry | undefined;
+  /** Whether exactly this 13-digit code is in the catalogue: a binary search, no object made (ADR 0066). */
+  has(code: string): boolean;
   /** Every entry, in code order (objects made for the call: the index keeps the catalogue packed). */
   entries(): readonly CabysEntry[];
 }
@@ -338,6 +340,7 @@ export function createCabysIndex(input: readonly CabysEntry[]): CabysIndex {
       const d = catalogue.indexOf(code);
       return d === -1 ? undefined : catalogue.entryAt(d);
     },
+    has: (code: string) => catalogue.indexOf(code) !== -1,
     entries: () => Array.from({ length: n }, (_, d) => catalogue.entryAt(d)),
   };
 }

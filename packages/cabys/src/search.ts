@@ -25,6 +25,11 @@ export interface FallbackOptions {
 export interface CabysSearch {
   /** Where answers come from; undefined when neither a catalogue nor a fallback is configured. */
   readonly source: CabysSource | undefined;
+  /**
+   * Whether the local catalogue has exactly this 13-digit code; false without one (the fallback is never
+   * asked). Synchronous and allocation-free: a submission asks it for every line (ADR 0066).
+   */
+  has(code: string): boolean;
   /** Ranked results, best first. Rejects with the fallback's error when it fails and `service_unavailable`
    *  when there is no source at all. */
   search(
@@ -38,6 +43,7 @@ export function createCabysSearch(deps: { index?: CabysIndex; fallback?: CabysFa
   const source: CabysSource | undefined = index ? 'local' : fallback ? 'hacienda' : undefined;
   return {
     source,
+    has: (code) => index?.has(code) === true,
     async search(query, options = {}) {
       if (index) return index.search(query, options);
       if (fallback) {

@@ -28,6 +28,17 @@ describe('createCabysSearch', () => {
     expect(f.calls).toEqual([]);
   });
 
+  it('when asked whether it has a code, then the local catalogue answers; without one it is false and the fallback is not called', () => {
+    const f = recordingFallback();
+    const local = createCabysSearch({ index: createCabysIndex(CATALOGUE), fallback: f.fallback });
+    expect(local.has('2132100000200')).toBe(true);
+    expect(local.has('2132100000300')).toBe(false);
+    const remote = createCabysSearch({ fallback: f.fallback });
+    expect(remote.has('2132100000200')).toBe(false);
+    expect(createCabysSearch({}).has('2132100000200')).toBe(false);
+    expect(f.calls).toEqual([]);
+  });
+
   it('when there is no local catalogue, then the fallback gets the cleaned query and the clamped limit', async () => {
     const f = recordingFallback();
     const s = createCabysSearch({ fallback: f.fallback });

@@ -1,5 +1,6 @@
 // What the index keeps of the entries it is given, on a small catalogue of its own: one entry per code (the
-// first given), lookups by exact code, and search results without the categories an xlsx import carries.
+// first given), lookups and `has` by exact code, and search results without the categories an xlsx import
+// carries.
 import { type CabysEntry, createCabysIndex } from '../src';
 
 const entry = (codigo: string, descripcion: string, impuesto = 13, categorias?: string[]): CabysEntry => ({
@@ -38,6 +39,16 @@ describe('createCabysIndex on its own entries', () => {
     expect(index.lookup('9999999999999')).toBeUndefined();
     expect(index.lookup('')).toBeUndefined();
     expect(index.lookup(42 as unknown as string)).toBeUndefined();
+  });
+
+  it('when asked whether it has a code, then only an exact 13-digit code of the catalogue is true', () => {
+    expect(index.has('2391102010100')).toBe(true);
+    expect(index.has('0111100000100')).toBe(true);
+    expect(index.has('2391102010300')).toBe(false);
+    expect(index.has('111100000100')).toBe(false); // the same number without its leading zero
+    expect(index.has('0111100000100 ')).toBe(false);
+    expect(index.has('')).toBe(false);
+    expect(index.has(42 as unknown as string)).toBe(false);
   });
 
   it('when searching words, a code or a code prefix, then each item has exactly codigo, descripcion and impuesto', () => {
