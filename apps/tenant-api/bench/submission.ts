@@ -38,7 +38,7 @@ import {
   xsdDir,
 } from '@cr/testkit';
 import autocannon from 'autocannon';
-import { createCabysSearch } from '@cr/cabys';
+import { createCabysSearch, loadCabysCatalogue } from '@cr/cabys';
 import { pacedLoad } from './paced-load';
 import { benchAuth, writePerformanceSection } from './support';
 import { composeTenantApi, tenantConfig } from '../src/compose';
@@ -248,6 +248,8 @@ async function runEngine(
   const secrets = SecretBox.fromSetting(SecretBox.generateSetting('b1'));
   const receiver = await startReceiver();
   const { token, verifier } = benchAuth();
+  // As main.ts: the catalogue of HACIENDA_DATA_DIR, where the CABYS check finds the invoice's codes (ADR 0066).
+  const catalogue = await loadCabysCatalogue({ dirs: [haciendaDataDir()] });
   const { app, worker, submission, issuerDeps, webhookDeps } = composeTenantApi({
     config: tenantConfig({
       HACIENDA_IDP_URL_TEST: `${sandbox.url}/auth/realms/rut-stag/protocol/openid-connect/token`,
@@ -265,7 +267,7 @@ async function runEngine(
     logger,
     secrets,
     verifier,
-    cabys: createCabysSearch({}),
+    cabys: createCabysSearch(catalogue ? { index: catalogue.index } : {}),
     checkIssuersWithHacienda: false,
   });
   await registerIssuer(issuerDeps, {

@@ -42,9 +42,14 @@ import { ReceivedXmlPool } from './recepcion/received-xml-pool';
 import { SigningMaterialLoader } from './emisor/load-signing-material';
 import { loadHaciendaTrust, loadSupplierTrust } from './pinned-trust';
 import { submissionQueues } from './hacienda/submission-queues';
+import { type CabysCheckDeps, checkCabys } from './lookups/check-cabys';
 import { checkExonerations } from './lookups/check-exonerations';
 import type { LookupDeps } from './lookups/lookup-deps';
-import { createLookupLimiter, tenantExonerationLookup } from './lookups/tenant-lookup-limit';
+import {
+  createLookupLimiter,
+  tenantCabysLookup,
+  tenantExonerationLookup,
+} from './lookups/tenant-lookup-limit';
 import { TenantConcurrency } from './tenancy/tenant-concurrency';
 import { createTenantLimiter } from './tenancy/tenant-rate-limit';
 import { collectTenantApiMetrics } from './observability/tenant-metrics';
@@ -86,6 +91,11 @@ export interface TenantApiSettings {
   schedules?: Partial<SubmissionSchedules>;
   /** Default true: type 04/11 exonerations are confirmed with Hacienda before signing. */
   checkExonerations?: boolean;
+  /**
+   * Default true: a CABYS code the local catalogue (`cabys`) lacks is confirmed with Hacienda before signing
+   * (ADR 0066); a code Hacienda says does not exist is a 400.
+   */
+  checkCabys?: boolean;
   /** Default true: a registration is compared with Hacienda's taxpayer registry (warnings only). */
   checkIssuersWithHacienda?: boolean;
   taxpayerCheckTimeoutMs?: number;
@@ -218,6 +228,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
         error: err.message,
       }),
   });
+  // Built once: a submission whose codes are all in the local catalogue allocates nothing for the check.
+  const cabysCheck: CabysCheckDeps = {
+    local: settings.cabys,
+    lookupFor: (tenantId) => tenantCabysLookup({ db, lookupLimiter }, hacienda.publicApi, tenantId),
+    logger,
+  };
   const submission: SubmissionDeps & LookupDeps = {
     ...issuerDeps,
     xsd,
@@ -237,6 +253,12 @@ export function composeTenantApi(settings: TenantApiSettings): TenantApi {
               { document, now: now() },
               tenantExonerationLookup({ db, lookupLimiter }, hacienda.publicApi, tenantId),
             ),
+        }),
+    ...(settings.checkCabys === false
+      ? {}
+      : {
+          checkCabys: (input: { tenantId: string; document: DocumentRequest }) =>
+            checkCabys(input, cabysCheck),
         }),
     cabys: settings.cabys,
     lookupLimiter,

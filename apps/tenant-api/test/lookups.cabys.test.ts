@@ -129,12 +129,15 @@ maybe('pnpm cabys:import', () => {
       logger: (await import('@cr/service-kit')).createLogger({ service: 't', level: 'error' }),
     });
     expect(service.source).toBe('hacienda');
+    expect(service.has('9999999999901')).toBe(false);
     const code = await runCabysImport(['mine.json'], { DATA_DIR: dataDir, INIT_CWD: dataDir }, out, out);
     expect(code).toBe(0);
     expect(lines.join('\n')).toMatch(/2 CABYS codes read .*installed as .*cabys\.json/s);
     expect(importedCabysPath(dataDir)).toBe(join(dataDir, 'cabys.json'));
     await service.reload();
     expect(service.source).toBe('local');
+    // The submissions' CABYS check reads the reloaded copy too (ADR 0066).
+    expect(service.has('9999999999901')).toBe(true);
     expect(await service.search('importado')).toEqual([
       { codigo: '9999999999902', descripcion: 'Bien de prueba importado', impuesto: 1 },
       { codigo: '9999999999901', descripcion: 'Servicio de prueba importado', impuesto: 13 },

@@ -331,7 +331,7 @@ describe('the pipeline check of exonerations against Hacienda', () => {
   it("when the line's CABYS is outside the authorization, then the line's codigo is refused", async () => {
     const issues = await checkExonerations(
       {
-        document: documentWith([line(JUGO, 13), { ...line('2399101000000', 13), numeroLinea: 2 }]),
+        document: documentWith([line(JUGO, 13), { ...line('2399101000100', 13), numeroLinea: 2 }]),
         now: new Date(),
       },
       ctx.deps.hacienda.publicApi,
@@ -339,7 +339,7 @@ describe('the pipeline check of exonerations against Hacienda', () => {
     expect(issues).toEqual([
       {
         path: 'detalleServicio[1].codigo',
-        reason: expect.stringContaining('2399101000000 is not among the codes'),
+        reason: expect.stringContaining('2399101000100 is not among the codes'),
       },
     ]);
   });
@@ -393,7 +393,7 @@ describe('POST /api/enviar/items refuses exonerations Hacienda does not back', (
     // The issuer may already be registered by the registration tests above (409 then); either way it exists.
     const registered = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
     expect([200, 409]).toContain(registered.status);
-    const body = exoneratedInvoice(7001, '2399101000000');
+    const body = exoneratedInvoice(7001, '2399101000100');
 
     const res = await post(ctx, 'acme', '/api/enviar/items', body);
 
@@ -401,7 +401,7 @@ describe('POST /api/enviar/items refuses exonerations Hacienda does not back', (
     expect(res.body.error).toBe('bad_request');
     expect(res.body.details).toEqual(
       expect.arrayContaining([
-        { path: 'detalleServicio[0].codigo', reason: expect.stringContaining('2399101000000') },
+        { path: 'detalleServicio[0].codigo', reason: expect.stringContaining('2399101000100') },
       ]),
     );
     const stored = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');

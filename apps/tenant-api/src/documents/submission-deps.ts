@@ -39,6 +39,15 @@ export interface SubmissionDeps extends IssuerDeps {
    */
   checkExonerations?: (input: { tenantId: string; document: DocumentRequest }) => Promise<ValidationIssue[]>;
   /**
+   * The CABYS check before signing (ADR 0066): undefined, synchronously, when the local catalogue has every
+   * code; else the codes Hacienda says do not exist, as issues (a 400). It never fails the submission: a code
+   * it could not ask about (Hacienda down, the tenant's window used up) is left to Hacienda.
+   */
+  checkCabys?: (input: {
+    tenantId: string;
+    document: DocumentRequest;
+  }) => Promise<ValidationIssue[]> | undefined;
+  /**
    * The official XSDs (HACIENDA_XSD_DIR), compiled once: every signed document is validated against its
    * kind's before it is stored (xsd-gate.ts), the inbox's signed answers included. The inbox validates
    * received documents with the same one.

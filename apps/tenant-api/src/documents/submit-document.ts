@@ -77,8 +77,8 @@ function numberOf(document: DocumentRequest, material: SigningMaterial): Documen
 }
 
 /**
- * The exonerations lookup (when configured), then the engine (validation, arithmetic, XML, XAdES), then the
- * signed XML against its XSD. Every refusal lists at most MAX_LISTED_ISSUES problems, as the contract's.
+ * The lookups (when configured), then the engine (validation, arithmetic, XML, XAdES), then the signed XML
+ * against its XSD. Every refusal lists at most MAX_LISTED_ISSUES problems, as the contract's.
  */
 async function checkAndSign(
   deps: SubmissionDeps,
@@ -86,14 +86,17 @@ async function checkAndSign(
   document: DocumentRequest,
   material: SigningMaterial,
 ): Promise<Signed> {
-  if (deps.checkExonerations) {
-    const issues = await deps.checkExonerations({ tenantId, document });
-    if (issues.length > 0) {
-      const listed = issues.slice(0, MAX_LISTED_ISSUES);
-      throw new AppError('bad_request', describeIssues(listed, issues.length - listed.length), {
-        details: listed,
-      });
-    }
+  // The exonerations first: the CABYS check leaves a code to Hacienda when the tenant's window is used up,
+  // so it never takes the slot an exoneration (refused with 429 without one) needed. The CABYS check gives
+  // no promise when the local catalogue has every code: the common case awaits nothing (ADR 0066).
+  const exonerations = deps.checkExonerations ? await deps.checkExonerations({ tenantId, document }) : [];
+  const cabys = deps.checkCabys?.({ tenantId, document });
+  const issues = cabys ? [...exonerations, ...(await cabys)] : exonerations;
+  if (issues.length > 0) {
+    const listed = issues.slice(0, MAX_LISTED_ISSUES);
+    throw new AppError('bad_request', describeIssues(listed, issues.length - listed.length), {
+      details: listed,
+    });
   }
   let signed: Signed;
   try {
@@ -205,9 +208,10 @@ async function submitWithHeldMaterial(
     signed = await checkAndSign(deps, tenantId, document, material);
   } catch (err) {
     // A repeat answers what the first request got, even if a check would now refuse the body (an
-    // exoneration since expired, a lookup that fails): the number is looked up before any refusal. And a
-    // refusal judged with material another process has replaced since is not final: the caller judges the
-    // document again with the issuer as it is now (which also renews what this process holds).
+    // exoneration since expired, a lookup that fails, a CABYS code since withdrawn): the number is looked up
+    // before any refusal. And a refusal judged with material another process has replaced since is not
+    // final: the caller judges the document again with the issuer as it is now (which also renews what this
+    // process holds).
     const { existing, current } = await withTenant(deps.db, tenantId, async (tx) => ({
       existing: await findByNumber(tx, tenantId, number),
       current: await findIssuerVersion(tx, tenantId, material.identificacion),

@@ -1,7 +1,7 @@
 // The tenant-api's CABYS search: the catalogue imported into DATA_DIR (`pnpm cabys:import <file>`) or else
 // the one in HACIENDA_DATA_DIR (cabys.json or the BCCR xlsx), indexed in memory at start (ADR 0006); without
 // either, Hacienda's public /fe/cabys. `reload()` swaps in a freshly imported copy without a restart; main.ts
-// calls it when the imported file changes.
+// calls it when the imported file changes. The submissions' CABYS check asks it first (`has`, ADR 0066).
 import { join } from 'node:path';
 import { CABYS_JSON_NAME, type CabysSearch, createCabysSearch, loadCabysCatalogue } from '@cr/cabys';
 import type { Logger } from '@cr/service-kit';
@@ -35,7 +35,7 @@ export async function loadTenantCabys(options: {
       return createCabysSearch({ index: loaded.index });
     }
     options.logger.warn(
-      'no local CABYS catalogue (run `pnpm cabys:import <file>` or set HACIENDA_DATA_DIR); searches go to Hacienda',
+      'no local CABYS catalogue (run `pnpm cabys:import <file>` or set HACIENDA_DATA_DIR); searches go to Hacienda, and so does every CABYS code a document is checked for before signing',
     );
     return createCabysSearch({ fallback });
   };
@@ -44,6 +44,7 @@ export async function loadTenantCabys(options: {
     get source() {
       return current.source;
     },
+    has: (code) => current.has(code),
     search: (query, opts) => current.search(query, opts),
     async reload() {
       try {

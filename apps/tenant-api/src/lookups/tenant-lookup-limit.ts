@@ -1,14 +1,15 @@
 // One tenant cannot get the service's IP blocked by Hacienda (REFERENCE §10.5: 10 minutes after a burst):
 // each tenant has its own window of lookups that may reach the public API; beyond it, 429 with Retry-After.
 // The client's shared token bucket still spreads whatever passes. Only cache misses count (the client's
-// beforeRequest hook), for the lookup routes as for a submission's exoneration checks: a cached answer costs
-// Hacienda nothing, and a tenant submits many invoices under the same authorization.
+// beforeRequest hook), for the lookup routes as for a submission's exoneration and CABYS checks: a cached
+// answer costs Hacienda nothing, and a tenant submits many invoices under the same authorization.
 // Nor can one tenant hold up the others at that bucket (ADR 0063): each lookup names its tenant as its lane,
 // so waiting tenants take turns, and a tenant has at most HACIENDA_LOOKUPS_PER_TENANT lookups at once (429
 // beyond). A window bounds calls per minute, not how many wait at once: 60 at once, within the window, had
 // queued every other tenant's lookups behind them for 28 s. A submission's check goes ahead of lookups.
 import { type LookupOptions, RateLimitedError } from '@cr/hacienda-client';
 import { AppError } from '@cr/service-kit';
+import type { CabysLookup } from './check-cabys';
 import type { ExonerationLookup } from './check-exonerations';
 import { type TenantLimitOptions, createTenantLimiter, takeTenantSlot } from '../tenancy/tenant-rate-limit';
 import type { LookupDeps } from './lookup-deps';
@@ -64,5 +65,30 @@ export function tenantExonerationLookup(
   const beforeRequest = () => takeLookupSlot(deps, tenantId);
   return {
     exoneration: (numero) => publicApi.exoneration(numero, { lane: tenantId, urgent: true, beforeRequest }),
+  };
+}
+
+/**
+ * The CABYS lookup of one tenant's submission, as the exoneration one (urgent in the tenant's lane, a slot of
+ * its window for a call that reaches Hacienda), after the check's own hook, which may decline to send it. Past
+ * the window the slot's 429 reaches the check, which then leaves the code to Hacienda (ADR 0066).
+ */
+export function tenantCabysLookup(
+  deps: Pick<LookupDeps, 'db' | 'lookupLimiter'>,
+  publicApi: CabysLookup,
+  tenantId: string,
+): CabysLookup {
+  const takeSlot = () => takeLookupSlot(deps, tenantId);
+  return {
+    cabysByCodigo: (codigo, options = {}) => {
+      const own = options.beforeRequest;
+      const beforeRequest = own
+        ? async () => {
+            await own();
+            await takeSlot();
+          }
+        : takeSlot;
+      return publicApi.cabysByCodigo(codigo, { lane: tenantId, urgent: true, beforeRequest });
+    },
   };
 }

@@ -8,7 +8,7 @@ import {
   createTestDatabase,
   migrate,
 } from '@cr/service-kit';
-import { type CabysSearch, createCabysSearch } from '@cr/cabys';
+import { type CabysSearch, createCabysSearch, loadCabysCatalogue } from '@cr/cabys';
 import {
   type HaciendaClients,
   HaciendaPublicApi,
@@ -70,6 +70,20 @@ export function testTerritory(): TerritorialTable | undefined {
   return territory;
 }
 
+let localCabys: Promise<CabysSearch> | undefined;
+
+/**
+ * The CABYS catalogue of HACIENDA_DATA_DIR as main.ts loads it (read once per test file, ~0.2 s), so the
+ * submissions' CABYS check finds the mothers' real codes without asking Hacienda; without the file, no
+ * catalogue and no fallback (the search is 503, and the check asks the Hacienda under test).
+ */
+export function testCabys(): Promise<CabysSearch> {
+  localCabys ??= loadCabysCatalogue({ dirs: [haciendaDataDir()] }).then((loaded) =>
+    createCabysSearch(loaded ? { index: loaded.index } : {}),
+  );
+  return localCabys;
+}
+
 /** Short schedules so a test follows a document to its end in well under a second per step. */
 export const FAST_SCHEDULES: SubmissionSchedules = {
   submit: [20, 50, 100],
@@ -112,7 +126,7 @@ export async function startTestApp(
     publicApi?: LookupDeps['hacienda']['publicApi'];
     /** Run the issuer check against Hacienda's registry (publicApi) at registration. */
     checkIssuersWithHacienda?: boolean;
-    /** Default: no local catalogue and no fallback (503). */
+    /** Default: the catalogue of HACIENDA_DATA_DIR (`testCabys()`), without a fallback. */
     cabys?: CabysSearch;
     lookupLimiter?: LookupDeps['lookupLimiter'];
     issuerWriteLimiter?: IssuerDeps['issuerWriteLimiter'];
@@ -139,6 +153,11 @@ export async function startTestApp(
      * that run with no Hacienda at all turn it off; the check itself is tested against the sandbox.
      */
     checkExonerations?: boolean;
+    /**
+     * Confirm with Hacienda, before signing, the CABYS codes the local catalogue (`cabys`) lacks, as main.ts
+     * does (default). The mothers use real codes, so it stays on but for a test of a fake code's own effect.
+     */
+    checkCabys?: boolean;
     /** HACIENDA_XSD_DIR (default: the official XSDs, as in CI). */
     xsdDir?: string;
     /** PROVEEDOR_SISTEMAS of the service. */
@@ -236,7 +255,7 @@ export async function startTestApp(
     secrets,
     verifier,
     territory: testTerritory(),
-    cabys: options.cabys ?? createCabysSearch({}),
+    cabys: options.cabys ?? (await testCabys()),
     readiness: { tokenKeys: () => (keys.hasKey() ? undefined : 'no token verification key') },
     ...(options.revocationReadiness ? { revocations } : {}),
     hacienda,
@@ -246,6 +265,8 @@ export async function startTestApp(
     schedules: { ...FAST_SCHEDULES, ...options.schedules },
     // As main.ts, exonerations of type 04/11 are confirmed with Hacienda's public API before signing.
     checkExonerations: options.checkExonerations !== false,
+    // And CABYS codes missing from the local catalogue are confirmed with Hacienda (ADR 0066).
+    checkCabys: options.checkCabys !== false,
     checkIssuersWithHacienda: options.checkIssuersWithHacienda ?? false,
     taxpayerCheckTimeoutMs: 3_000,
     lookupLimiter: options.lookupLimiter ?? createLookupLimiter({ limit: 1_000, windowSeconds: 60 }),

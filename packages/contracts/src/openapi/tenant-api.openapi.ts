@@ -589,7 +589,7 @@ export function tenantApiRoutes(): RouteDoc[] {
       summary:
         'Submit a document (invoice, debit or credit note, ticket, purchase or export invoice, payment receipt) to Hacienda',
       description:
-        "Validates the body (the contract, then Hacienda's rules: amounts, receptor, references), confirms any exoneration of type 04 or 11 with Hacienda, then numbers, builds and signs the v4.4 XML and queues it. Hacienda's answer follows asynchronously (see `consultar/documento` and the webhook). The same body with the same numeroReferencia answers the same clave again; an `Idempotency-Key` header makes any retry safe for 24 h.",
+        "Validates the body (the contract, then Hacienda's rules: amounts, receptor, references), confirms any exoneration of type 04 or 11 with Hacienda and any CABYS code the service's catalogue lacks, then numbers, builds and signs the v4.4 XML and queues it. Hacienda's answer follows asynchronously (see `consultar/documento` and the webhook). The same body with the same numeroReferencia answers the same clave again; an `Idempotency-Key` header makes any retry safe for 24 h.",
       parameters: [
         {
           name: 'Idempotency-Key',
@@ -643,7 +643,12 @@ export function tenantApiRoutes(): RouteDoc[] {
           code: 'bad_request',
           when: 'an exoneration of type 04 or 11 is not backed by Hacienda (unknown, expired, another receptor, CABYS not covered, percentage too high)',
           message:
-            'detalleServicio[0].codigo: CABYS 2399101000000 is not among the codes exoneration AL-00020402-24 covers (8314300000000)',
+            'detalleServicio[0].codigo: CABYS 2399101000100 is not among the codes exoneration AL-00020402-24 covers (8314300000000)',
+        },
+        {
+          code: 'bad_request',
+          when: "a CABYS code (a line's or a surtido component's) is not in Hacienda's catalogue: a code the service's catalogue lacks is asked of Hacienda's public API before signing, so no consecutivo is spent; one Hacienda cannot be asked about (down, the tenant's lookups used up) is left to Hacienda",
+          message: "detalleServicio[1].codigo: CABYS 9999999999999 is not in Hacienda's catalogue",
         },
         {
           code: 'bad_request',
@@ -673,7 +678,7 @@ export function tenantApiRoutes(): RouteDoc[] {
         },
         {
           ...LOOKUP_LIMITED,
-          when: "confirming an exoneration of type 04 or 11 needs a lookup that reaches Hacienda's public API (not cached) and the tenant used up its window of lookups (HACIENDA_LOOKUP_RATE_LIMIT, with `Retry-After`); nothing is stored",
+          when: "confirming an exoneration of type 04 or 11 needs a lookup that reaches Hacienda's public API (not cached) and the tenant used up its window of lookups (HACIENDA_LOOKUP_RATE_LIMIT, with `Retry-After`); nothing is stored (a CABYS code is then left to Hacienda, not refused)",
         },
         {
           code: 'too_many_requests',
