@@ -2,7 +2,7 @@
 // the issuer is unchanged, and any update — through this process or another one sharing the database —
 // makes every process open the new material. An issuer deleted and registered again never matches a cached
 // version, and the cache is bounded.
-import { openDatabase } from '@cr/service-kit';
+import { type Db, openDatabase } from '@cr/service-kit';
 import { latch } from '@cr/testkit';
 import { SigningMaterialLoader } from '../src/emisor/load-signing-material';
 import type { CertificateOpener } from '../src/emisor/p12-pool';
@@ -130,6 +130,55 @@ describe('signing material cache', () => {
     const [a, b, c] = await Promise.all([loader.load(acme), loader.load(acme), loader.load(acme)]);
     expect(b).toBe(a);
     expect(c).toBe(a);
+  });
+
+  it("when a load's read commits only after the open it would have shared has ended, then it takes that material instead of opening again", async () => {
+    const ref = { tenantId: 'acme', identificacion: '3101444333' };
+    const body = issuerBody({ identificacion: 3101444333, usuarioHacienda: 'cpj-3-101-444333@stag' });
+    expect((await post(ctx, 'acme', '/api/enviar/emisor', body)).status).toBe(200);
+    // The order a loaded database gives two loads: the second reads (nothing opened yet) while the first
+    // opens, and its commit comes back after that open has ended and left the opens under way.
+    const { promise: opening, release: openStarted } = latch();
+    const { promise: openMay, release: letOpen } = latch();
+    let opens = 0;
+    const certificates: CertificateOpener = {
+      open: async (p12, pin) => {
+        opens += 1;
+        openStarted();
+        await openMay;
+        return ctx.deps.certificates.open(p12, pin);
+      },
+    };
+    const { promise: secondRead, release: secondReadDone } = latch();
+    const { promise: commitMay, release: letCommit } = latch();
+    const real = ctx.deps.db;
+    let transactions = 0;
+    const db: Db = {
+      kind: real.kind,
+      ping: () => real.ping(),
+      close: () => real.close(),
+      query: real.query.bind(real) as Db['query'],
+      exec: (sql) => real.exec(sql),
+      transaction: async (fn, options) => {
+        const n = ++transactions;
+        const result = await real.transaction(fn, options);
+        if (n === 2) {
+          secondReadDone();
+          await commitMay;
+        }
+        return result;
+      },
+    };
+    const loader = new SigningMaterialLoader({ ...ctx.deps, db, certificates });
+    const first = loader.hold(ref);
+    await opening;
+    const second = loader.hold(ref);
+    await secondRead;
+    letOpen();
+    const held = await first;
+    letCommit();
+    expect(await second).toBe(held);
+    expect(opens).toBe(1);
   });
 
   it('when an open of an older version ends after the newer one was held, then the newer one stays held', async () => {

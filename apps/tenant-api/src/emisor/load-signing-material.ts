@@ -111,6 +111,10 @@ export class SigningMaterialLoader {
 
   private openShared(cacheKey: string, tenantId: string, id: string, row: IssuerRow): Promise<HeldMaterial> {
     const version = String(row.version);
+    // The read found nothing held, but its commit took time: an open of this version may have ended (and
+    // left `opening`) meanwhile. Its material serves this load too, rather than a second open of the file.
+    const kept = this.opened.get(cacheKey);
+    if (kept && kept.version === version) return Promise.resolve(kept);
     const flightKey = `${cacheKey}\u0000${version}`;
     const underWay = this.opening.get(flightKey);
     if (underWay) return underWay;
