@@ -87,6 +87,18 @@ const crTime = (iso: string, locale: string) =>
 const appUrl = (tenant: string, path = '/app/') => `http://${tenant}.localhost:${stack.tenantPort}${path}`;
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
+/** The note a webhook replay leaves, on a document's page or the webhook page. */
+const replayNote = () => page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
+
+/** Clicks "Reenviar webhook" and returns the event id the API answered, once the page's note names it. */
+async function replayFromPage(): Promise<string> {
+  const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
+  await page.getByRole('button', { name: 'Reenviar webhook' }).click();
+  const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
+  await replayNote().filter({ hasText: eventId }).waitFor();
+  return eventId;
+}
+
 /**
  * Opens `path` on `tenant`'s dashboard and waits for `ready`. The session of an earlier test is kept; when a
  * test runs alone there is none, and it signs in with `password` first.
@@ -226,12 +238,8 @@ run('the dashboard in Chromium', () => {
   it('when the webhook is replayed from the document page, then the note says which event was queued, the receiver gets that event and the delivery is listed', async () => {
     await page.goto(appUrl('acme', `/app/documentos/${accepted}`));
     await page.getByRole('button', { name: 'Reenviar webhook' }).waitFor();
-    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
-    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
-    const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
-    const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
-    await note.waitFor();
-    expect(await note.textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
+    const eventId = await replayFromPage();
+    expect(await replayNote().textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
     const deadline = Date.now() + 15_000;
     while (!receiver.received.some((r) => r.headers['webhook-id'] === eventId)) {
       if (Date.now() > deadline) throw new Error(`the replayed webhook ${eventId} never arrived`);
@@ -336,12 +344,8 @@ run('the dashboard in Chromium', () => {
   it('when a webhook is replayed from the webhook page with a URL set, then the note says which event was queued', async () => {
     await page.goto(appUrl('acme', '/app/webhook'));
     await page.getByLabel('Clave').fill(accepted);
-    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
-    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
-    const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
-    const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
-    await note.waitFor();
-    expect(await note.textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
+    const eventId = await replayFromPage();
+    expect(await replayNote().textContent()).toBe(`Reenvío del webhook puesto en cola (evento ${eventId}).`);
   });
 
   it("when the receiver answered 410 Gone, then a replay's note says the webhook is deactivated, since when and why, and that saving the URL again reactivates it; the webhook page says it is deactivated", async () => {
@@ -370,11 +374,8 @@ run('the dashboard in Chromium', () => {
 
       const replay = page.getByRole('button', { name: 'Reenviar webhook' });
       await openSignedIn('initech', `/app/documentos/${clave}`, 'initech-dashboard-password-1', replay);
-      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
-      await replay.click();
-      const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
-      const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
-      await note.waitFor();
+      const eventId = await replayFromPage();
+      const note = replayNote();
       expect(await note.textContent()).toBe(
         `Reenvío del webhook puesto en cola (evento ${eventId}), pero el webhook está desactivado desde el ${crTime(hook.desactivadoEn!, 'es-CR')} (motivo: receiver answered 410 Gone): no se entregará nada. Guarde la URL de nuevo en Webhooks para reactivarlo.`,
       );
@@ -406,10 +407,7 @@ run('the dashboard in Chromium', () => {
       await page.getByText('Desactivado: receiver answered 410 Gone').waitFor();
       // On the webhook page, the form to save the URL again is the page itself.
       await page.getByLabel('Clave').fill(clave);
-      const again = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
-      await page.getByRole('button', { name: 'Reenviar webhook' }).click();
-      const replayedAgain = ((await (await again).json()) as { data: { eventId: string } }).data.eventId;
-      await note.filter({ hasText: replayedAgain }).waitFor();
+      await replayFromPage();
       expect(await note.textContent()).toMatch(
         /: no se entregará nada\. Guarde la URL de nuevo para reactivarlo\.$/,
       );
@@ -580,16 +578,8 @@ run('the dashboard in Chromium', () => {
     await openSignedIn('globex', `/app/documentos/${globexClave}`, 'globex-dashboard-password-1', replay);
     const noUrl = (eventId: string) =>
       `Reenvío del webhook puesto en cola (evento ${eventId}), pero no hay una URL de webhook configurada: no se entregará nada.`;
-    const replayed = () =>
-      page
-        .waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook')
-        .then(async (r) => ((await r.json()) as { data: { eventId: string } }).data.eventId);
-
-    let answered = replayed();
-    await replay.click();
-    let eventId = await answered;
-    const note = page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
-    await note.waitFor();
+    let eventId = await replayFromPage();
+    const note = replayNote();
     expect(await note.textContent()).toBe(`${noUrl(eventId)} Configure una en Webhooks.`);
     await shot('05c-webhook-sin-url');
     await page.getByLabel('Idioma').selectOption('en');
@@ -609,10 +599,7 @@ run('the dashboard in Chromium', () => {
 
     // On the webhook page, the form to set the URL is the page itself: the note only says what happened.
     await page.getByLabel('Clave').fill(globexClave);
-    answered = replayed();
-    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
-    eventId = await answered;
-    await note.waitFor();
+    eventId = await replayFromPage();
     expect(await note.textContent()).toBe(noUrl(eventId));
   });
 
