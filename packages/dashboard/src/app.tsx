@@ -51,8 +51,13 @@ export function App() {
 
   useEffect(() => {
     document.documentElement.lang = lang;
-    localStorage.setItem('lang', lang);
   }, [lang]);
+  // Stored when chosen, not in an effect after the render: a page left at once (a link, a reload) would
+  // otherwise open the next one in the language before.
+  const chooseLang = (next: Lang) => {
+    localStorage.setItem('lang', next);
+    setLang(next);
+  };
 
   useEffect(() => {
     call<SessionResponse>('GET', '/app/session')
@@ -123,7 +128,7 @@ export function App() {
           <span class="sr-only">{t.language}</span>
           <select
             value={lang}
-            onChange={(e) => setLang((e.currentTarget as HTMLSelectElement).value as Lang)}
+            onChange={(e) => chooseLang((e.currentTarget as HTMLSelectElement).value as Lang)}
           >
             <option value="es">Español</option>
             <option value="en">English</option>

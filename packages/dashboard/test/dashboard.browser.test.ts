@@ -227,6 +227,25 @@ run('the dashboard in Chromium', () => {
     }
   });
 
+  it('when a language is chosen and the page is left at once, then the next page opens in it', async () => {
+    await page.goto(appUrl('acme', '/app/documentos'));
+    await page.getByLabel('Idioma').waitFor();
+    // What the next page reads, at the moment of the choice: a page may be left before any later moment
+    // (a render's effects run after the next frame).
+    const stored = await page.evaluate(() => {
+      const select = document.querySelector<HTMLSelectElement>('label.lang select')!;
+      select.value = 'en';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return localStorage.getItem('lang');
+    });
+    expect(stored).toBe('en');
+    await page.goto(appUrl('acme', '/app/documentos'));
+    await page.getByLabel('Language').waitFor({ timeout: 10_000 });
+    await page.getByLabel('Language').selectOption('es');
+    await page.goto(appUrl('acme', '/app/documentos'));
+    await page.getByLabel('Idioma').waitFor({ timeout: 10_000 });
+  });
+
   it("when the rejected invoice is opened, then Hacienda's reason is shown in plain Spanish", async () => {
     await page.goto(appUrl('acme', `/app/documentos/${rejected}`));
     await page.getByRole('heading', { name: 'Motivos del rechazo' }).waitFor();
