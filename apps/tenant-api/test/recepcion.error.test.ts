@@ -261,6 +261,23 @@ describe('POST /api/recepcion/documentos', () => {
     },
   );
 
+  it.each([
+    ['not Base64', 'not base64 at all!'],
+    ['a DTD', b64('<!DOCTYPE x><x/>')],
+    ['not a MensajeHacienda', b64('<x/>')],
+  ])(
+    "when the upload's respuestaHacienda is %s, then the 400's details name that field, not the document",
+    async (_name, respuestaHacienda) => {
+      const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
+        receptor: RECEIVER_ID,
+        xml: b64(supplierInvoice(4).xml),
+        respuestaHacienda,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([{ path: 'respuestaHacienda', reason: expect.any(String) }]);
+    },
+  );
+
   it('when the receptor is not an issuer of the tenant, or the body is malformed, then 4xx naming the field', async () => {
     const fe = supplierInvoice(5);
     const foreign = await post(ctx, 'acme', '/api/recepcion/documentos', {

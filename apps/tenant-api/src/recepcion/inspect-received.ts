@@ -17,8 +17,9 @@ export interface Inspection {
   respuestaHaciendaXml?: string;
 }
 
-function bad(message: string): AppError {
-  return new AppError('bad_request', message);
+/** A 400 about one Base64 field; `details` names it, so that a caller can tell which field failed. */
+function badField(field: string, reason: string): AppError {
+  return new AppError('bad_request', `${field}: ${reason}`, { details: [{ path: field, reason }] });
 }
 
 /**
@@ -42,17 +43,20 @@ function tagCount(text: string): number {
 export function decodeXmlField(field: string, value: string): string {
   const compact = value.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 !== 0) {
-    throw bad(`${field}: is not valid Base64`);
+    throw badField(field, 'is not valid Base64');
   }
   // A byte-order mark before the declaration is allowed by XML 1.0 and written by many Windows tools.
   const text = Buffer.from(compact, 'base64')
     .toString('utf8')
     .replace(/^\uFEFF/, '');
   if (containsDtd(text)) {
-    throw bad(`${field}: carries a DTD (<!DOCTYPE or <!ENTITY); refused, no entity is ever expanded`);
+    throw badField(field, 'carries a DTD (<!DOCTYPE or <!ENTITY); refused, no entity is ever expanded');
   }
   if (tagCount(text) > MAX_XML_TAGS) {
-    throw bad(`${field}: has more than ${MAX_XML_TAGS} tags; no comprobante of 1,000 lines comes near that`);
+    throw badField(
+      field,
+      `has more than ${MAX_XML_TAGS} tags; no comprobante of 1,000 lines comes near that`,
+    );
   }
   return text;
 }
@@ -65,7 +69,7 @@ export async function inspectReceived(
   const checked = await deps.xmlChecks.check(input);
   const findings: RecepcionFinding[] = [];
   const schema = await deps.xsd.validate(input.xml, checked.xsd);
-  if (schema && 'refused' in schema) throw bad(`xml: ${schema.refused}`);
+  if (schema && 'refused' in schema) throw badField('xml', schema.refused);
   if (schema === undefined) {
     findings.push({
       code: 'xsd',

@@ -240,7 +240,9 @@ function haciendaFindings(
     }
     return out;
   } catch (err) {
-    if (err instanceof HaciendaXmlError) throw bad(`respuestaHacienda: ${err.message}`);
+    if (err instanceof HaciendaXmlError) {
+      throw bad(`respuestaHacienda: ${err.message}`, [{ path: 'respuestaHacienda', reason: err.message }]);
+    }
     throw err;
   }
 }

@@ -148,7 +148,9 @@ async function importWithAnswer(
       });
     } catch (err) {
       const unreadableAnswer =
-        err instanceof AppError && err.code === 'bad_request' && err.message.startsWith('respuestaHacienda:');
+        err instanceof AppError &&
+        err.code === 'bad_request' &&
+        (err.details ?? []).some((d) => d.path === 'respuestaHacienda');
       if (!unreadableAnswer) throw err;
       deps.logger.warn(
         "Hacienda's answer to a synchronized document could not be read; imported unconfirmed",
