@@ -53,42 +53,48 @@ export async function lookUpForTenant<T>(
 }
 
 /**
- * The exoneration lookup of one tenant's submission: a call that would reach Hacienda takes a slot first,
- * and it waits as urgent in the tenant's lane, ahead of every tenant's lookups. Urgent calls are not counted
- * against the tenant's lookups at once: SUBMISSIONS_PER_TENANT bounds them, each checking one at a time.
+ * How a submission's check calls Hacienda for its tenant: urgent in the tenant's lane, ahead of every tenant's
+ * lookups, taking a slot of the tenant's window when the call reaches Hacienda, after the check's own hook
+ * (`first`), which may decline to send it. Urgent calls are not counted against the tenant's lookups at once:
+ * SUBMISSIONS_PER_TENANT bounds them, each checking one at a time.
  */
+function submissionLookupOptions(
+  deps: Pick<LookupDeps, 'db' | 'lookupLimiter'>,
+  tenantId: string,
+  first?: () => Promise<void>,
+): LookupOptions {
+  const takeSlot = () => takeLookupSlot(deps, tenantId);
+  const beforeRequest = first
+    ? async () => {
+        await first();
+        await takeSlot();
+      }
+    : takeSlot;
+  return { lane: tenantId, urgent: true, beforeRequest };
+}
+
+/** The exoneration lookup of one tenant's submission (`submissionLookupOptions`). */
 export function tenantExonerationLookup(
   deps: Pick<LookupDeps, 'db' | 'lookupLimiter'>,
   publicApi: ExonerationLookup,
   tenantId: string,
 ): ExonerationLookup {
-  const beforeRequest = () => takeLookupSlot(deps, tenantId);
   return {
-    exoneration: (numero) => publicApi.exoneration(numero, { lane: tenantId, urgent: true, beforeRequest }),
+    exoneration: (numero) => publicApi.exoneration(numero, submissionLookupOptions(deps, tenantId)),
   };
 }
 
 /**
- * The CABYS lookup of one tenant's submission, as the exoneration one (urgent in the tenant's lane, a slot of
- * its window for a call that reaches Hacienda), after the check's own hook, which may decline to send it. Past
- * the window the slot's 429 reaches the check, which then leaves the code to Hacienda (ADR 0066).
+ * The CABYS lookup of one tenant's submission (`submissionLookupOptions`). Past the window the slot's 429
+ * reaches the check, which then leaves the code to Hacienda (ADR 0066).
  */
 export function tenantCabysLookup(
   deps: Pick<LookupDeps, 'db' | 'lookupLimiter'>,
   publicApi: CabysLookup,
   tenantId: string,
 ): CabysLookup {
-  const takeSlot = () => takeLookupSlot(deps, tenantId);
   return {
-    cabysByCodigo: (codigo, options = {}) => {
-      const own = options.beforeRequest;
-      const beforeRequest = own
-        ? async () => {
-            await own();
-            await takeSlot();
-          }
-        : takeSlot;
-      return publicApi.cabysByCodigo(codigo, { lane: tenantId, urgent: true, beforeRequest });
-    },
+    cabysByCodigo: (codigo, options = {}) =>
+      publicApi.cabysByCodigo(codigo, submissionLookupOptions(deps, tenantId, options.beforeRequest)),
   };
 }
