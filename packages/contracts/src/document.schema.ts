@@ -148,6 +148,11 @@ const UNIDADES_MEDIDA_ACCEPTED = [
 ];
 
 export const TIPOS_IDENTIFICACION = ['01', '02', '03', '04', '05', '06'] as const;
+/**
+ * The national ids (física, jurídica, DIMEX, NITE): fixed digit lengths, up to 12 characters. 05 (Extranjero No
+ * Domiciliado) and 06 (No Contribuyente) take up to 20 letters or digits (REFERENCE §7.1).
+ */
+export const TIPOS_IDENTIFICACION_NACIONAL = ['01', '02', '03', '04'] as const;
 export const CODIGOS_IMPUESTO = ['01', '02', '03', '04', '05', '06', '07', '08', '12', '99'] as const;
 export const CODIGOS_TARIFA_IVA = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11'] as const;
 export const TIPOS_EXONERACION = [

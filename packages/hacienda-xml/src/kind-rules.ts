@@ -3,7 +3,12 @@
 // cross-field rules its Anexos and XSD impose (receptor, condición de venta, references, rates) and the
 // shape of its XML (which optional header, line and summary elements its XSD has). The checker and the
 // XML builder read only this table, so adding or changing a kind is one row here.
-import { CONDICIONES_VENTA, type RequestFolioType, type TipoDoc } from '@cr/contracts';
+import {
+  CONDICIONES_VENTA,
+  type RequestFolioType,
+  TIPOS_IDENTIFICACION_NACIONAL,
+  type TipoDoc,
+} from '@cr/contracts';
 import { COMPROBANTE_KINDS, type ComprobanteKind } from './comprobante-kinds';
 
 /** The document type code of the consecutivo (REFERENCE §1.1). */
@@ -83,7 +88,7 @@ const FE_CONDICIONES = condicionesExcept('09', '11', '13');
 const TE_FEE_CONDICIONES = condicionesExcept('09', '11', '12', '13');
 /** FEC: 13 is its own. */
 const FEC_CONDICIONES = condicionesExcept('09', '11', '12');
-const NATIONAL = ['01', '02', '03', '04'];
+const NATIONAL: readonly string[] = TIPOS_IDENTIFICACION_NACIONAL;
 
 const base = {
   condicionPorDefecto: '01',

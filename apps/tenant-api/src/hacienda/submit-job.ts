@@ -3,6 +3,7 @@
 // 429/5xx/timeouts/network → retried on the backoff without an end (a signed document must get there),
 // within the issuer's limit of 100 submissions per minute; a 429 waits the longer of its Retry-After and the
 // backoff, never beyond the schedule's longest step.
+import { TIPOS_IDENTIFICACION_NACIONAL } from '@cr/contracts';
 import type { SubmitOutcome, SubmitRequest } from '@cr/hacienda-client';
 import { KIND_RULES } from '@cr/hacienda-xml';
 import { type Job, type JobContext, type JobResult, jobResult } from '@cr/jobs';
@@ -26,7 +27,7 @@ function describeOutcome(out: SubmitOutcome): string {
  * characters, a foreign one (05) up to 20 (REFERENCE §4.2), so a document to a foreign receptor is posted
  * as a ticket without one is; the XML names it.
  */
-const NATIONAL_IDS = new Set(['01', '02', '03', '04']);
+const NATIONAL_IDS: ReadonlySet<string> = new Set(TIPOS_IDENTIFICACION_NACIONAL);
 
 /**
  * Hacienda's POST body for a stored document. A receiver's answer (MensajeReceptor) is posted under the
