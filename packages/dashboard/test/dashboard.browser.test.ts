@@ -164,7 +164,9 @@ run('the dashboard in Chromium', () => {
     await shot('01-ingreso');
     await page.getByLabel('Contraseña').fill('wrong-password');
     await page.getByRole('button', { name: 'Ingresar' }).click();
-    await page.getByRole('alert').filter({ hasText: 'base or password is incorrect' }).waitFor();
+    const refused = page.getByRole('alert').filter({ hasText: 'La base o la contraseña no son correctas' });
+    await refused.waitFor();
+    expect(await refused.textContent()).not.toMatch(/base or password is incorrect/);
     await page.getByLabel('Contraseña').fill(PASSWORD);
     await page.getByRole('button', { name: 'Ingresar' }).click();
     await page.getByRole('navigation').getByRole('link', { name: 'Documentos' }).waitFor();

@@ -34,6 +34,13 @@ describe('errorText', () => {
     expect(errorText(refused, WORDS.en)).toBe('The request has invalid data — receptor.nombre: is required');
   });
 
+  it('when a sign-in is refused, then the line is the sentence alone, not the same words twice', () => {
+    const refused = new ApiError(401, 'invalid_credentials', 'base or password is incorrect');
+
+    expect(errorText(refused, WORDS.es)).toBe('La base o la contraseña no son correctas');
+    expect(errorText(refused, WORDS.en)).toBe('The base or the password is incorrect');
+  });
+
   it('when the code is not in the catalogue, then a general sentence leads the message', () => {
     // What call() throws for an answer without an error body (a proxy's HTML page).
     const odd = new ApiError(502, 'error', 'HTTP 502');
