@@ -167,7 +167,8 @@ export const RecepcionDeadlineEvent = Type.Object(
     total: Type.String(),
     vence: Type.String({ format: 'date' }),
     diasHabilesRestantes: Type.Integer({
-      description: 'Business days left after today; negative when overdue',
+      description:
+        'Business days left after today (0 on the last day); once overdue, minus the business days since the deadline, and never above −1',
     }),
   },
   { $id: `${ID}-deadline-event.json`, additionalProperties: false },

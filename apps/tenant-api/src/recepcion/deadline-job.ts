@@ -69,8 +69,9 @@ export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<n
   let raised = 0;
   for (const c of candidates) {
     const overdue = c.vence < today;
+    // Overdue is never 0 (nor −0): the day after a Friday deadline is a Saturday, no business day later.
     const left = overdue
-      ? -deps.calendar.businessDaysBetween(c.vence, today)
+      ? -Math.max(1, deps.calendar.businessDaysBetween(c.vence, today))
       : deps.calendar.businessDaysBetween(today, c.vence);
     if (!overdue && left > DEADLINE_WARNING_BUSINESS_DAYS) continue;
     const stage = overdue ? 'vencido' : 'proximo';

@@ -1,0 +1,52 @@
+// The daily scan's recepcion.deadline events for a document left unanswered: the business days left, and
+// once the deadline has passed a negative count (the contract's "negative when overdue"), even when no
+// business day has gone by since it, as on the Saturday after a Friday deadline.
+import type { RecepcionDeadlineEvent } from '@cr/contracts';
+import { runDeadlineScan } from '../src/recepcion/deadline-job';
+import { post } from './support/client';
+import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
+import { type TestApp, startTestApp } from './support/test-app';
+
+jest.setTimeout(60_000);
+
+let ctx: TestApp;
+
+beforeAll(async () => {
+  ctx = await startTestApp({ checkExonerations: false });
+  await registerReceiver(ctx);
+});
+
+afterAll(() => ctx.close());
+
+/** The deadline events queued so far, in order: [stage, diasHabilesRestantes]. */
+async function deadlineEvents(): Promise<Array<[string, number]>> {
+  const r = await ctx.db.query<{ key: string; payload: unknown }>(
+    "SELECT key, payload FROM jobs WHERE key LIKE 'deadline:%' ORDER BY created_at",
+  );
+  return r.rows.map((row) => {
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as {
+      event: { body: RecepcionDeadlineEvent };
+    };
+    return [row.key.split(':')[2]!, payload.event.body.diasHabilesRestantes];
+  });
+}
+
+it('when a Friday deadline passes unanswered, then the overdue event raised on Saturday counts below zero', async () => {
+  const fe = supplierInvoice(1, { fechaEmision: '2026-11-23T10:00:00-06:00' });
+  const upload = await post(ctx, 'acme', '/api/recepcion/documentos', {
+    receptor: RECEIVER_ID,
+    xml: b64(fe.xml),
+  });
+  expect(upload.status).toBe(201);
+  // The 8th business day of the month after the emission: 1 December is a holiday, so 2–4 and 7–11 December.
+  expect(upload.body.data.vence).toBe('2026-12-11');
+
+  await runDeadlineScan(ctx.recepcion, new Date('2026-12-10T06:00:00-06:00'));
+  await runDeadlineScan(ctx.recepcion, new Date('2026-12-12T06:00:00-06:00'));
+  const events = await deadlineEvents();
+
+  expect(events).toEqual([
+    ['proximo', 1],
+    ['vencido', -1],
+  ]);
+});
