@@ -103,15 +103,8 @@ function signerFindings(
       message: `the signing certificate belongs to ${holder ?? 'an unidentified holder'}, not to the issuer ${emisor}`,
     });
   }
-  const signedAt = verification.signingTime ? new Date(verification.signingTime) : undefined;
-  const cert = verification.certificate;
-  if (cert && signedAt && (signedAt < cert.notBefore || signedAt > cert.notAfter)) {
-    findings.push({
-      code: 'certificate',
-      severity: 'error',
-      message: `the certificate was not valid at the signing time ${verification.signingTime}`,
-    });
-  }
+  // The certificate's validity at SigningTime is the verifier's check (certificate_not_valid, refused above),
+  // which reads a value without an offset as Costa Rica time, whatever the server's zone.
   return { findings };
 }
 
