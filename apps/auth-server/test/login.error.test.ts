@@ -65,12 +65,12 @@ describe('POST /login (refusals)', () => {
     });
   });
 
-  it('when the body is larger than 16 KB, then 400 bad_request', async () => {
+  it('when the body is larger than 16 KB, then 413 payload_too_large, as the gateway answers', async () => {
     const res = await request(h.app)
       .post('/login')
       .send({ base: 'acme', password: 'x'.repeat(20_000) });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('bad_request');
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe('payload_too_large');
     expect(res.body.message).toContain('exceeds the limit');
   });
 

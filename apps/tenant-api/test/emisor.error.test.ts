@@ -225,13 +225,16 @@ describe('POST /api/enviar/emisor: validation', () => {
     expect(res.body.details).toEqual([{ path: 'certificadoHacienda', reason: 'holds no private key' }]);
   });
 
-  it('when the body is not JSON or larger than 256 KB, then 400', async () => {
+  it('when the body is larger than 256 KB, then 413 payload_too_large, as the gateway answers', async () => {
     const big = await post(ctx, 'acme', '/api/enviar/emisor', {
       ...valid,
       certificadoHacienda: 'A'.repeat(300_000),
     });
-    expect(big.status).toBe(400);
-    expect(big.body.message).toMatch(/exceeds the limit/);
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({
+      error: 'payload_too_large',
+      message: expect.stringMatching(/exceeds the limit/),
+    });
   });
 
   it('when nothing was stored by the failures, then consultar finds no issuer', async () => {

@@ -9,6 +9,7 @@ export const ErrorCode = Type.Union(
     Type.Literal('forbidden'),
     Type.Literal('not_found'),
     Type.Literal('conflict'),
+    Type.Literal('payload_too_large'),
     Type.Literal('unprocessable'),
     Type.Literal('too_many_requests'),
     Type.Literal('upstream_error'),

@@ -148,6 +148,7 @@ const es = {
     forbidden: 'No tiene permiso para hacer esto',
     not_found: 'No se encontró',
     conflict: 'No se puede hacer en el estado actual',
+    payload_too_large: 'La solicitud es más grande de lo que el servicio acepta',
     unprocessable: 'Los datos no se pudieron procesar',
     too_many_requests: 'Demasiadas solicitudes; intente de nuevo en unos segundos',
     upstream_error:
@@ -337,6 +338,7 @@ const en: Words = {
     forbidden: 'You are not allowed to do this',
     not_found: 'Not found',
     conflict: 'Not possible in the current state',
+    payload_too_large: 'The request is larger than the service accepts',
     unprocessable: 'The data could not be processed',
     too_many_requests: 'Too many requests; try again in a few seconds',
     upstream_error: 'Hacienda or another outside service did not answer as expected; try again later',

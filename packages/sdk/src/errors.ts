@@ -60,6 +60,8 @@ export class PermissionDeniedError extends CrEinvoiceError {}
 export class NotFoundError extends CrEinvoiceError {}
 /** 409: e.g. the same numeroReferencia with a different body, or an Idempotency-Key whose request is still running. */
 export class ConflictError extends CrEinvoiceError {}
+/** 413: the body is larger than the service (or the gateway in front of it) reads. */
+export class PayloadTooLargeError extends CrEinvoiceError {}
 /** 422: e.g. an Idempotency-Key reused with a different body. */
 export class UnprocessableError extends CrEinvoiceError {}
 /** 429 after the retries; `retryAfterSeconds` says when to come back. */
@@ -89,6 +91,7 @@ const BY_STATUS: Record<number, new (e: string, m: string, o?: CrEinvoiceErrorOp
   404: NotFoundError,
   408: TimeoutError,
   409: ConflictError,
+  413: PayloadTooLargeError,
   422: UnprocessableError,
   429: RateLimitError,
 };
@@ -100,6 +103,7 @@ const DEFAULT_CODE: Record<number, string> = {
   404: 'not_found',
   408: 'request_timeout',
   409: 'conflict',
+  413: 'payload_too_large',
   422: 'unprocessable',
   429: 'too_many_requests',
   502: 'upstream_error',

@@ -11,6 +11,7 @@ import {
   type ClientOptions,
   type ListarDocumentosFiltro,
   type ListarRecibidosFiltro,
+  PayloadTooLargeError,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -424,6 +425,24 @@ describe('errors that are not retried', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ error: 'bad_request', details, requestId: 'r1', status: 400 });
+    expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(1);
+  });
+
+  it('when the body is over a limit (413, the gateway’s own answer), then PayloadTooLargeError and nothing is retried', async () => {
+    service.script('/api/enviar/items', [
+      {
+        status: 413,
+        body: {
+          error: 'payload_too_large',
+          message: 'the request body exceeds the size this host accepts',
+        },
+      },
+    ]);
+    const err = await client()
+      .documentos.enviar({} as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PayloadTooLargeError);
+    expect(err).toMatchObject({ error: 'payload_too_large', status: 413 });
     expect(service.requests.filter((r) => r.path === '/api/enviar/items')).toHaveLength(1);
   });
 

@@ -36,10 +36,11 @@ describe('toHttpResponse', () => {
     expect(r.body).toEqual({ error: 'internal_error', message: 'internal error' });
   });
 
-  it('when the body parser fails, then it is a 400 bad_request', () => {
+  it('when the body parser fails, then it is a 400 bad_request, and 413 payload_too_large for a body over the limit', () => {
     expect(toHttpResponse({ status: 400, type: 'entity.parse.failed' }).body.error).toBe('bad_request');
     const big = toHttpResponse({ status: 413, type: 'entity.too.large', limit: 100 });
-    expect(big.status).toBe(400);
+    expect(big.status).toBe(413);
+    expect(big.body.error).toBe('payload_too_large');
     expect(big.body.message).toContain('100 bytes');
   });
 

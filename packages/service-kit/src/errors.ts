@@ -9,6 +9,7 @@ export type AppErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'payload_too_large'
   | 'unprocessable'
   | 'too_many_requests'
   | 'upstream_error'
@@ -22,6 +23,7 @@ export const STATUS_BY_CODE: Readonly<Record<AppErrorCode, number>> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
   unprocessable: 422,
   too_many_requests: 429,
   upstream_error: 502,
@@ -78,9 +80,10 @@ interface ParserError {
 function fromParserError(err: ParserError): AppError | undefined {
   const status = err.status ?? err.statusCode;
   if (typeof status !== 'number' || status >= 500) return undefined;
+  // 413, as the gateway answers a body over its own limit (infra/gateway/json-errors.conf.template).
   if (err.type === 'entity.too.large') {
     return new AppError(
-      'bad_request',
+      'payload_too_large',
       `request body exceeds the limit of ${err.limit ?? 'the configured'} bytes`,
     );
   }

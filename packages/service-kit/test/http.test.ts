@@ -32,15 +32,15 @@ describe('http plumbing', () => {
     expect(r.body.requestId).toMatch(/^req_/);
   });
 
-  it('when the body is not JSON or too large, then 400 bad_request', async () => {
+  it('when the body is not JSON, then 400 bad_request; over the limit, 413 payload_too_large', async () => {
     const bad = await request(makeApp()).post('/echo').set('content-type', 'application/json').send('{nope');
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('bad_request');
     const big = await request(makeApp())
       .post('/echo')
       .send({ x: 'a'.repeat(200) });
-    expect(big.status).toBe(400);
-    expect(big.body.error).toBe('bad_request');
+    expect(big.status).toBe(413);
+    expect(big.body.error).toBe('payload_too_large');
   });
 
   it('when a body arrives compressed, then 400 naming Content-Encoding and it is never inflated', async () => {

@@ -490,5 +490,7 @@ export function buildAuthServerOpenApi(options: AuthServerOpenApiOptions = {}): 
       [ADMIN]: { type: 'http', scheme: 'bearer', description: 'The AUTH_ADMIN_TOKEN setting' },
     },
     routes: authServerRoutes(),
+    // The app's JSON parser limit (16kb, apps/auth-server/src/app.ts).
+    bodyLimitBytes: 16 * 1024,
   });
 }

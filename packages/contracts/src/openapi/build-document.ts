@@ -13,6 +13,7 @@ export const STATUS_OF_ERROR: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
   unprocessable: 422,
   too_many_requests: 429,
   internal_error: 500,
@@ -68,6 +69,8 @@ export interface RouteDoc {
   security: string[];
   parameters?: ParameterDoc[];
   requestBody?: BodyDoc;
+  /** The largest body this route reads, when not the document's `bodyLimitBytes`. */
+  bodyLimitBytes?: number;
   responses: ResponseDoc[];
   errors: ErrorDoc[];
 }
@@ -80,6 +83,8 @@ export interface DocumentOptions {
   tags: { name: string; description: string }[];
   securitySchemes: Record<string, JsonObject>;
   routes: RouteDoc[];
+  /** The largest request body the service reads by default (its 413 `payload_too_large` beyond it). */
+  bodyLimitBytes: number;
 }
 
 const JSON_TYPE = 'application/json';
@@ -174,7 +179,16 @@ function errorResponses(components: Components, errors: ErrorDoc[]): Record<stri
   return out;
 }
 
-function operation(components: Components, route: RouteDoc): JsonObject {
+/** The 413 of a route that reads a body: the service's own limit, or the gateway's in front of it. */
+function tooLarge(limitBytes: number): ErrorDoc {
+  return {
+    code: 'payload_too_large',
+    when: 'the body is larger than this route reads (the gateway in front answers the same for its own limit)',
+    message: `request body exceeds the limit of ${limitBytes} bytes`,
+  };
+}
+
+function operation(components: Components, route: RouteDoc, bodyLimitBytes: number): JsonObject {
   const responses: Record<string, JsonObject> = {};
   for (const r of route.responses) {
     const res: JsonObject = { description: r.description };
@@ -182,7 +196,10 @@ function operation(components: Components, route: RouteDoc): JsonObject {
     if (r.body) res.content = content(components, r.body);
     responses[String(r.status)] = res;
   }
-  for (const [status, res] of Object.entries(errorResponses(components, route.errors))) {
+  const errors = route.requestBody
+    ? [...route.errors, tooLarge(route.bodyLimitBytes ?? bodyLimitBytes)]
+    : route.errors;
+  for (const [status, res] of Object.entries(errorResponses(components, errors))) {
     if (responses[status]) throw new Error(`openapi: ${route.operationId} documents ${status} twice`);
     responses[status] = res;
   }
@@ -207,7 +224,7 @@ export function buildDocument(options: DocumentOptions): JsonObject {
     const item = paths[route.path] ?? {};
     paths[route.path] = item;
     if (item[route.method]) throw new Error(`openapi: ${route.method} ${route.path} is described twice`);
-    item[route.method] = operation(components, route);
+    item[route.method] = operation(components, route, options.bodyLimitBytes);
   }
   return {
     openapi: '3.1.0',

@@ -18,7 +18,7 @@ export function json(schema: TSchema, value?: unknown, summary?: string): BodyDo
 export function badBody(message: string): ErrorDoc {
   return {
     code: 'bad_request',
-    when: 'the body is not JSON, is too large, is compressed (bodies are read as sent: no `Content-Encoding`), or a field is missing or malformed',
+    when: 'the body is not JSON, is compressed (bodies are read as sent: no `Content-Encoding`), or a field is missing or malformed',
     message,
   };
 }

@@ -188,7 +188,7 @@ describe('the tenant-api document: documents, callback and lookups', () => {
     expect(Object.keys(op.responses as JsonObject)).toEqual(['200', '404']);
   });
 
-  it('when the submission is read, then it takes the optional Idempotency-Key and answers 403 (scope), 409, 422, 429 (its exoneration lookups) and 502', () => {
+  it('when the submission is read, then it takes the optional Idempotency-Key and answers 403 (scope), 409, 413, 422, 429 (its exoneration lookups) and 502', () => {
     const op = paths()['/api/enviar/items']!.post!;
     expect(op.parameters).toEqual([
       expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
@@ -200,12 +200,33 @@ describe('the tenant-api document: documents, callback and lookups', () => {
       '403',
       '404',
       '409',
+      '413',
       '422',
       '429',
       '502',
       '503',
     ]);
     expect(op.responses).toHaveProperty(['429', 'headers', 'Retry-After']);
+  });
+
+  it('when an operation reads a body, then it answers 413 payload_too_large naming its limit (the upload of received documents 4 MB)', () => {
+    const limits: Record<string, string> = {};
+    for (const [path, item] of Object.entries(paths())) {
+      for (const [method, op] of Object.entries(item)) {
+        const tooLarge = JSON.stringify((op.responses as JsonObject)['413'] ?? null);
+        if (op.requestBody)
+          expect([method, path, tooLarge]).toEqual([
+            method,
+            path,
+            expect.stringContaining('payload_too_large'),
+          ]);
+        else expect([method, path, tooLarge]).toEqual([method, path, 'null']);
+        if (op.requestBody)
+          limits[`${method} ${path}`] = /exceeds the limit of (\d+) bytes/.exec(tooLarge)![1]!;
+      }
+    }
+    expect(limits['post /api/enviar/items']).toBe(String(256 * 1024));
+    expect(limits['post /api/recepcion/documentos']).toBe(String(4 * 1024 * 1024));
   });
 
   it.each(['/api/reenviar/correo', '/api/reenviar/webhook'])(

@@ -168,6 +168,8 @@ interface ApiRoute {
     badExample: string;
     /** Further named examples (e.g. one per document kind), each validated like the first. */
     moreExamples?: Record<string, { summary: string; value: unknown }>;
+    /** The largest body the route reads, when not BODY_LIMIT's default. */
+    limitBytes?: number;
   };
   /** The success answer, or several when the route answers more than one status (201 new, 200 seen before). */
   ok: ResponseDoc | ResponseDoc[];
@@ -201,6 +203,7 @@ function apiRoute(r: ApiRoute): RouteDoc {
     ...(r.body
       ? { requestBody: withMoreExamples(json(r.body.schema, r.body.example), r.body.moreExamples) }
       : {}),
+    ...(r.body?.limitBytes ? { bodyLimitBytes: r.body.limitBytes } : {}),
     responses: Array.isArray(r.ok) ? r.ok : [r.ok],
     errors: [
       ...(r.body ? [badBody(r.body.badExample)] : []),
@@ -1054,6 +1057,8 @@ function recepcionRoutes(): RouteDoc[] {
         example: { receptor: '3101779527', xml: 'PD94bWwgdmVyc2lvbj0iMS4wIj8+...' },
         badExample:
           'xml: the signature does not verify: reference_digest (the referenced content was changed)',
+        // RECEPCION_BODY_LIMIT's default (4mb): a supplier's XML in Base64 and Hacienda's answer.
+        limitBytes: 4 * 1024 * 1024,
       },
       ok: [
         received('stored with its findings', 201),
@@ -1275,5 +1280,7 @@ export function buildTenantApiOpenApi(options: TenantApiOpenApiOptions = {}): Js
       },
     },
     routes: tenantApiRoutes(),
+    // BODY_LIMIT's default (256kb); the upload of received documents reads RECEPCION_BODY_LIMIT's.
+    bodyLimitBytes: 256 * 1024,
   });
 }
