@@ -9,6 +9,7 @@ import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
 import { AppError, metrics, parseBody } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { hashRequestBody } from './canonical-hash';
+import { assertCertificateValidAt } from '../emisor/certificate-validity';
 import type { HeldMaterial, SigningMaterial } from '../emisor/load-signing-material';
 import { findIssuerVersion } from '../emisor/issuer-repository';
 import {
@@ -77,8 +78,9 @@ function numberOf(document: DocumentRequest, material: SigningMaterial): Documen
 }
 
 /**
- * The lookups (when configured), then the engine (validation, arithmetic, XML, XAdES), then the signed XML
- * against its XSD. Every refusal lists at most MAX_LISTED_ISSUES problems, as the contract's.
+ * The certificate's validity, the lookups (when configured), then the engine (validation, arithmetic, XML,
+ * XAdES), then the signed XML against its XSD. Every refusal lists at most MAX_LISTED_ISSUES problems, as the
+ * contract's.
  */
 async function checkAndSign(
   deps: SubmissionDeps,
@@ -86,6 +88,14 @@ async function checkAndSign(
   document: DocumentRequest,
   material: SigningMaterial,
 ): Promise<Signed> {
+  // One instant judges the certificate and dates the signature (the lookups below may take seconds), so no
+  // SigningTime falls outside the validity checked; first, so a document that cannot be signed spends none
+  // of the tenant's lookups.
+  const now = deps.now();
+  assertCertificateValidAt(material.certificate, now, {
+    field: 'emisor',
+    identificacion: material.identificacion,
+  });
   // The exonerations first: the CABYS check leaves a code to Hacienda when the tenant's window is used up,
   // so it never takes the slot an exoneration (refused with 429 without one) needed. The CABYS check gives
   // no promise when the local catalogue has every code: the common case awaits nothing (ADR 0066).
@@ -104,7 +114,7 @@ async function checkAndSign(
       document,
       issuer: toEngineIssuer(material, deps.proveedorSistemas),
       key: toSigningKey(material),
-      now: deps.now(),
+      now,
     });
   } catch (err) {
     // The engine lists at most as many issues as the contract (DocumentError), with the count of the rest.

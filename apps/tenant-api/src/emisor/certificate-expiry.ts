@@ -1,6 +1,6 @@
 // Loud warnings about issuer certificates that expire soon: a document signed with an expired key is
-// rejected by Hacienda, and renewal takes the taxpayer a visit to ATV. Checked at registration, at start
-// and daily.
+// rejected by Hacienda, so once it expires the issuer's submissions are refused (certificate-validity.ts),
+// and renewal takes the taxpayer a visit to ATV. Checked at registration, at start and daily.
 import type { Db, Logger } from '@cr/service-kit';
 import type { IssuerDeps } from './issuer-deps';
 import { unsafeListCertificatesExpiringBefore } from './issuer-repository';

@@ -5,9 +5,10 @@
 // clave `<clave>-<consecutivo>`, Hacienda's id of the message) with its submission job: the same jobs,
 // retries, token cache, follow-up and webhook as any document. Before it is stored the signed message is
 // validated against MensajeReceptor_V4.4.xsd by the gate of every signed document (docs/decisions/0055): a
-// refusal is a 400 naming the element, the received document stays unanswered and the number free. A second
-// answer while one is with Hacienda or after Hacienda accepted one is a 409; after Hacienda refused an
-// answer, a new one may be sent.
+// refusal is a 400 naming the element, the received document stays unanswered and the number free, as with a
+// 422 when the receptor's certificate is out of its validity (certificate-validity.ts). A second answer
+// while one is with Hacienda or after Hacienda accepted one is a 409; after Hacienda refused an answer, a new
+// one may be sent.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RecepcionRespuestaRequest, type RecepcionRespuestaResponse } from '@cr/contracts';
 import {
@@ -29,6 +30,7 @@ import {
   callbackTokenHash,
 } from '../documents/submit-document';
 import { toSigningKey } from '../documents/to-engine-issuer';
+import { assertCertificateValidAt } from '../emisor/certificate-validity';
 import { checkSignedAgainst } from '../documents/xsd-gate';
 import type { RecepcionDeps } from './recepcion-deps';
 import { attachAnswer, findReceivedByClave } from './received-repository';
@@ -62,6 +64,12 @@ export async function answerReceived(
   }
   const material = await deps.signing.load({ tenantId, identificacion: received.receptor });
   const now = deps.now();
+  // The receptor signs its answer: with a certificate out of its validity Hacienda would reject the message,
+  // so it is refused before it is numbered and the number stays free for the answer after the renewal.
+  assertCertificateValidAt(material.certificate, now, {
+    field: 'receptor',
+    identificacion: material.identificacion,
+  });
   const plan = planMensajeReceptor(
     {
       clave,

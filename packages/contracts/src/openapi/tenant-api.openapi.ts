@@ -680,6 +680,12 @@ export function tenantApiRoutes(): RouteDoc[] {
           message: 'Idempotency-Key: this key was already used with a different request body',
         },
         {
+          code: 'unprocessable',
+          when: "the emisor's certificate has expired (or is not valid yet) by the service's clock: Hacienda rejects what it signs, so nothing is signed or stored and numeroReferencia stays free; upload a renewed .p12 with POST /api/actualizar/emisor, then send the document again",
+          message:
+            'emisor: the certificate of issuer 3101123456 expired at 2026-12-08T21:22:45-06:00; upload a renewed .p12 with POST /api/actualizar/emisor',
+        },
+        {
           ...LOOKUP_LIMITED,
           when: "confirming an exoneration of type 04 or 11 needs a lookup that reaches Hacienda's public API (not cached) and the tenant used up its window of lookups (HACIENDA_LOOKUP_RATE_LIMIT, with `Retry-After`); nothing is stored (a CABYS code is then left to Hacienda, not refused)",
         },
@@ -1167,6 +1173,12 @@ function recepcionRoutes(): RouteDoc[] {
           code: 'conflict',
           when: 'an answer is already with Hacienda or was accepted, or numeroReferencia is used',
           message: `clave: document ${ex.EXAMPLE_CLAVE} was already answered (consecutivo 00100001050000000001, aceptado at Hacienda)`,
+        },
+        {
+          code: 'unprocessable',
+          when: "the receptor issuer's certificate has expired (or is not valid yet) by the service's clock: Hacienda rejects what it signs, so nothing is signed or stored, the document stays unanswered and numeroReferencia free; upload a renewed .p12 with POST /api/actualizar/emisor, then answer again",
+          message:
+            'receptor: the certificate of issuer 3101779527 expired at 2026-12-08T21:22:45-06:00; upload a renewed .p12 with POST /api/actualizar/emisor',
         },
       ],
     }),
