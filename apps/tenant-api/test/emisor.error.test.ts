@@ -6,7 +6,6 @@ import { type TestApp, startTestApp } from './support/test-app';
 
 let ctx: TestApp;
 let valid: EmisorRegistration;
-const DAY = 86_400_000;
 
 beforeAll(async () => {
   ctx = await startTestApp();
@@ -169,35 +168,33 @@ describe('POST /api/enviar/emisor: validation', () => {
     expect(res.text).not.toContain('0000"');
   });
 
-  it('when the certificate has expired, then 400 with its expiry date', async () => {
+  // Both instants fall after 18:00 in Costa Rica, when the UTC date is already the next day's.
+  it('when the certificate has expired, then 400 with its expiry in Costa Rica time', async () => {
     const certificadoHacienda = p12({
       identificacion: 3101123456,
       tipoIdentificacion: 2,
       pin: PIN,
       notBefore: new Date('2021-02-01T00:00:00Z'),
-      notAfter: new Date('2025-01-31T12:00:00Z'),
+      notAfter: new Date('2025-02-01T02:30:00Z'),
     });
     const res = await post(ctx, 'acme', '/api/enviar/emisor', { ...valid, certificadoHacienda });
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([
-      { path: 'certificadoHacienda', reason: 'certificate expired on 2025-01-31' },
+      { path: 'certificadoHacienda', reason: 'certificate expired at 2025-01-31T20:30:00-06:00' },
     ]);
   });
 
-  it('when the certificate is not valid yet, then 400 with its start date', async () => {
-    const notBefore = new Date(Date.now() + 10 * DAY);
+  it('when the certificate is not valid yet, then 400 with its start in Costa Rica time', async () => {
     const certificadoHacienda = p12({
       identificacion: 3101123456,
       tipoIdentificacion: 2,
       pin: PIN,
-      notBefore,
+      notBefore: new Date('2030-06-15T03:15:30Z'),
+      notAfter: new Date('2034-06-15T03:15:30Z'),
     });
     const res = await post(ctx, 'acme', '/api/enviar/emisor', { ...valid, certificadoHacienda });
     expect(res.body.details).toEqual([
-      {
-        path: 'certificadoHacienda',
-        reason: `certificate is not valid until ${notBefore.toISOString().slice(0, 10)}`,
-      },
+      { path: 'certificadoHacienda', reason: 'certificate is not valid until 2030-06-14T21:15:30-06:00' },
     ]);
   });
 

@@ -4,6 +4,7 @@
 // of 2048 to 4096 bits, is valid today and belongs to the issuer. Every failure is collected into one 400
 // naming each field and its reason.
 import { EmisorRegistration } from '@cr/contracts';
+import { formatCostaRicaDateTime } from '@cr/hacienda-xml';
 import { AppError, parseBody } from '@cr/service-kit';
 import type { ErrorDetail } from '@cr/contracts';
 import type { TerritorialTable } from '../territory/territorial-table';
@@ -42,10 +43,6 @@ export function formatActivityCode(code: number): string | undefined {
   const tenths = Math.round(code * 10);
   if (Math.abs(code * 10 - tenths) > 1e-9 || code < 1000 || code >= 10000) return undefined;
   return (tenths / 10).toFixed(1);
-}
-
-function isoDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
 }
 
 /** The body's shape (EmisorRegistration): checked before the tenant's issuer-write slot is taken. */
@@ -91,10 +88,14 @@ export async function validateRegistration(
     }
   }
   if (certificate) {
+    // The instant in Costa Rica time with its offset: a UTC date is the next day's from 18:00 there.
     if (certificate.notAfter.getTime() <= ctx.now.getTime()) {
-      fail('certificadoHacienda', `certificate expired on ${isoDate(certificate.notAfter)}`);
+      fail('certificadoHacienda', `certificate expired at ${formatCostaRicaDateTime(certificate.notAfter)}`);
     } else if (certificate.notBefore.getTime() > ctx.now.getTime()) {
-      fail('certificadoHacienda', `certificate is not valid until ${isoDate(certificate.notBefore)}`);
+      fail(
+        'certificadoHacienda',
+        `certificate is not valid until ${formatCostaRicaDateTime(certificate.notBefore)}`,
+      );
     }
     if (!idProblem) {
       const owner = checkCertificateOwner(
