@@ -3,12 +3,13 @@
 // per-tenant lookup limit.
 import { createCabysSearch } from '@cr/cabys';
 import type { DocumentRequest } from '@cr/contracts';
+import { costaRicaDate } from '@cr/hacienda-xml';
 import { checkExonerations } from '../src/lookups/check-exonerations';
 import { haciendaCabysFallback } from '../src/lookups/cabys-fallback';
 import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { post } from './support/client';
 import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-sandbox';
-import { documentBody } from './support/document-mother';
+import { crNow, documentBody } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp, testPublicApi } from './support/test-app';
 
@@ -406,6 +407,54 @@ describe('POST /api/enviar/items refuses exonerations Hacienda does not back', (
     );
     const stored = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
     expect(stored.rows[0]!.n).toBe(0);
+  });
+
+  it('when the document is dated before Hacienda issued the authorization, then 400 naming numeroDocumento, nothing stored, and the consecutivo stays free', async () => {
+    // The auditor's case: the client's FechaEmisionEX is the authorization's own, the document earlier.
+    const issuedOn = costaRicaDate(new Date(Date.now() - 30 * DAY));
+    await hacienda.addExoneration({
+      numeroDocumento: 'AL-00060001-26',
+      identificacion: RECEPTOR,
+      porcentajeExoneracion: 13,
+      fechaEmision: issuedOn,
+      fechaVencimiento: FUTURE,
+      cabys: [JUGO],
+    });
+    const registered = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
+    expect([200, 409]).toContain(registered.status);
+    const body = exoneratedInvoice(7020, JUGO);
+    Object.assign(body.detalleServicio[0]!.impuesto[0]!.exoneracion, {
+      numeroDocumento: 'AL-00060001-26',
+      fechaEmision: issuedOn,
+    });
+    const early = { ...body, fechaEmision: crNow(-60 * DAY) };
+
+    const refused = await post(ctx, 'acme', '/api/enviar/items', early);
+
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      error: 'bad_request',
+      details: [
+        {
+          path: 'detalleServicio[0].impuesto[0].exoneracion.numeroDocumento',
+          reason: `AL-00060001-26 was issued on ${issuedOn}, after the document date ${early.fechaEmision.slice(0, 10)}, so it was not yet in force`,
+        },
+      ],
+    });
+    const stored = await ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM documents WHERE tenant_id = 'acme' AND numero_referencia = 7020",
+    );
+    expect(stored.rows[0]!.n).toBe(0);
+
+    // Dated today, the same document takes the consecutivo the refused one would have had.
+    const accepted = await post(ctx, 'acme', '/api/enviar/items', body);
+    expect(accepted.status).toBe(200);
+    const { rows } = await ctx.db.query<{ consecutivo: string }>(
+      'SELECT consecutivo FROM documents WHERE clave = $1',
+      [accepted.body.clave],
+    );
+    expect(rows[0]!.consecutivo).toBe('00100001010000007020');
+    expect(accepted.body.clave.slice(21, 41)).toBe('00100001010000007020');
   });
 });
 

@@ -403,7 +403,7 @@ export const DocumentExoneracion = Type.Object(
     fechaEmision: Type.String({
       pattern: ISO_DATE_OR_DATE_TIME,
       description:
-        'Issue date of the exoneration document; ISO 8601 date (Costa Rica midnight) or date-time, with or without UTC offset (no offset means Costa Rica time, UTC-06:00)',
+        "Issue date of the exoneration document; ISO 8601 date (Costa Rica midnight) or date-time, with or without UTC offset (no offset means Costa Rica time, UTC-06:00); not a later day in Costa Rica than the document's fechaEmision",
     }),
     porcentajeExoneracion: Type.Number({
       minimum: 0,

@@ -349,6 +349,44 @@ describe('the exoneration document date', () => {
       },
     ]);
   });
+
+  // The invoice mother is dated 2026-05-26T12:30:59-06:00: the 26th in Costa Rica.
+  const exoneratedOn = (fecha: string, tipo: string, fechaEmision = '2026-05-26T12:30:59-06:00') => {
+    const exonerated = line(1, { exoneracion: { porcentaje: 13, tipo } });
+    const impuestos = exonerated.impuesto as Array<{ exoneracion?: { fechaEmision: string } }>;
+    impuestos[0]!.exoneracion!.fechaEmision = fecha;
+    return invoice({ fechaEmision, detalleServicio: [exonerated] });
+  };
+
+  it.each([
+    ['04 (confirmed with Hacienda besides)', '04'],
+    ['09 (never looked up)', '09'],
+  ])('when it is a later day than the document and the type is %s, then the field is refused', (_n, tipo) => {
+    expect(issuesOf(exoneratedOn('2026-05-27', tipo))).toEqual([
+      {
+        path: 'detalleServicio[0].impuesto[0].exoneracion.fechaEmision',
+        reason:
+          "must not be after the document's fechaEmision (2026-05-26 in Costa Rica): an exoneration issued later cannot cover the document",
+      },
+    ]);
+  });
+
+  it('when the document is 23:30 of the day before in Costa Rica (already that day in UTC), then it is refused', () => {
+    expect(issuesOf(exoneratedOn('2026-05-26', '09', '2026-05-26T05:30:00Z'))).toEqual([
+      {
+        path: 'detalleServicio[0].impuesto[0].exoneracion.fechaEmision',
+        reason: expect.stringContaining('(2026-05-25 in Costa Rica)'),
+      },
+    ]);
+  });
+
+  it.each([
+    ['the same day at a later hour', '2026-05-26T23:00:00-06:00'],
+    ['a UTC instant of the same Costa Rica day (the 27th in UTC)', '2026-05-27T00:00:00Z'],
+    ['an earlier day', '2024-01-15'],
+  ])('when it is %s, then the document is accepted', (_n, fecha) => {
+    expect(issuesOf(exoneratedOn(fecha, '09'))).toEqual([]);
+  });
 });
 
 describe('other charges of type 99', () => {

@@ -130,7 +130,7 @@ export function checkDocument(input: unknown, options: { issuer?: Issuer; now?: 
   }
 
   // Lines.
-  const lineContext = { rules, add, compare };
+  const lineContext = { rules, fechaEmision, add, compare };
   const lines = doc.detalleServicio.map((line, i) => checkLine(line, i, lineContext));
   // FEC, FEE and REP lines have no ImpuestoAsumidoEmisorFabrica: a tax the issuer absorbs (regalías) has
   // no place in them.

@@ -18,6 +18,7 @@ import {
   computeLine,
   especificoMonto,
 } from './arithmetic';
+import { costaRicaDate } from './business-days';
 import { parseIsoDateOrDateTime } from './cr-time';
 import { EXONERATION_NC_ONLY, type KindRules, TRANSITIONAL_TARIFAS, articled } from './kind-rules';
 import { type CheckedSurtido, checkSurtidoLine } from './surtido';
@@ -70,6 +71,8 @@ export interface CheckedLine extends LineAmounts {
 export interface LineCheckContext {
   /** The kind's rules (transitional rates, exoneration types, TipoTransaccion). */
   rules: KindRules;
+  /** The document's FechaEmision, when it is usable: an exoneration must not be issued after it. */
+  fechaEmision?: Date;
   add(path: string, reason: string, expected?: string): void;
   compare(path: string, client: string | number, expected: Dec): void;
 }
@@ -188,8 +191,18 @@ export function checkTax(tax: DocumentImpuesto, tp: string, ctx: LineCheckContex
       add(`${ep}.tipoDocumentoOtro`, 'is required when tipoDocumento is 99');
     if (ex.nombreInstitucion === '99' && !ex.nombreInstitucionOtros)
       add(`${ep}.nombreInstitucionOtros`, 'is required when nombreInstitucion is 99');
-    if (!parseIsoDateOrDateTime(ex.fechaEmision))
-      add(`${ep}.fechaEmision`, 'is not a valid date or date-time');
+    const issued = parseIsoDateOrDateTime(ex.fechaEmision);
+    if (!issued) add(`${ep}.fechaEmision`, 'is not a valid date or date-time');
+    else if (ctx.fechaEmision) {
+      // Compared as Costa Rica days: an authorization is dated by its day (Hacienda writes its midnight),
+      // so a document of that day, at any hour, may use it; one of an earlier day cannot.
+      const documentDay = costaRicaDate(ctx.fechaEmision);
+      if (costaRicaDate(issued) > documentDay)
+        add(
+          `${ep}.fechaEmision`,
+          `must not be after the document's fechaEmision (${documentDay} in Costa Rica): an exoneration issued later cannot cover the document`,
+        );
+    }
   }
   return out;
 }

@@ -128,6 +128,50 @@ describe('checkExonerations', () => {
     ]);
   });
 
+  describe('the day the authorization was issued', () => {
+    // The auditor's case: issued 2026-03-01, the client's FechaEmisionEX matching it, the document earlier.
+    const issuedMarch = {
+      ...AUTH,
+      fechaEmision: '2026-03-01T00:00:00',
+      fechaVencimiento: '2027-03-01T00:00:00',
+    };
+    const datedAt = (fechaEmision: string) => doc([{ fechaEmision: '2026-03-01' }], { fechaEmision });
+    const notYetInForce = (documentDay: string) => ({
+      path: 'detalleServicio[0].impuesto[0].exoneracion.numeroDocumento',
+      reason: `AL-00020402-24 was issued on 2026-03-01, after the document date ${documentDay}, so it was not yet in force`,
+    });
+
+    it('when the document is weeks earlier, then numeroDocumento is refused though FechaEmisionEX matches', async () => {
+      const issues = await checkExonerations(
+        { document: datedAt('2026-01-10T10:00:00-06:00'), now: new Date('2026-06-01T18:00:00Z') },
+        registry([issuedMarch]),
+      );
+      expect(issues).toEqual([notYetInForce('2026-01-10')]);
+    });
+
+    it('when it is 23:30 of the day before in Costa Rica (already the issue day in UTC), then it is refused', async () => {
+      for (const fechaEmision of ['2026-02-28T23:30:00-06:00', '2026-03-01T05:30:00Z']) {
+        const issues = await checkExonerations(
+          { document: datedAt(fechaEmision), now },
+          registry([issuedMarch]),
+        );
+        expect(issues).toEqual([notYetInForce('2026-02-28')]);
+      }
+    });
+
+    it('when it is any hour of the issue day in Costa Rica, then it is in force', async () => {
+      // Hacienda may write an hour: the authorization covers its whole day, as FechaEmisionEX names the day.
+      const issuedAfternoon = { ...issuedMarch, fechaEmision: '2026-03-01T14:25:00' };
+      for (const fechaEmision of ['2026-03-01T00:00:00-06:00', '2026-03-01T09:00:00-06:00']) {
+        const issues = await checkExonerations(
+          { document: datedAt(fechaEmision), now },
+          registry([issuedAfternoon]),
+        );
+        expect(issues).toEqual([]);
+      }
+    });
+  });
+
   it('when the authorization lists no CABYS, then any line code is accepted', async () => {
     const open = { ...AUTH, poseeCabys: false, cabys: [] };
     const d = doc([{}]);

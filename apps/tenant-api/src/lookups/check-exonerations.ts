@@ -1,13 +1,14 @@
 // Before a document is signed, every line tax exonerated by a Hacienda authorization of type 04 or 11
 // (REFERENCE §7.5: "Exenciones DGH", checked by Hacienda against its records) is checked with /fe/ex: the
-// authorization exists, is in force at the document's date, was granted to the receptor, covers the line's
-// CABYS code (when it lists codes), and the exonerated percentage does not exceed the authorized one; the
-// issue date and type must match it too. Each failure is an issue with the exact path of the field.
-// Hacienda being unreachable is not an issue of the document: the HaciendaUpstreamError (502) propagates.
+// authorization exists, is in force at the document's date (issued on or before its Costa Rica day, not yet
+// expired), was granted to the receptor, covers the line's CABYS code (when it lists codes), and the
+// exonerated percentage does not exceed the authorized one; the issue date and type must match it too. Each
+// failure is an issue with the exact path of the field. Hacienda being unreachable is not an issue of the
+// document: the HaciendaUpstreamError (502) propagates.
 import { type DocumentRequest, type ValidationIssue, impuestoPath, lineImpuestos } from '@cr/contracts';
 import type { Exoneration, HaciendaPublicApi, PublicResult } from '@cr/hacienda-client';
-import { parseIsoDateOrDateTime, parseIsoDateTime, toCostaRicaParts } from '@cr/hacienda-xml';
-import { expiryOf, isInForce, normaliseExonerationNumber } from './exoneration';
+import { costaRicaDate, parseIsoDateOrDateTime, parseIsoDateTime } from '@cr/hacienda-xml';
+import { expiryOf, isInForce, issueDayOf, normaliseExonerationNumber } from './exoneration';
 
 /** What the check needs of the Hacienda client: `hacienda.publicApi` satisfies it. */
 export type ExonerationLookup = Pick<HaciendaPublicApi, 'exoneration'>;
@@ -17,12 +18,6 @@ export const CHECKED_EXONERATION_TYPES: ReadonlySet<string> = new Set(['04', '11
 
 const hundredths = (n: number) => Math.round(n * 100);
 const sameId = (a: string, b: string) => a.replace(/^0+/, '') === b.replace(/^0+/, '');
-const pad = (n: number) => String(n).padStart(2, '0');
-
-function costaRicaDate(d: Date): string {
-  const p = toCostaRicaParts(d);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
-}
 
 export async function checkExonerations(
   input: { document: DocumentRequest; receptorId?: string; now: Date },
@@ -32,6 +27,7 @@ export async function checkExonerations(
   const receptorId =
     input.receptorId ?? (document.receptor ? document.receptor.identificacion.numero : undefined);
   const documentDate = parseIsoDateTime(document.fechaEmision) ?? input.now;
+  const documentDay = costaRicaDate(documentDate);
   // One lookup per authorization even when many lines use it.
   const lookups = new Map<string, Promise<PublicResult<Exoneration>>>();
   const lookUp = (numero: string) => {
@@ -73,13 +69,21 @@ export async function checkExonerations(
         continue;
       }
       const auth = found.value;
+      const issued = issueDayOf(auth);
       if (!isInForce(auth, documentDate)) {
         const expiry = expiryOf(auth);
         issues.push({
           path: `${base}.numeroDocumento`,
           reason: expiry
-            ? `${numero} expired on ${auth.fechaVencimiento}, before the document date ${costaRicaDate(documentDate)}`
+            ? `${numero} expired on ${auth.fechaVencimiento}, before the document date ${documentDay}`
             : `${numero} has no expiry date in Hacienda's records, so it cannot be shown to be in force`,
+        });
+      } else if (issued && documentDay < issued) {
+        // In force from its issue day on (Costa Rica days, as the client's FechaEmisionEX is compared): a
+        // document of an earlier day is not covered, whatever FechaEmisionEX the client wrote.
+        issues.push({
+          path: `${base}.numeroDocumento`,
+          reason: `${numero} was issued on ${issued}, after the document date ${documentDay}, so it was not yet in force`,
         });
       }
       if (!receptorId) {
@@ -117,9 +121,8 @@ export async function checkExonerations(
           reason: `must be ${authorizedType}, the type of ${numero} in Hacienda's records`,
         });
       }
-      const issued = auth.fechaEmision?.slice(0, 10);
       const given = parseIsoDateOrDateTime(ex.fechaEmision);
-      if (issued && /^\d{4}-\d{2}-\d{2}$/.test(issued) && (!given || costaRicaDate(given) !== issued)) {
+      if (issued && (!given || costaRicaDate(given) !== issued)) {
         issues.push({
           path: `${base}.fechaEmision`,
           reason: `must be the issue date of ${numero}, ${issued}`,

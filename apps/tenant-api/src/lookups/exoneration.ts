@@ -3,7 +3,7 @@
 // read as Costa Rica wall-clock time as Hacienda writes it; from that instant on it is `vencida`.
 import type { ExoneracionData } from '@cr/contracts';
 import type { Exoneration } from '@cr/hacienda-client';
-import { parseIsoDateTime } from '@cr/hacienda-xml';
+import { costaRicaDate, parseIsoDateTime } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
 import type { LookupDeps } from './lookup-deps';
 import { lookUpForTenant } from './tenant-lookup-limit';
@@ -30,6 +30,13 @@ function withoutOffset(value: string | undefined): string | undefined {
 export function expiryOf(ex: Pick<Exoneration, 'fechaVencimiento'>): Date | undefined {
   const local = withoutOffset(ex.fechaVencimiento);
   return local ? parseIsoDateTime(local) : undefined;
+}
+
+/** The Costa Rica day an exoneration was issued (`2024-01-15`), or undefined when Hacienda gave no readable date. */
+export function issueDayOf(ex: Pick<Exoneration, 'fechaEmision'>): string | undefined {
+  const local = withoutOffset(ex.fechaEmision);
+  const issued = local ? parseIsoDateTime(local) : undefined;
+  return issued ? costaRicaDate(issued) : undefined;
 }
 
 export function isInForce(ex: Pick<Exoneration, 'fechaVencimiento'>, at: Date): boolean {
