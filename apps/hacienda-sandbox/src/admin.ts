@@ -11,6 +11,7 @@ import {
   SandboxUserRequest,
   SandboxVerdictRequest,
 } from '@cr/contracts';
+import { costaRicaDate } from '@cr/hacienda-xml';
 import { AppError, type Db, parseBody } from '@cr/service-kit';
 import express, { type RequestHandler, type Router } from 'express';
 import { issueCertificate, type KeyMaterial, toLegacyP12 } from './certificate-authority';
@@ -24,6 +25,8 @@ export interface AdminOptions {
   faults: FaultInjector;
   adminToken: string | undefined;
   openMode: boolean;
+  /** The sandbox's clock: an exoneration without fechaEmision is issued on its day in Costa Rica. */
+  now: () => Date;
 }
 
 function guard(adminToken: string | undefined, openMode: boolean): RequestHandler {
@@ -81,13 +84,22 @@ export async function saveTaxpayer(db: Db, req: SandboxTaxpayerRequest): Promise
   return data;
 }
 
-export async function saveExoneration(db: Db, body: SandboxExonerationRequest): Promise<ExonerationData> {
+/**
+ * Stores an exoneration for /fe/ex. Without fechaEmision it is issued today in Costa Rica at `now` (Hacienda
+ * writes its own day): the UTC date is already tomorrow from 18:00 there, and a client writing today's date
+ * in FechaEmisionEX would not match it.
+ */
+export async function saveExoneration(
+  db: Db,
+  body: SandboxExonerationRequest,
+  now: Date,
+): Promise<ExonerationData> {
   const numero = body.numeroDocumento.toUpperCase();
   const data: ExonerationData = {
     numeroDocumento: numero,
     identificacion: body.identificacion,
     codigoProyectoCFIA: body.codigoProyectoCFIA ?? null,
-    fechaEmision: `${body.fechaEmision ?? new Date().toISOString().slice(0, 10)}T00:00:00`,
+    fechaEmision: `${body.fechaEmision ?? costaRicaDate(now)}T00:00:00`,
     fechaVencimiento: `${body.fechaVencimiento}T00:00:00`,
     porcentajeExoneracion: body.porcentajeExoneracion,
     tipoDocumento: body.tipoDocumento ?? {
@@ -140,7 +152,7 @@ export function createAdminRouter(options: AdminOptions): Router {
   });
 
   router.post('/sandbox/exoneraciones', async (req, res) => {
-    const data = await saveExoneration(db, parseBody(SandboxExonerationRequest, req.body));
+    const data = await saveExoneration(db, parseBody(SandboxExonerationRequest, req.body), options.now());
     res.status(201).json(data);
   });
 

@@ -140,6 +140,7 @@ export function createApp(deps: AppDeps): Express {
           faults,
           adminToken: config.SANDBOX_ADMIN_TOKEN,
           openMode: config.openMode,
+          now,
         }),
       );
     },

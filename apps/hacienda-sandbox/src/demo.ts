@@ -4,6 +4,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { costaRicaDate, toCostaRicaParts } from '@cr/hacienda-xml';
 import type { Db } from '@cr/service-kit';
 import { issueP12, saveExoneration, saveTaxpayer } from './admin';
 import type { KeyMaterial } from './certificate-authority';
@@ -31,6 +32,7 @@ export async function provisionDemo(
   db: Db,
   ca: KeyMaterial,
   dataDir: string,
+  now: Date = new Date(),
 ): Promise<{ demo: DemoSetup; created: boolean }> {
   const dir = join(dataDir, 'demo');
   const marker = join(dir, 'demo.json');
@@ -56,16 +58,21 @@ export async function provisionDemo(
     nombre: demo.nombre,
     actividades: [{ codigo: demo.codigoActividad, descripcion: 'ACTIVIDADES DE PROGRAMACION INFORMATICA' }],
   });
-  const today = new Date();
-  const expires = new Date(today);
-  expires.setUTCFullYear(today.getUTCFullYear() + 2); // 29 February rolls to 1 March
-  await saveExoneration(db, {
-    numeroDocumento: demo.exoneracion,
-    identificacion: demo.exoneracionReceptor,
-    porcentajeExoneracion: 13,
-    fechaEmision: today.toISOString().slice(0, 10),
-    fechaVencimiento: expires.toISOString().slice(0, 10),
-  });
+  // Issued today in Costa Rica (the date a client writes in FechaEmisionEX), for two years from that day:
+  // calendar arithmetic on that day's fields, where 29 February rolls to 1 March.
+  const today = toCostaRicaParts(now);
+  const expires = new Date(Date.UTC(today.year + 2, today.month - 1, today.day)).toISOString().slice(0, 10);
+  await saveExoneration(
+    db,
+    {
+      numeroDocumento: demo.exoneracion,
+      identificacion: demo.exoneracionReceptor,
+      porcentajeExoneracion: 13,
+      fechaEmision: costaRicaDate(now),
+      fechaVencimiento: expires,
+    },
+    now,
+  );
   const cert = issueP12(ca, {
     identificacion: demo.identificacion,
     tipoIdentificacion: demo.tipoIdentificacion,
