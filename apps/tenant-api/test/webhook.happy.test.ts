@@ -420,7 +420,7 @@ describe('webhooks: replays and missing endpoints', () => {
     expect(replay.body).toEqual({
       status: 'success',
       message: expect.stringContaining(doc.clave),
-      data: { eventId: expect.stringMatching(/^msg_[0-9a-f]{32}$/) },
+      data: { eventId: expect.stringMatching(/^msg_[0-9a-f]{32}$/), webhook: 'activo' },
     });
     await drain(h.ctx);
     expect(h.receiver.received).toHaveLength(1);

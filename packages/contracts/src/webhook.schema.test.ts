@@ -4,6 +4,7 @@ import {
   WebhookConsultResponse,
   WebhookEventPayload,
   WebhookReplayRequest,
+  WebhookReplayResponse,
 } from './webhook.schema';
 
 const clave = '5'.repeat(50);
@@ -60,5 +61,28 @@ describe('webhook contracts', () => {
       },
     };
     expect(validate(WebhookConsultResponse, body).ok).toBe(true);
+  });
+
+  it("when a replay's answer names where the event goes, then each endpoint state is valid; another state or an unknown field is not", () => {
+    const answer = (data: Record<string, unknown>) => ({
+      status: 'success',
+      message: `event msg_1 queued for document ${clave} (aceptado)`,
+      data: { eventId: 'msg_1', ...data },
+    });
+    expect(validate(WebhookReplayResponse, answer({ webhook: 'activo' })).ok).toBe(true);
+    expect(validate(WebhookReplayResponse, answer({ webhook: 'sin-url' })).ok).toBe(true);
+    const deactivated = {
+      webhook: 'desactivado',
+      desactivadoEn: '2025-01-15T14:05:12.000Z',
+      motivoDesactivacion: 'receiver answered 410 Gone',
+    };
+    expect(validate(WebhookReplayResponse, answer(deactivated)).ok).toBe(true);
+    const unknown = validate(WebhookReplayResponse, answer({ webhook: 'inactivo' }));
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.issues.map((i) => i.path)).toContain('data.webhook');
+    expect(validate(WebhookReplayResponse, answer({})).ok).toBe(false);
+    expect(
+      validate(WebhookReplayResponse, answer({ webhook: 'activo', url: 'https://erp.example/hook' })).ok,
+    ).toBe(false);
   });
 });

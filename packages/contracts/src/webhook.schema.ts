@@ -81,11 +81,43 @@ export const WebhookReplayRequest = Type.Object(
 );
 export type WebhookReplayRequest = Static<typeof WebhookReplayRequest>;
 
+/** Where a replayed event will go, as the tenant's endpoint stood when the replay was queued. */
+export const WEBHOOK_REPLAY_TARGETS = ['activo', 'sin-url', 'desactivado'] as const;
+
 export const WebhookReplayResponse = Type.Object(
   {
     status: Type.Literal('success'),
-    message: Type.String(),
-    data: Type.Object({ eventId: Type.String() }, { additionalProperties: false }),
+    message: Type.String({
+      description:
+        'what was queued and, when the event will not be delivered, why and how to change that (for people; programs read `data`)',
+    }),
+    data: Type.Object(
+      {
+        eventId: Type.String({
+          description:
+            "the queued event's webhook-id; while a replay of the document still waits, that replay's",
+        }),
+        webhook: Type.Union(
+          WEBHOOK_REPLAY_TARGETS.map((t) => Type.Literal(t)),
+          {
+            description:
+              "the tenant's endpoint when the replay was queued: `activo`, the event is sent to it; `sin-url`, no URL is configured, so the event is only recorded as not delivered (set one with `configurar/webhook`); `desactivado`, the receiver answered 410 Gone, so the event is only recorded as not delivered until the URL is saved again with `configurar/webhook`, which reactivates it",
+          },
+        ),
+        desactivadoEn: Type.Optional(
+          Type.String({
+            format: 'date-time',
+            description: 'when the endpoint was deactivated; only with `desactivado`',
+          }),
+        ),
+        motivoDesactivacion: Type.Optional(
+          Type.String({
+            description: 'why it was deactivated (`receiver answered 410 Gone`); only with `desactivado`',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
   },
   { $id: 'https://schemas.cr-einvoice.dev/webhook-replay-response.json', additionalProperties: false },
 );

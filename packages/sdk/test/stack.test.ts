@@ -139,9 +139,10 @@ describe('SDK against the live stack', () => {
     expect(respuesta).toContain(invoiceClave);
   });
 
-  it('when the last event is replayed, then a new delivery verifies', async () => {
+  it('when the last event is replayed, then the answer says the endpoint is active and the new delivery verifies', async () => {
     const before = receiver.deliveries.length;
-    await cr.webhooks.replay(invoiceClave);
+    const replayed = await cr.webhooks.replay(invoiceClave);
+    expect(replayed.data).toEqual({ eventId: expect.stringMatching(/^msg_/), webhook: 'activo' });
     const delivery = await receiver.waitFor(
       (d) => receiver.deliveries.indexOf(d) >= before && d.body.includes(invoiceClave),
     );

@@ -222,12 +222,17 @@ export async function findDocumentOrAnswerByClave<K extends keyof DocumentRow>(
   clave: string,
   columns: readonly K[],
 ): Promise<Pick<DocumentRow, K> | undefined> {
-  const r = await tx.query<Pick<DocumentRow, K>>(
-    `SELECT ${columns.join(', ')} FROM documents WHERE tenant_id = $1 AND (clave = $2 OR clave_recibida = $2)
-     ORDER BY (clave = $2) DESC, created_at DESC LIMIT 1`,
-    [tenantId, clave],
-  );
+  const r = await tx.query<Pick<DocumentRow, K>>(documentOrAnswerByClaveSql(columns), [tenantId, clave]);
   return r.rows[0];
+}
+
+/**
+ * The query of findDocumentOrAnswerByClave (`$1` the tenant, `$2` the clave), for a statement that reads
+ * something else beside the document in the same round trip.
+ */
+export function documentOrAnswerByClaveSql(columns: readonly (keyof DocumentRow)[]): string {
+  return `SELECT ${columns.join(', ')} FROM documents WHERE tenant_id = $1 AND (clave = $2 OR clave_recibida = $2)
+     ORDER BY (clave = $2) DESC, created_at DESC LIMIT 1`;
 }
 
 export async function listEvents(

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FolioType } from '@cr/contracts';
 import { CteWrites, type Queryable } from '@cr/service-kit';
+import { documentOrAnswerByClaveSql } from '../documents/document-repository';
 
 export interface WebhookEndpointRow {
   tenant_id: string;
@@ -27,6 +28,33 @@ export async function findEndpoint(
             disabled_at, disabled_reason, updated_at
      FROM webhook_endpoints WHERE tenant_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
     [tenantId],
+  );
+  return r.rows[0];
+}
+
+/** A replay's document, and the tenant's endpoint as it stands (all null without one). */
+export interface ReplayTargetRow {
+  id: string;
+  estado: string;
+  endpoint_active: boolean | null;
+  disabled_at: Date | string | null;
+  disabled_reason: string | null;
+}
+
+/**
+ * The document a replay names (found as findDocumentOrAnswerByClave finds it) and whether its event has an
+ * endpoint to go to, in one statement: the answer says so at no extra round trip.
+ */
+export async function findReplayTarget(
+  tx: Queryable,
+  tenantId: string,
+  clave: string,
+): Promise<ReplayTargetRow | undefined> {
+  const r = await tx.query<ReplayTargetRow>(
+    `SELECT d.id, d.estado, w.active AS endpoint_active, w.disabled_at, w.disabled_reason
+     FROM (${documentOrAnswerByClaveSql(['id', 'estado'])}) d
+     LEFT JOIN webhook_endpoints w ON w.tenant_id = $1`,
+    [tenantId, clave],
   );
   return r.rows[0];
 }

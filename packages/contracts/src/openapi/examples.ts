@@ -245,7 +245,24 @@ export const webhookReplayRequestExample: WebhookReplayRequest = { clave: CLAVE 
 export const webhookReplayResponseExample: WebhookReplayResponse = {
   status: 'success',
   message: `event msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f queued for document ${CLAVE} (aceptado)`,
-  data: { eventId: 'msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f' },
+  data: { eventId: 'msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f', webhook: 'activo' },
+};
+/** The same replay for a tenant that never configured a URL (the messages of apps/tenant-api's replay tests). */
+export const webhookReplayNoUrlExample: WebhookReplayResponse = {
+  status: 'success',
+  message: `event msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f queued for document ${CLAVE} (aceptado); no webhook URL is configured, so it will be recorded as not delivered: set one with POST /api/configurar/webhook`,
+  data: { eventId: 'msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f', webhook: 'sin-url' },
+};
+/** The same replay after the receiver answered 410 Gone. */
+export const webhookReplayDeactivatedExample: WebhookReplayResponse = {
+  status: 'success',
+  message: `event msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f queued for document ${CLAVE} (aceptado); the webhook endpoint was deactivated on 2025-01-15T14:05:12.000Z (receiver answered 410 Gone), so it will be recorded as not delivered: saving the URL again (POST /api/configurar/webhook) reactivates it`,
+  data: {
+    eventId: 'msg_7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f',
+    webhook: 'desactivado',
+    desactivadoEn: '2025-01-15T14:05:12.000Z',
+    motivoDesactivacion: 'receiver answered 410 Gone',
+  },
 };
 
 /** The spec's invoice (packages/contracts/src/document.schema.test.ts), for the issuer above. */

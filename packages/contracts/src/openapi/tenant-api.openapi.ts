@@ -563,8 +563,17 @@ export function tenantApiRoutes(): RouteDoc[] {
       ok: {
         status: 200,
         description:
-          'the event is queued; while a replay of this document is still waiting, asking again answers that replay (its `eventId`) instead of queueing another',
-        body: json(WebhookReplayResponse, ex.webhookReplayResponseExample),
+          'the event is queued; while a replay of this document is still waiting, asking again answers that replay (its `eventId`) instead of queueing another. `webhook` says whether it will be delivered: without a URL, or with the endpoint deactivated by a 410 Gone, it is only recorded as not delivered',
+        body: withMoreExamples(
+          json(WebhookReplayResponse, ex.webhookReplayResponseExample, 'the endpoint is active'),
+          {
+            sinUrl: { summary: 'no webhook URL is configured', value: ex.webhookReplayNoUrlExample },
+            desactivado: {
+              summary: 'the receiver answered 410 Gone',
+              value: ex.webhookReplayDeactivatedExample,
+            },
+          },
+        ),
       },
       errors: [
         {

@@ -19,7 +19,11 @@ export class WebhooksResource {
     return (await this.transport.call<ResponseBody<'tenant.getWebhook'>>('tenant.getWebhook')).data;
   }
 
-  /** Sends a document's last event again. */
+  /**
+   * Queues a document's last event again, as a new event (`data.eventId`). `data.webhook` says whether it will
+   * be delivered: `sin-url` (no URL configured) and `desactivado` (the receiver answered 410 Gone; saving the
+   * URL again reactivates it) mean it will only be recorded as not delivered.
+   */
   async replay(clave: string): Promise<ResponseBody<'tenant.replayWebhook'>> {
     return (
       await this.transport.call<ResponseBody<'tenant.replayWebhook'>>('tenant.replayWebhook', {

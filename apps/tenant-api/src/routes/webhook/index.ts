@@ -3,7 +3,7 @@ import type { WebhookConfigResponse, WebhookConsultResponse, WebhookReplayRespon
 import type { RequestHandler, Router } from 'express';
 import { configureWebhook } from '../../webhooks/configure-webhook';
 import { getWebhook } from '../../webhooks/get-webhook';
-import { replayWebhook } from '../../webhooks/replay-webhook';
+import { type ReplayedWebhook, replayWebhook } from '../../webhooks/replay-webhook';
 import type { WebhookDeps } from '../../webhooks/webhook-deps';
 
 function configurarWebhook(deps: WebhookDeps): RequestHandler {
@@ -28,11 +28,28 @@ function reenviarWebhook(deps: WebhookDeps): RequestHandler {
     const replay = await replayWebhook(deps, { tenantId: res.locals.tenantId, body: req.body });
     const body: WebhookReplayResponse = {
       status: 'success',
-      message: `event ${replay.eventId} queued for document ${replay.clave} (${replay.estado})`,
-      data: { eventId: replay.eventId },
+      message: replayMessage(replay),
+      data: replay.data,
     };
     res.status(200).json(body);
   };
+}
+
+/** What was queued and, when the event will go nowhere, why and what changes that. */
+function replayMessage({ clave, estado, data }: ReplayedWebhook): string {
+  const queued = `event ${data.eventId} queued for document ${clave} (${estado})`;
+  switch (data.webhook) {
+    case 'activo':
+      return queued;
+    case 'sin-url':
+      return `${queued}; no webhook URL is configured, so it will be recorded as not delivered: set one with POST /api/configurar/webhook`;
+    case 'desactivado': {
+      const on = data.desactivadoEn ? ` on ${data.desactivadoEn}` : '';
+      const why = data.motivoDesactivacion ? ` (${data.motivoDesactivacion})` : '';
+      // Saving the URL re-enables the endpoint (upsertEndpoint), and the job reads it when it runs.
+      return `${queued}; the webhook endpoint was deactivated${on}${why}, so it will be recorded as not delivered: saving the URL again (POST /api/configurar/webhook) reactivates it`;
+    }
+  }
 }
 
 export function mountWebhookRoutes(api: Router, deps: WebhookDeps): void {
