@@ -1,10 +1,10 @@
 // A webhook replay (POST /api/reenviar/webhook), asked for from a document's page or the webhook page. The
-// tenant-api only queues a new event and names it: the note says so, and when POST /api/consultar/webhook
-// says the event will go nowhere it says that too. Without a URL (a 404) the delivery only records "no
-// webhook endpoint configured"; with the endpoint deactivated (the receiver answered 410 Gone) it records
-// "webhook endpoint is disabled", until the URL is saved again, which reactivates it.
-import type { WebhookConsultResponse, WebhookReplayResponse } from '@cr/contracts';
-import { ApiError, call } from './api';
+// tenant-api queues a new event and names it, and says where it will go: the note says both. Without a URL
+// the delivery only records "no webhook endpoint configured"; with the endpoint deactivated (the receiver
+// answered 410 Gone) it records "webhook endpoint is disabled", until the URL is saved again, which
+// reactivates it.
+import type { WebhookReplayResponse } from '@cr/contracts';
+import { call } from './api';
 import { useLang, useWords } from './i18n';
 import { onLink } from './router';
 import { crDate } from './ui';
@@ -17,22 +17,24 @@ export type Undelivered =
 export interface Replayed {
   /** The queued event's webhook-id (the one already waiting, when a replay of the document was). */
   eventId: string;
-  /** Only when the tenant-api said so: a check that failed claims nothing. */
+  /** Undefined when the event goes to an active endpoint. */
   undelivered: Undelivered | undefined;
 }
 
 export async function replayWebhook(clave: string): Promise<Replayed> {
   const { data } = await call<WebhookReplayResponse>('POST', '/api/reenviar/webhook', { clave });
-  return { eventId: data.eventId, undelivered: await whyUndelivered() };
+  return { eventId: data.eventId, undelivered: undeliveredOf(data) };
 }
 
-async function whyUndelivered(): Promise<Undelivered | undefined> {
-  try {
-    const { data } = await call<WebhookConsultResponse>('POST', '/api/consultar/webhook', {});
-    if (data.activo) return undefined;
-    return { why: 'disabled', since: data.desactivadoEn, reason: data.motivoDesactivacion };
-  } catch (err) {
-    return err instanceof ApiError && err.status === 404 ? { why: 'no-url' } : undefined;
+/** The replay's answer says where the event goes, as the endpoint stood when it was queued. */
+function undeliveredOf(data: WebhookReplayResponse['data']): Undelivered | undefined {
+  switch (data.webhook) {
+    case 'sin-url':
+      return { why: 'no-url' };
+    case 'desactivado':
+      return { why: 'disabled', since: data.desactivadoEn, reason: data.motivoDesactivacion };
+    case 'activo':
+      return undefined;
   }
 }
 

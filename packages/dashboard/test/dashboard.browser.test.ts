@@ -1,14 +1,14 @@
 // The dashboard in a real headless Chromium against the real services in this process (@cr/stack:
 // auth-server, tenant-api with the built dashboard, hacienda-sandbox): sign in, find an accepted invoice and
 // download its PDF, totals in their currency and in cents, read a rejected one's reason, replay a webhook
-// (the note naming the event queued, or saying that nothing will be delivered without a URL or to an
-// endpoint a 410 Gone deactivated), every page in Spanish and English and on a phone; the session cookie's
-// flags, a state-changing call without the CSRF header refused, another tenant's documents never shown
-// (the API's refusal led by a sentence in the page's language), a webhook URL refused the same way,
-// sign-out revoking the token, and a sign-out the auth-server did not confirm told as such (the token still
-// valid until its exp); a rejection refused without its reason before anything is sent, received documents
-// past the first page loaded and answered, dates and e-mail states in English, and a session that ended
-// while the page was open taking it back to the sign-in form.
+// (the note, from the replay's answer alone, naming the event queued, or saying that nothing will be
+// delivered without a URL or to an endpoint a 410 Gone deactivated), every page in Spanish and English and on
+// a phone; the session cookie's flags, a state-changing call without the CSRF header refused, another
+// tenant's documents never shown (the API's refusal led by a sentence in the page's language), a webhook URL
+// refused the same way, sign-out revoking the token, and a sign-out the auth-server did not confirm told as
+// such (the token still valid until its exp); a rejection refused without its reason before anything is sent,
+// received documents past the first page loaded and answered, dates and e-mail states in English, and a
+// session that ended while the page was open taking it back to the sign-in form.
 // Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,13 +90,27 @@ const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.
 /** The note a webhook replay leaves, on a document's page or the webhook page. */
 const replayNote = () => page.getByRole('status').filter({ hasText: 'Reenvío del webhook' });
 
-/** Clicks "Reenviar webhook" and returns the event id the API answered, once the page's note names it. */
+/**
+ * Clicks "Reenviar webhook" and returns the event id the API answered, once the page's note names it. The
+ * note is made from the replay's answer alone: on a document's page no POST /api/consultar/webhook is sent
+ * (the webhook page reloads its own view of the webhook after a replay, so there one is).
+ */
 async function replayFromPage(): Promise<string> {
-  const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
-  await page.getByRole('button', { name: 'Reenviar webhook' }).click();
-  const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
-  await replayNote().filter({ hasText: eventId }).waitFor();
-  return eventId;
+  const consulted: string[] = [];
+  const seen = (req: { url(): string }) => {
+    if (new URL(req.url()).pathname === '/api/consultar/webhook') consulted.push(req.url());
+  };
+  page.on('request', seen);
+  try {
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/reenviar/webhook');
+    await page.getByRole('button', { name: 'Reenviar webhook' }).click();
+    const { eventId } = ((await (await answered).json()) as { data: { eventId: string } }).data;
+    await replayNote().filter({ hasText: eventId }).waitFor();
+    if (new URL(page.url()).pathname.startsWith('/app/documentos/')) expect(consulted).toEqual([]);
+    return eventId;
+  } finally {
+    page.off('request', seen);
+  }
 }
 
 /**
