@@ -41,7 +41,13 @@ const MESSAGES = {
     saved: 'Guardado en {file} ({bytes} bytes).',
     noResults: 'Sin resultados.',
     webhookConfigured: 'Webhook configurado: {url}\nSecreto (guárdelo, no se vuelve a mostrar): {secret}',
-    webhookReplayed: 'Evento reenviado para {clave}.',
+    webhookReplayed: 'Evento {id} de {clave} en cola; su entrega aparece en `cr consultar <clave>`.',
+    replayNoUrl:
+      'no hay una URL de webhook configurada: no se entregará nada. Configure una con `cr webhook configurar <url>`.',
+    replayDisabled:
+      'el webhook está desactivado{since}{reason}: no se entregará nada. Guarde la URL de nuevo con `cr webhook configurar <url>` para reactivarlo (recibirá un secreto nuevo).',
+    replayDisabledSince: ' desde el {at}',
+    replayDisabledReason: ' (motivo: {reason})',
     mailPlatform: 'Correo: lo envía el servidor SMTP de la plataforma.',
     mailTenant: 'Correo: lo envía el servidor SMTP del tenant {server} ({tls}), remitente {from}.',
     mailPasswordSealed: 'La contraseña SMTP quedó guardada sellada; no se vuelve a mostrar.',
@@ -97,7 +103,13 @@ const MESSAGES = {
     saved: 'Saved to {file} ({bytes} bytes).',
     noResults: 'No results.',
     webhookConfigured: 'Webhook configured: {url}\nSecret (keep it, it is not shown again): {secret}',
-    webhookReplayed: 'Event sent again for {clave}.',
+    webhookReplayed: 'Event {id} of {clave} queued; its delivery shows in `cr consultar <clave>`.',
+    replayNoUrl:
+      'no webhook URL is configured: nothing will be delivered. Set one with `cr webhook configurar <url>`.',
+    replayDisabled:
+      'the webhook is deactivated{since}{reason}: nothing will be delivered. Save the URL again with `cr webhook configurar <url>` to reactivate it (you get a new secret).',
+    replayDisabledSince: ' since {at}',
+    replayDisabledReason: ' (reason: {reason})',
     mailPlatform: "E-mail: the platform's SMTP server sends it.",
     mailTenant: "E-mail: the tenant's SMTP server {server} ({tls}) sends it, from {from}.",
     mailPasswordSealed: 'The SMTP password is stored sealed; it is not shown again.',

@@ -4,7 +4,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { type Server, createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SmtpCatcher } from '@cr/mail-catcher';
@@ -151,6 +152,80 @@ describe('webhook escuchar with CR_WEBHOOK_SECRET', () => {
     } finally {
       listener.kill('SIGTERM');
     }
+  });
+});
+
+describe('webhook reenviar: a replay with nowhere to go', () => {
+  // globex logs in by itself (CR_BASE/CR_PASSWORD, a session of its own) and never sets a URL at first.
+  const GLOBEX_PASSWORD = 'globex-password-123';
+  let globexEnv: NodeJS.ProcessEnv;
+  let clave: string;
+  let gone: Server | undefined;
+
+  beforeAll(async () => {
+    await stack.createTenant('globex', GLOBEX_PASSWORD);
+    globexEnv = {
+      CR_CONFIG_DIR: join(dir, 'config-globex'),
+      CR_BASE: 'globex',
+      CR_PASSWORD: GLOBEX_PASSWORD,
+      CR_TENANT_URL: stack.tenantUrl('globex'),
+    };
+    const registered = await cr(
+      ['emisor', 'registrar', file('emisor-globex.json', stack.demoEmisor())],
+      globexEnv,
+    );
+    expect(registered.code).toBe(0);
+    // A numeroReferencia acme's flow does not use: the sandbox would take the same clave for a repeat.
+    const sent = await cr(['enviar', file('factura-globex.json', invoice(9)), '--esperar'], globexEnv);
+    expect(sent.stdout).toContain('Veredicto de Hacienda: aceptado');
+    clave = /Clave: (506\d{47})/.exec(sent.stdout)![1]!;
+  }, 180_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => (gone ? gone.close(resolve) : resolve(undefined)));
+  });
+
+  it('when no webhook URL is configured, then the event is said queued, a warning says nothing will be delivered and how to set a URL, and the exit is 0', async () => {
+    const r = await cr(['webhook', 'reenviar', clave], globexEnv);
+
+    expect(r.code).toBe(0);
+    const id = /Evento (msg_[0-9a-f]{32}) /.exec(r.stdout)?.[1];
+    expect(r.stdout).toBe(
+      `Evento ${id} de ${clave} en cola; su entrega aparece en \`cr consultar <clave>\`.\n` +
+        'Aviso: no hay una URL de webhook configurada: no se entregará nada. Configure una con `cr webhook configurar <url>`.\n',
+    );
+    const en = await cr(['webhook', 'reenviar', clave, '--lang', 'en'], globexEnv);
+    expect(en.code).toBe(0);
+    expect(en.stdout).toContain(
+      'Warning: no webhook URL is configured: nothing will be delivered. Set one with `cr webhook configurar <url>`.',
+    );
+    const json = await cr(['webhook', 'reenviar', clave, '--json'], globexEnv);
+    expect(JSON.parse(json.stdout)).toMatchObject({ data: { webhook: 'sin-url' } });
+  });
+
+  it('when the receiver answered 410 Gone, then a replay warns that the webhook is deactivated, since when and why, and how to reactivate it, and the exit is 0', async () => {
+    gone = createHttpServer((_req, res) => res.writeHead(410).end());
+    await new Promise<void>((resolve) => gone!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/hook`;
+    expect((await cr(['webhook', 'configurar', url], globexEnv)).code).toBe(0);
+    expect((await cr(['webhook', 'reenviar', clave], globexEnv)).code).toBe(0);
+    let hook: { activo: boolean; desactivadoEn?: string } = { activo: true };
+    await waitUntilAsync(async () => {
+      hook = JSON.parse((await cr(['webhook', 'consultar', '--json'], globexEnv)).stdout);
+      return !hook.activo;
+    });
+
+    const r = await cr(['webhook', 'reenviar', clave], globexEnv);
+
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[1]).toBe(
+      `Aviso: el webhook está desactivado desde el ${hook.desactivadoEn} (motivo: receiver answered 410 Gone): no se entregará nada. Guarde la URL de nuevo con \`cr webhook configurar <url>\` para reactivarlo (recibirá un secreto nuevo).`,
+    );
+    const en = await cr(['webhook', 'reenviar', clave, '--lang', 'en'], globexEnv);
+    expect(en.stdout).toMatch(/^Event msg_[0-9a-f]{32} of \d{50} queued; /);
+    expect(en.stdout).toContain(
+      `Warning: the webhook is deactivated since ${hook.desactivadoEn} (reason: receiver answered 410 Gone): nothing will be delivered. Save the URL again with \`cr webhook configurar <url>\` to reactivate it (you get a new secret).`,
+    );
   });
 });
 
@@ -343,7 +418,14 @@ describe('the whole flow', () => {
     try {
       await waitUntil(() => lines.some((l) => l.startsWith('Escuchando webhooks en')));
       const url = /en (http\S+) /.exec(lines[0]!)![1]!;
-      expect((await cr(['webhook', 'reenviar', clave])).code).toBe(0);
+      const replayed = await cr(['webhook', 'reenviar', clave]);
+      expect(replayed.code).toBe(0);
+      // Queued, not sent: the line says so and names the event; no warning, the endpoint is active.
+      expect(replayed.stdout).toMatch(
+        new RegExp(
+          `^Evento msg_[0-9a-f]{32} de ${clave} en cola; su entrega aparece en \`cr consultar <clave>\`\\.\\n$`,
+        ),
+      );
       const due = { ...deadlineEvent(), diasHabilesRestantes: 2 };
       const overdue = { ...deadlineEvent(), clave: '7'.repeat(50), diasHabilesRestantes: -1 };
       expect(await deliver(url, own, 'msg_plazo1', due)).toBe(204);

@@ -4,7 +4,12 @@
 // answering 204 to good deliveries and 401 to bad ones (the service retries).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type RecepcionDeadlineEvent, type WebhookEvent, verifyWebhook } from '@cr-einvoice/sdk';
+import {
+  type RecepcionDeadlineEvent,
+  type ResponseBody,
+  type WebhookEvent,
+  verifyWebhook,
+} from '@cr-einvoice/sdk';
 import { parse, positional, str } from '../args';
 import type { Context } from '../context';
 import { UsageError } from '../exit-codes';
@@ -32,13 +37,38 @@ export async function webhook(ctx: Context, args: string[]): Promise<void> {
       const clave = positional(parsed, 0, 'clave');
       if (!CLAVE.test(clave)) throw new UsageError(`<clave> must be 50 digits: ${clave}`);
       const answer = await ctx.client().webhooks.replay(clave);
-      ctx.result(answer, () => [ctx.t('webhookReplayed', { clave })]);
+      ctx.result(answer, () => replayLines(ctx, clave, answer.data));
       return;
     }
     case 'escuchar':
       return listen(ctx, rest);
     default:
       throw new UsageError('cr webhook configurar | consultar | reenviar | escuchar (cr webhook --help)');
+  }
+}
+
+/**
+ * A replay only queues an event: the line says so, and a warning follows when the service said the event will
+ * go nowhere, with what changes that. Still exit 0, as for an issuer's warnings: the replay was queued.
+ */
+function replayLines(
+  ctx: Context,
+  clave: string,
+  data: ResponseBody<'tenant.replayWebhook'>['data'],
+): string[] {
+  const queued = ctx.t('webhookReplayed', { clave, id: data.eventId });
+  switch (data.webhook) {
+    case 'activo':
+      return [queued];
+    case 'sin-url':
+      return [queued, ctx.t('warning', { text: ctx.t('replayNoUrl') })];
+    case 'desactivado': {
+      const since = data.desactivadoEn ? ctx.t('replayDisabledSince', { at: data.desactivadoEn }) : '';
+      const reason = data.motivoDesactivacion
+        ? ctx.t('replayDisabledReason', { reason: data.motivoDesactivacion })
+        : '';
+      return [queued, ctx.t('warning', { text: ctx.t('replayDisabled', { since, reason }) })];
+    }
   }
 }
 
