@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatCostaRicaDateTime } from '@cr/hacienda-xml';
 import { checkTools, xmlsecErrors, xsdErrors } from '@cr/hacienda-xml/src/testing/tools';
 import { type AppProcess, REPO_ROOT, requireResource } from '@cr/testkit';
 import { get, post } from './support/client';
@@ -90,8 +91,12 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
   });
 
   let n = 1;
-  async function submitAndWait(kind: DocumentKind, until = ['aceptado', 'rechazado', 'error']) {
-    const res = await post(ctx, 'acme', '/api/enviar/items', documentBody(kind, n++));
+  async function submitAndWait(
+    kind: DocumentKind,
+    until = ['aceptado', 'rechazado', 'error'],
+    extra: Record<string, unknown> = {},
+  ) {
+    const res = await post(ctx, 'acme', '/api/enviar/items', { ...documentBody(kind, n++), ...extra });
     expect(res.status).toBe(200);
     const clave: string = res.body.clave;
     const deadline = Date.now() + 60_000;
@@ -151,6 +156,18 @@ describeIf('submission end to end with the hacienda-sandbox', () => {
       }
     },
   );
+
+  it('when a ticket issued without a connection is sent two hours later as situación 3, then its clave says so and it ends aceptado', async () => {
+    const issuedOffline = formatCostaRicaDateTime(new Date(Date.now() - 2 * 3_600_000));
+    const { clave, data } = await submitAndWait('ticket', undefined, {
+      fechaEmision: issuedOffline,
+      situacion: '3',
+    });
+    expect(data.estado).toBe('aceptado');
+    expect(clave[41]).toBe('3');
+    const row = await ctx.db.query<{ xml: string }>('SELECT xml FROM documents WHERE clave = $1', [clave]);
+    expect(row.rows[0]!.xml).toContain(`<FechaEmision>${issuedOffline}</FechaEmision>`);
+  });
 
   it.each(['exportInvoice', 'foreignTicket'] as const)(
     'when a %s goes to a foreign receptor, then the documents list shows and finds that receptor, and POST /recepcion names none',

@@ -933,6 +933,14 @@ export const DocumentRequest = Type.Object(
         description: 'Branch in the consecutivo; default: the issuer’s registered branch',
       }),
     ),
+    situacion: Type.Optional(
+      Type.Unsafe<'1' | '2' | '3'>({
+        type: 'string',
+        enum: ['1', '2', '3'],
+        description:
+          "The clave's situación (position 42): 1 normal (default); 3 sin internet, for a document issued without a connection and sent later, the only situación whose fechaEmision may be earlier than Hacienda's reception (REFERENCE §2); 2 contingencia, for the electronic document that replaces a provisional one issued on paper during a contingency (reference it with informacionReferencia tipoDocIR 08, codigo 05)",
+      }),
+    ),
     codigoActividadReceptor: Type.Optional(
       Type.String({
         pattern: ACTIVITY_CODE_PATTERN,

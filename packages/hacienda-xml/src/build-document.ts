@@ -18,7 +18,7 @@ export interface BuildSignedDocumentOptions {
   key: SigningKey;
   /** SigningTime; default now. */
   now?: Date;
-  /** Clave situación: 1 normal (default), 2 contingencia, 3 sin internet. */
+  /** Clave situación, over the document's `situacion`: 1 normal (the default), 2 contingencia, 3 sin internet. */
   situacion?: Situacion;
   /** Fixed security code (tests only); default 8 random digits from the CSPRNG. */
   codigoSeguridad?: string;
@@ -64,7 +64,7 @@ export function buildSignedDocument(options: BuildSignedDocumentOptions): Signed
       fechaEmision: doc.fechaEmision,
       emisor: new Identificacion(issuer.tipoIdentificacion, issuer.numeroIdentificacion),
       consecutivo,
-      situacion: options.situacion ?? 1,
+      situacion: options.situacion ?? (Number(doc.document.situacion ?? '1') as Situacion),
       ...(options.codigoSeguridad !== undefined ? { codigoSeguridad: options.codigoSeguridad } : {}),
     });
   } catch (err) {
