@@ -1,9 +1,11 @@
 // The daily scan's recepcion.deadline events for a document left unanswered: the business days left, and
 // once the deadline has passed a negative count (the contract's "negative when overdue"), even when no
-// business day has gone by since it, as on the Saturday after a Friday deadline.
+// business day has gone by since it, as on the Saturday after a Friday deadline. And the stored deadline
+// follows the holiday settings (RECEPCION_HOLIDAYS_ADD/_REMOVE: a decree moving a holiday, ADR 0015).
 import type { RecepcionDeadlineEvent } from '@cr/contracts';
+import { BusinessCalendar } from '@cr/hacienda-xml';
 import { runDeadlineScan } from '../src/recepcion/deadline-job';
-import { post } from './support/client';
+import { get, post } from './support/client';
 import { RECEIVER_ID, b64, registerReceiver, supplierInvoice } from './support/supplier-documents';
 import { type TestApp, startTestApp } from './support/test-app';
 
@@ -49,4 +51,26 @@ it('when a Friday deadline passes unanswered, then the overdue event raised on S
     ['proximo', 1],
     ['vencido', -1],
   ]);
+});
+
+it('when a holiday is added or removed by the settings after a document was received, then the next scan moves its vence', async () => {
+  const fe = supplierInvoice(2, { fechaEmision: '2026-10-20T10:00:00-06:00' });
+  const upload = await post(ctx, 'acme', '/api/recepcion/documentos', {
+    receptor: RECEIVER_ID,
+    xml: b64(fe.xml),
+  });
+  expect(upload.status).toBe(201);
+  // The 8th business day of November 2026 (no holiday in it): 2–6 and 9–11 November.
+  expect(upload.body.data.vence).toBe('2026-11-11');
+  const venceNow = async () =>
+    (await get(ctx, 'acme', `/api/recepcion/documentos/${fe.clave}`).expect(200)).body.data.vence;
+
+  // A decree makes Monday 9 November a holiday (RECEPCION_HOLIDAYS_ADD=2026-11-09).
+  const decreed = { ...ctx.recepcion, calendar: new BusinessCalendar({ add: ['2026-11-09'] }) };
+  await runDeadlineScan(decreed, new Date('2026-11-02T06:00:00-06:00'));
+  expect(await venceNow()).toBe('2026-11-12');
+
+  // The setting is taken back: the deadline returns to the law's.
+  await runDeadlineScan(ctx.recepcion, new Date('2026-11-03T06:00:00-06:00'));
+  expect(await venceNow()).toBe('2026-11-11');
 });

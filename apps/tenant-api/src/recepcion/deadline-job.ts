@@ -28,6 +28,10 @@ interface Candidate {
   aviso_vencimiento: string | null;
 }
 
+/** A received document `r` still to be answered: no answer, or only one Hacienda refused. */
+const UNANSWERED = `NOT EXISTS (SELECT 1 FROM documents d
+  WHERE d.id = r.respuesta_document_id AND d.estado NOT IN ('rechazado', 'error'))`;
+
 /**
  * unsafe: crosses tenants on purpose (one scan for the whole service, run as the owning role); returns
  * the unanswered documents due by `until`, each with its tenant, for per-tenant work under withTenant.
@@ -37,13 +41,53 @@ async function unsafeListUnansweredDueBy(db: Db, until: string): Promise<Candida
     `SELECT r.tenant_id, r.id, r.clave, r.receptor, r.emisor_tipo, r.emisor_numero, r.emisor_nombre, r.total,
        to_char(r.vence, 'YYYY-MM-DD') AS vence, r.aviso_vencimiento
      FROM received_documents r
-     LEFT JOIN documents d ON d.id = r.respuesta_document_id
-     WHERE r.vence <= $1::date AND r.aviso_vencimiento IS DISTINCT FROM 'vencido'
-       AND (d.id IS NULL OR d.estado IN ('rechazado', 'error'))
+     WHERE r.vence <= $1::date AND r.aviso_vencimiento IS DISTINCT FROM 'vencido' AND ${UNANSWERED}
      ORDER BY r.vence, r.id`,
     [until],
   );
   return r.rows;
+}
+
+/**
+ * unsafe: crosses tenants on purpose, as above; the months of emission of the unanswered documents with the
+ * `vence` each tenant's rows of that month hold (one month's documents share one deadline).
+ */
+async function unsafeListUnansweredMonths(
+  db: Db,
+): Promise<Array<{ tenant_id: string; mes: string; vence: string }>> {
+  const r = await db.query<{ tenant_id: string; mes: string; vence: string }>(
+    `SELECT DISTINCT r.tenant_id, to_char(r.fecha_dia, 'YYYY-MM') AS mes, to_char(r.vence, 'YYYY-MM-DD') AS vence
+     FROM received_documents r WHERE ${UNANSWERED}`,
+  );
+  return r.rows;
+}
+
+/**
+ * `vence` is stored when a document is received, but the calendar's settings (RECEPCION_HOLIDAYS_ADD and
+ * _REMOVE, a decree moving a holiday: ADR 0015) may change after it: each scan first derives the deadline of
+ * every unanswered document's month again and moves the rows that hold another. A deadline moved later
+ * starts its notices over. Returns how many documents moved.
+ */
+async function followCalendar(deps: RecepcionDeps): Promise<number> {
+  let moved = 0;
+  for (const { tenant_id: tenantId, mes, vence } of await unsafeListUnansweredMonths(deps.db)) {
+    const due = deps.calendar.receiverDeadline(new Date(`${mes}-15T12:00:00-06:00`));
+    if (due === vence) continue;
+    moved += await withTenant(deps.db, tenantId, async (tx) => {
+      const r = await tx.query(
+        `UPDATE received_documents r
+         SET vence = $3::date,
+           aviso_vencimiento = CASE WHEN $3::date > r.vence THEN NULL ELSE r.aviso_vencimiento END
+         WHERE r.tenant_id = $1 AND r.fecha_dia >= $2::date
+           AND r.fecha_dia < (date_trunc('month', $2::date) + interval '1 month')::date
+           AND r.vence <> $3::date AND ${UNANSWERED}`,
+        [tenantId, `${mes}-01`, due],
+      );
+      return r.rowCount ?? 0;
+    });
+  }
+  if (moved > 0) deps.logger.info('receiving deadlines moved by the holiday settings', { moved });
+  return moved;
 }
 
 function plusDays(date: string, days: number): string {
@@ -64,6 +108,7 @@ async function markWarned(tx: Queryable, tenantId: string, id: string, stage: st
 /** Raises the events due today; returns how many were raised. */
 export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<number> {
   const today = costaRicaDate(now);
+  await followCalendar(deps);
   // Two business days never span more than ten calendar days (Holy Week plus a weekend is the longest gap).
   const candidates = await unsafeListUnansweredDueBy(deps.db, plusDays(today, 10));
   let raised = 0;
