@@ -53,7 +53,23 @@ it('when a Friday deadline passes unanswered, then the overdue event raised on S
   ]);
 });
 
-it('when a holiday is added or removed by the settings after a document was received, then the next scan moves its vence', async () => {
+/** The deadline notices of one document so far, in order: [stage, vence, diasHabilesRestantes]. */
+async function noticesOf(clave: string): Promise<Array<[string, string, number]>> {
+  const r = await ctx.db.query<{ key: string; payload: unknown }>(
+    "SELECT key, payload FROM jobs WHERE key LIKE 'deadline:%' ORDER BY created_at",
+  );
+  return r.rows.flatMap((row) => {
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as {
+      event: { body: RecepcionDeadlineEvent };
+    };
+    const body = payload.event.body;
+    return body.clave === clave
+      ? [[row.key.split(':')[2]!, body.vence, body.diasHabilesRestantes] as [string, string, number]]
+      : [];
+  });
+}
+
+it('when a holiday is added or removed by the settings after a document was received, then the next scan moves its vence and its notice names the new date', async () => {
   const fe = supplierInvoice(2, { fechaEmision: '2026-10-20T10:00:00-06:00' });
   const upload = await post(ctx, 'acme', '/api/recepcion/documentos', {
     receptor: RECEIVER_ID,
@@ -65,12 +81,19 @@ it('when a holiday is added or removed by the settings after a document was rece
   const venceNow = async () =>
     (await get(ctx, 'acme', `/api/recepcion/documentos/${fe.clave}`).expect(200)).body.data.vence;
 
-  // A decree makes Monday 9 November a holiday (RECEPCION_HOLIDAYS_ADD=2026-11-09).
-  const decreed = { ...ctx.recepcion, calendar: new BusinessCalendar({ add: ['2026-11-09'] }) };
-  await runDeadlineScan(decreed, new Date('2026-11-02T06:00:00-06:00'));
+  // Monday 9 November: two business days left.
+  expect(await runDeadlineScan(ctx.recepcion, new Date('2026-11-09T06:00:00-06:00'))).toBe(1);
+  // A decree makes Tuesday 10 November a holiday (RECEPCION_HOLIDAYS_ADD=2026-11-10).
+  const decreed = { ...ctx.recepcion, calendar: new BusinessCalendar({ add: ['2026-11-10'] }) };
+  expect(await runDeadlineScan(decreed, new Date('2026-11-10T06:00:00-06:00'))).toBe(1);
   expect(await venceNow()).toBe('2026-11-12');
-
-  // The setting is taken back: the deadline returns to the law's.
-  await runDeadlineScan(ctx.recepcion, new Date('2026-11-03T06:00:00-06:00'));
+  // The setting is taken back the same week: the deadline returns to the law's, and is told again.
+  expect(await runDeadlineScan(ctx.recepcion, new Date('2026-11-11T06:00:00-06:00'))).toBe(1);
   expect(await venceNow()).toBe('2026-11-11');
+
+  expect(await noticesOf(fe.clave)).toEqual([
+    ['proximo', '2026-11-11', 2],
+    ['proximo', '2026-11-12', 2],
+    ['proximo', '2026-11-11', 0],
+  ]);
 });

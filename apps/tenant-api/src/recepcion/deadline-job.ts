@@ -49,15 +49,24 @@ async function unsafeListUnansweredDueBy(db: Db, until: string): Promise<Candida
 }
 
 /**
- * unsafe: crosses tenants on purpose, as above; the months of emission of the unanswered documents with the
- * `vence` each tenant's rows of that month hold (one month's documents share one deadline).
+ * A decree moves a holiday by days: deadlines further back than this are overdue under any calendar the
+ * settings can give, and are left as they are.
+ */
+const FOLLOWED_DAYS_BACK = 40;
+
+/**
+ * unsafe: crosses tenants on purpose, as above; the months of emission of the unanswered documents whose
+ * deadline is at most FOLLOWED_DAYS_BACK days past, with the `vence` each tenant's rows of that month hold
+ * (one month's documents share one deadline).
  */
 async function unsafeListUnansweredMonths(
   db: Db,
+  since: string,
 ): Promise<Array<{ tenant_id: string; mes: string; vence: string }>> {
   const r = await db.query<{ tenant_id: string; mes: string; vence: string }>(
     `SELECT DISTINCT r.tenant_id, to_char(r.fecha_dia, 'YYYY-MM') AS mes, to_char(r.vence, 'YYYY-MM-DD') AS vence
-     FROM received_documents r WHERE ${UNANSWERED}`,
+     FROM received_documents r WHERE r.vence >= $1::date AND ${UNANSWERED}`,
+    [since],
   );
   return r.rows;
 }
@@ -65,23 +74,25 @@ async function unsafeListUnansweredMonths(
 /**
  * `vence` is stored when a document is received, but the calendar's settings (RECEPCION_HOLIDAYS_ADD and
  * _REMOVE, a decree moving a holiday: ADR 0015) may change after it: each scan first derives the deadline of
- * every unanswered document's month again and moves the rows that hold another. A deadline moved later
- * starts its notices over. Returns how many documents moved.
+ * every unanswered document's month again and moves the rows that hold another. A deadline moved to today or
+ * later starts its notices over, so the next notice names the new date; one moved within the past keeps
+ * them: the document is overdue either way. Returns how many documents moved.
  */
-async function followCalendar(deps: RecepcionDeps): Promise<number> {
+async function followCalendar(deps: RecepcionDeps, today: string): Promise<number> {
   let moved = 0;
-  for (const { tenant_id: tenantId, mes, vence } of await unsafeListUnansweredMonths(deps.db)) {
+  const since = plusDays(today, -FOLLOWED_DAYS_BACK);
+  for (const { tenant_id: tenantId, mes, vence } of await unsafeListUnansweredMonths(deps.db, since)) {
     const due = deps.calendar.receiverDeadline(new Date(`${mes}-15T12:00:00-06:00`));
     if (due === vence) continue;
     moved += await withTenant(deps.db, tenantId, async (tx) => {
       const r = await tx.query(
         `UPDATE received_documents r
          SET vence = $3::date,
-           aviso_vencimiento = CASE WHEN $3::date > r.vence THEN NULL ELSE r.aviso_vencimiento END
+           aviso_vencimiento = CASE WHEN $3::date >= $4::date THEN NULL ELSE r.aviso_vencimiento END
          WHERE r.tenant_id = $1 AND r.fecha_dia >= $2::date
-           AND r.fecha_dia < (date_trunc('month', $2::date) + interval '1 month')::date
+           AND r.fecha_dia < ($2::date + interval '1 month')::date
            AND r.vence <> $3::date AND ${UNANSWERED}`,
-        [tenantId, `${mes}-01`, due],
+        [tenantId, `${mes}-01`, due, today],
       );
       return r.rowCount ?? 0;
     });
@@ -108,7 +119,7 @@ async function markWarned(tx: Queryable, tenantId: string, id: string, stage: st
 /** Raises the events due today; returns how many were raised. */
 export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<number> {
   const today = costaRicaDate(now);
-  await followCalendar(deps);
+  await followCalendar(deps, today);
   // Two business days never span more than ten calendar days (Holy Week plus a weekend is the longest gap).
   const candidates = await unsafeListUnansweredDueBy(deps.db, plusDays(today, 10));
   let raised = 0;
@@ -137,13 +148,15 @@ export async function runDeadlineScan(deps: RecepcionDeps, now: Date): Promise<n
         documentId: c.id,
         event: { type: 'recepcion.deadline', clave: c.clave, body },
       };
-      await enqueue(tx, {
+      // The day is in the key: a notice made due again by a deadline the holiday settings moved is a new
+      // event, while the same day's scan run twice raises none (the stage is stored in this transaction too).
+      const job = await enqueue(tx, {
         queue: WEBHOOK_QUEUE,
         tenant: c.tenant_id,
-        key: `deadline:${c.id}:${stage}`,
+        key: `deadline:${c.id}:${stage}:${today}`,
         payload,
       });
-      return true;
+      return job.created;
     });
     if (added) raised += 1;
   }
