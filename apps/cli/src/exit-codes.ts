@@ -7,6 +7,7 @@ import {
   ConnectionError,
   CrEinvoiceError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -22,7 +23,7 @@ export const EXIT = {
   usage: 2,
   /** Not logged in, wrong credentials, expired or revoked session. */
   auth: 3,
-  /** The service refused the request (400, 409, 422): the message names the field. */
+  /** The service refused the request (400, 409, 413, 422): the message names the field or the limit. */
   refused: 4,
   /** No such document, issuer or taxpayer (404). */
   notFound: 5,
@@ -40,7 +41,12 @@ export function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
   if (err instanceof WaitTimeoutError) return EXIT.waitTimeout;
   if (err instanceof AuthenticationError) return EXIT.auth;
-  if (err instanceof BadRequestError || err instanceof ConflictError || err instanceof UnprocessableError)
+  if (
+    err instanceof BadRequestError ||
+    err instanceof ConflictError ||
+    err instanceof PayloadTooLargeError ||
+    err instanceof UnprocessableError
+  )
     return EXIT.refused;
   if (err instanceof NotFoundError) return EXIT.notFound;
   if (

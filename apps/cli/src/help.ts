@@ -43,7 +43,7 @@ Con CR_BASE y CR_PASSWORD definidos, cr inicia sesión solo y renueva el token a
 
 Códigos de salida:
   0 éxito · 1 error inesperado · 2 uso incorrecto o archivo ilegible · 3 sesión o credenciales
-  4 solicitud rechazada (400/409/422) · 5 no encontrado · 6 servicio o Hacienda no disponible
+  4 solicitud rechazada (400/409/413/422) · 5 no encontrado · 6 servicio o Hacienda no disponible
   7 Hacienda rechazó el documento · 8 --esperar agotó el tiempo
 `,
   en: `cr — Costa Rica electronic invoicing from the terminal
@@ -87,7 +87,7 @@ With CR_BASE and CR_PASSWORD set, cr logs in by itself and renews the token befo
 
 Exit codes:
   0 success · 1 unexpected error · 2 wrong usage or unreadable file · 3 session or credentials
-  4 request refused (400/409/422) · 5 not found · 6 service or Hacienda unavailable
+  4 request refused (400/409/413/422) · 5 not found · 6 service or Hacienda unavailable
   7 Hacienda rejected the document · 8 --esperar ran out of time
 `,
 };
