@@ -20,39 +20,6 @@ beforeAll(async () => {
 
 afterAll(() => ctx.close());
 
-/** The deadline events queued so far, in order: [stage, diasHabilesRestantes]. */
-async function deadlineEvents(): Promise<Array<[string, number]>> {
-  const r = await ctx.db.query<{ key: string; payload: unknown }>(
-    "SELECT key, payload FROM jobs WHERE key LIKE 'deadline:%' ORDER BY created_at",
-  );
-  return r.rows.map((row) => {
-    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as {
-      event: { body: RecepcionDeadlineEvent };
-    };
-    return [row.key.split(':')[2]!, payload.event.body.diasHabilesRestantes];
-  });
-}
-
-it('when a Friday deadline passes unanswered, then the overdue event raised on Saturday counts below zero', async () => {
-  const fe = supplierInvoice(1, { fechaEmision: '2026-11-23T10:00:00-06:00' });
-  const upload = await post(ctx, 'acme', '/api/recepcion/documentos', {
-    receptor: RECEIVER_ID,
-    xml: b64(fe.xml),
-  });
-  expect(upload.status).toBe(201);
-  // The 8th business day of the month after the emission: 1 December is a holiday, so 2–4 and 7–11 December.
-  expect(upload.body.data.vence).toBe('2026-12-11');
-
-  await runDeadlineScan(ctx.recepcion, new Date('2026-12-10T06:00:00-06:00'));
-  await runDeadlineScan(ctx.recepcion, new Date('2026-12-12T06:00:00-06:00'));
-  const events = await deadlineEvents();
-
-  expect(events).toEqual([
-    ['proximo', 1],
-    ['vencido', -1],
-  ]);
-});
-
 /** The deadline notices of one document so far, in order: [stage, vence, diasHabilesRestantes]. */
 async function noticesOf(clave: string): Promise<Array<[string, string, number]>> {
   const r = await ctx.db.query<{ key: string; payload: unknown }>(
@@ -68,6 +35,24 @@ async function noticesOf(clave: string): Promise<Array<[string, string, number]>
       : [];
   });
 }
+
+it('when a Friday deadline passes unanswered, then the overdue event raised on Saturday counts below zero', async () => {
+  const fe = supplierInvoice(1, { fechaEmision: '2026-11-23T10:00:00-06:00' });
+  const upload = await post(ctx, 'acme', '/api/recepcion/documentos', {
+    receptor: RECEIVER_ID,
+    xml: b64(fe.xml),
+  });
+  expect(upload.status).toBe(201);
+  // The 8th business day of the month after the emission: 1 December is a holiday, so 2–4 and 7–11 December.
+  expect(upload.body.data.vence).toBe('2026-12-11');
+
+  await runDeadlineScan(ctx.recepcion, new Date('2026-12-10T06:00:00-06:00'));
+  await runDeadlineScan(ctx.recepcion, new Date('2026-12-12T06:00:00-06:00'));
+  expect(await noticesOf(fe.clave)).toEqual([
+    ['proximo', '2026-12-11', 1],
+    ['vencido', '2026-12-11', -1],
+  ]);
+});
 
 it('when a holiday is added or removed by the settings after a document was received, then the next scan moves its vence and its notice names the new date', async () => {
   const fe = supplierInvoice(2, { fechaEmision: '2026-10-20T10:00:00-06:00' });
