@@ -9,41 +9,22 @@ import { useLang, useWords } from './i18n';
 import { onLink } from './router';
 import { crDate } from './ui';
 
-/** Why a replayed event will not be delivered: no URL, or the endpoint deactivated (since when, and why). */
-export type Undelivered =
-  | { why: 'no-url' }
-  | { why: 'disabled'; since: string | undefined; reason: string | undefined };
-
-export interface Replayed {
-  /** The queued event's webhook-id (the one already waiting, when a replay of the document was). */
-  eventId: string;
-  /** Undefined when the event goes to an active endpoint. */
-  undelivered: Undelivered | undefined;
-}
+/**
+ * What the replay's answer says: the queued event's webhook-id (the one already waiting, when a replay of the
+ * document was) and where it goes, as the endpoint stood when it was queued.
+ */
+export type Replayed = WebhookReplayResponse['data'];
 
 export async function replayWebhook(clave: string): Promise<Replayed> {
-  const { data } = await call<WebhookReplayResponse>('POST', '/api/reenviar/webhook', { clave });
-  return { eventId: data.eventId, undelivered: undeliveredOf(data) };
-}
-
-/** The replay's answer says where the event goes, as the endpoint stood when it was queued. */
-function undeliveredOf(data: WebhookReplayResponse['data']): Undelivered | undefined {
-  switch (data.webhook) {
-    case 'sin-url':
-      return { why: 'no-url' };
-    case 'desactivado':
-      return { why: 'disabled', since: data.desactivadoEn, reason: data.motivoDesactivacion };
-    case 'activo':
-      return undefined;
-  }
+  return (await call<WebhookReplayResponse>('POST', '/api/reenviar/webhook', { clave })).data;
 }
 
 /** What a replay did; `linked` adds the way to the webhook page, for the pages that are not it. */
 export function ReplayNote({ replayed, linked }: { replayed: Replayed; linked: boolean }) {
   const t = useWords();
   const lang = useLang();
-  const { eventId, undelivered } = replayed;
-  if (!undelivered) {
+  const { eventId } = replayed;
+  if (replayed.webhook === 'activo') {
     return (
       <p role="status" class="ok">
         {t.replayQueued(eventId)}
@@ -55,7 +36,7 @@ export function ReplayNote({ replayed, linked }: { replayed: Replayed; linked: b
       {t.navWebhooks}
     </a>
   );
-  if (undelivered.why === 'no-url') {
+  if (replayed.webhook === 'sin-url') {
     return (
       <p role="status" class="warning">
         {t.replayNoUrl(eventId)}
@@ -68,10 +49,10 @@ export function ReplayNote({ replayed, linked }: { replayed: Replayed; linked: b
       </p>
     );
   }
-  const since = undelivered.since && crDate(undelivered.since, lang);
+  const since = replayed.desactivadoEn && crDate(replayed.desactivadoEn, lang);
   return (
     <p role="status" class="warning">
-      {t.replayDisabled(eventId, since, undelivered.reason)}{' '}
+      {t.replayDisabled(eventId, since, replayed.motivoDesactivacion)}{' '}
       {linked ? (
         <>
           {t.replayDisabledFix} {webhookLink} {t.replayDisabledFixEnd}
