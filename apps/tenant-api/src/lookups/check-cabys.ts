@@ -5,6 +5,7 @@
 // /fe/cabys?codigo=, and only Hacienda's answer that the code does not exist is an issue, with the exact path
 // of the field. What cannot be asked (Hacienda unreachable, paused or busy, the tenant's window of lookups
 // used up, the document's share of requests spent) passes, and Hacienda judges it as it did before.
+import type { CabysSearch } from '@cr/cabys';
 import type { DocumentRequest, ValidationIssue } from '@cr/contracts';
 import type { CabysItem, HaciendaPublicApi, PublicResult } from '@cr/hacienda-client';
 import { AppError, type Logger } from '@cr/service-kit';
@@ -12,10 +13,8 @@ import { AppError, type Logger } from '@cr/service-kit';
 /** What the check needs of the Hacienda client: `hacienda.publicApi` satisfies it. */
 export type CabysLookup = Pick<HaciendaPublicApi, 'cabysByCodigo'>;
 
-/** What the check needs of the local catalogue: the tenant-api's CABYS search satisfies it. */
-export interface LocalCabys {
-  has(code: string): boolean;
-}
+/** What the check needs of the local catalogue: the tenant-api's CABYS search's exact-code test. */
+type LocalCabys = Pick<CabysSearch, 'has'>;
 
 export interface CabysCheckDeps {
   /** A code it has passes without asking Hacienda. */
