@@ -1,5 +1,5 @@
 import { AppError } from '@cr/service-kit';
-import { assertCertificateValidAt } from './certificate-validity';
+import { assertCertificateValidAt, certificateDateProblem } from './certificate-validity';
 
 // 2026-12-08T21:22:45-06:00: after 18:00 in Costa Rica, so its UTC date is already the next day.
 const NOT_AFTER = new Date('2026-12-09T03:22:45Z');
@@ -38,5 +38,23 @@ describe('assertCertificateValidAt', () => {
     expect(err?.message).toBe(
       'emisor: the certificate of issuer 3101123456 is not valid until 2022-12-08T21:22:45-06:00; send the document from then on, or upload a .p12 valid now with POST /api/actualizar/emisor',
     );
+  });
+});
+
+describe('certificateDateProblem, the reading registration shares with signing', () => {
+  it('when now is exactly notAfter or notBefore, then no problem: registration accepts what signing accepts', () => {
+    expect(certificateDateProblem(CERT, NOT_AFTER)).toBeUndefined();
+    expect(certificateDateProblem(CERT, NOT_BEFORE)).toBeUndefined();
+  });
+
+  it('when now is a millisecond outside either end, then that end', () => {
+    expect(certificateDateProblem(CERT, new Date(NOT_AFTER.getTime() + 1))).toEqual({
+      kind: 'expired',
+      at: NOT_AFTER,
+    });
+    expect(certificateDateProblem(CERT, new Date(NOT_BEFORE.getTime() - 1))).toEqual({
+      kind: 'not-yet-valid',
+      at: NOT_BEFORE,
+    });
   });
 });

@@ -19,27 +19,42 @@ export interface SignerRef {
 
 const RENEW = 'POST /api/actualizar/emisor';
 
+/** Why `now` lies outside [notBefore, notAfter] (both ends included), or undefined when it lies within. */
+export type CertificateDateProblem = { kind: 'expired'; at: Date } | { kind: 'not-yet-valid'; at: Date };
+
 /**
- * Throws 422 `unprocessable` unless `now` lies within [notBefore, notAfter], both ends included as X.509
- * (RFC 5280 §4.1.2.5) and Hacienda read them. The request is well-formed; the issuer it names cannot sign
- * now. The instants are written in Costa Rica time with their offset, as the issuer's ATV shows them.
+ * The one reading of a certificate's dates, for registration and for signing alike: both ends included, as
+ * X.509 (RFC 5280 §4.1.2.5) and Hacienda read them, so a certificate registered at an instant also signs then.
+ */
+export function certificateDateProblem(
+  certificate: CertificateValidity,
+  now: Date,
+): CertificateDateProblem | undefined {
+  if (now.getTime() > certificate.notAfter.getTime()) return { kind: 'expired', at: certificate.notAfter };
+  if (now.getTime() < certificate.notBefore.getTime()) {
+    return { kind: 'not-yet-valid', at: certificate.notBefore };
+  }
+  return undefined;
+}
+
+/**
+ * Throws 422 `unprocessable` unless `now` lies within the certificate's validity. The request is
+ * well-formed; the issuer it names cannot sign now. The instants are written in Costa Rica time with their
+ * offset, as the issuer's ATV shows them.
  */
 export function assertCertificateValidAt(
   certificate: CertificateValidity,
   now: Date,
   signer: SignerRef,
 ): void {
+  const problem = certificateDateProblem(certificate, now);
+  if (!problem) return;
   const subject = `${signer.field}: the certificate of issuer ${signer.identificacion}`;
-  if (now.getTime() > certificate.notAfter.getTime()) {
-    throw new AppError(
-      'unprocessable',
-      `${subject} expired at ${formatCostaRicaDateTime(certificate.notAfter)}; upload a renewed .p12 with ${RENEW}`,
-    );
-  }
-  if (now.getTime() < certificate.notBefore.getTime()) {
-    throw new AppError(
-      'unprocessable',
-      `${subject} is not valid until ${formatCostaRicaDateTime(certificate.notBefore)}; send the document from then on, or upload a .p12 valid now with ${RENEW}`,
-    );
-  }
+  const at = formatCostaRicaDateTime(problem.at);
+  throw new AppError(
+    'unprocessable',
+    problem.kind === 'expired'
+      ? `${subject} expired at ${at}; upload a renewed .p12 with ${RENEW}`
+      : `${subject} is not valid until ${at}; send the document from then on, or upload a .p12 valid now with ${RENEW}`,
+  );
 }

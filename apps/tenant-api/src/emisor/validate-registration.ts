@@ -9,6 +9,7 @@ import { AppError, parseBody } from '@cr/service-kit';
 import type { ErrorDetail } from '@cr/contracts';
 import type { TerritorialTable } from '../territory/territorial-table';
 import { CertificateError, type OpenedCertificate } from './certificate';
+import { certificateDateProblem } from './certificate-validity';
 import type { CertificateOpener } from './p12-pool';
 import { checkCertificateOwner, checkIdentificationShape } from './identification';
 
@@ -89,12 +90,12 @@ export async function validateRegistration(
   }
   if (certificate) {
     // The instant in Costa Rica time with its offset: a UTC date is the next day's from 18:00 there.
-    if (certificate.notAfter.getTime() <= ctx.now.getTime()) {
-      fail('certificadoHacienda', `certificate expired at ${formatCostaRicaDateTime(certificate.notAfter)}`);
-    } else if (certificate.notBefore.getTime() > ctx.now.getTime()) {
+    const dates = certificateDateProblem(certificate, ctx.now);
+    if (dates) {
+      const at = formatCostaRicaDateTime(dates.at);
       fail(
         'certificadoHacienda',
-        `certificate is not valid until ${formatCostaRicaDateTime(certificate.notBefore)}`,
+        dates.kind === 'expired' ? `certificate expired at ${at}` : `certificate is not valid until ${at}`,
       );
     }
     if (!idProblem) {
