@@ -12,6 +12,7 @@ import {
   b64,
   registerReceiver,
   supplierInvoice,
+  supplierInvoiceEdited,
   supplierSigningKey,
 } from './support/supplier-documents';
 import { haciendaSettingsFor } from './support/hacienda-sandbox';
@@ -115,5 +116,27 @@ describe('POST /api/recepcion/sincronizar: Hacienda’s answer to an accepted do
     const findings = await synchronizeAndRead(fe.clave);
     expect(findings).toHaveLength(1);
     expect(findings[0]!.message).not.toMatch(/was not supplied/);
+  });
+
+  it('when one listed document holds a NUL, which XML cannot carry, then it is omitted with the reason and the others are imported, on every synchronization', async () => {
+    const good = supplierInvoice(Math.floor(Math.random() * 1e6) + 1);
+    const bad = supplierInvoiceEdited(Math.floor(Math.random() * 1e6) + 1, (b) =>
+      b.replace('<Nombre>', '<Nombre>A\u0000'),
+    );
+    listed.set(good.clave, good.xml);
+    listed.set(bad.clave, bad.xml);
+    answers.set(good.clave, b64(answerFor(good, supplierSigningKey())));
+    answers.set(bad.clave, b64('not read'));
+    const omitted = [{ clave: bad.clave, motivo: expect.stringMatching(/^xml: must not contain the NUL/) }];
+    const first = await post(ctx, 'acme', '/api/recepcion/sincronizar', { receptor: RECEIVER_ID }).expect(
+      200,
+    );
+    expect(first.body.data).toMatchObject({ importados: [good.clave], omitidos: omitted });
+    const again = await post(ctx, 'acme', '/api/recepcion/sincronizar', { receptor: RECEIVER_ID }).expect(
+      200,
+    );
+    expect(again.body.data).toMatchObject({ importados: [], omitidos: omitted });
+    await get(ctx, 'acme', `/api/recepcion/documentos/${good.clave}`).expect(200);
+    await get(ctx, 'acme', `/api/recepcion/documentos/${bad.clave}`).expect(404);
   });
 });

@@ -16,11 +16,12 @@ import {
   registerReceiver,
   storedReceivedCount,
   supplierInvoice,
+  supplierInvoiceEdited,
   supplierInvoiceWithClave,
   supplierSigningKey,
 } from './support/supplier-documents';
 import { TenantConcurrency } from '../src/tenancy/tenant-concurrency';
-import { MAX_XML_TAGS } from '../src/recepcion/inspect-received';
+import { MAX_ANSWER_TAGS, MAX_XML_TAGS } from '../src/recepcion/inspect-received';
 import { type TestApp, startTestApp } from './support/test-app';
 import { xsdDir, latch } from '@cr/testkit';
 
@@ -33,6 +34,16 @@ const uploads = new TenantConcurrency('uploads', 2);
 const get = (path: string, tenant = 'acme') => getAs(ctx, tenant, path);
 
 const storedCount = () => storedReceivedCount(ctx);
+
+/** Uploads `xml` for the receiver, expects a 400 with nothing stored, and returns the answer. */
+async function uploadRefused(xml: string) {
+  const before = await storedCount();
+  const res = await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(xml) });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toBe('bad_request');
+  expect(await storedCount()).toBe(before);
+  return res;
+}
 
 beforeAll(async () => {
   ctx = await startTestApp({ checkExonerations: false, recepcionUploads: uploads });
@@ -206,9 +217,9 @@ describe('POST /api/recepcion/documentos', () => {
       'a respuestaHacienda with more tags than any message',
       () => ({
         xml: b64(supplierInvoice(3).xml),
-        respuestaHacienda: b64(`<MensajeHacienda>${'<a/>'.repeat(MAX_XML_TAGS)}</MensajeHacienda>`),
+        respuestaHacienda: b64(`<MensajeHacienda>${'<a/>'.repeat(MAX_ANSWER_TAGS)}</MensajeHacienda>`),
       }),
-      new RegExp(`^respuestaHacienda: has more than ${MAX_XML_TAGS} tags`),
+      new RegExp(`^respuestaHacienda: has more than ${MAX_ANSWER_TAGS} tags; no answer of Hacienda`),
     ],
     [
       'a root that is not a comprobante',
@@ -310,16 +321,70 @@ describe('POST /api/recepcion/documentos', () => {
   ])(
     "when a signed supplier FE's clave %s than the document says, then 400 naming xml and nothing stored",
     async (_n, edit, reason) => {
-      const fe = supplierInvoiceWithClave(31, edit);
-      const before = await storedCount();
-      const res = await post(ctx, 'acme', '/api/recepcion/documentos', {
-        receptor: RECEIVER_ID,
-        xml: b64(fe.xml),
-      });
-      expect(res.status).toBe(400);
+      const res = await uploadRefused(supplierInvoiceWithClave(31, edit).xml);
       expect(res.body.message).toMatch(/^xml: /);
       expect(res.body.message).toMatch(reason);
-      expect(await storedCount()).toBe(before);
+    },
+  );
+
+  it.each([
+    ['a NUL character in a name', (b: string) => b.replace(/<Nombre>/, '<Nombre>A\u0000')],
+    ['a reference to NUL in a name', (b: string) => b.replace(/<Nombre>/, '<Nombre>A&#0;')],
+    ['a reference to a control character', (b: string) => b.replace(/<Detalle>/, '<Detalle>&#x1F;')],
+  ])(
+    'when a signed supplier FE holds %s, which XML cannot carry, then 400 naming xml and nothing stored (not a 500)',
+    async (_n, edit) => {
+      const res = await uploadRefused(supplierInvoiceEdited(34, edit).xml);
+      expect(res.body.details).toEqual([{ path: 'xml', reason: expect.stringMatching(/character/) }]);
+      // The document itself, without the character, is received.
+      const clean = supplierInvoice(34);
+      await post(ctx, 'acme', '/api/recepcion/documentos', {
+        receptor: RECEIVER_ID,
+        xml: b64(clean.xml),
+      }).expect(201);
+    },
+  );
+
+  it("when Hacienda's answer holds a NUL, then 400 naming respuestaHacienda and nothing stored (not a 500)", async () => {
+    const fe = supplierInvoice(35);
+    const answer = answerFor(fe, supplierSigningKey());
+    const before = await storedCount();
+    const withNul = await post(ctx, 'acme', '/api/recepcion/documentos', {
+      receptor: RECEIVER_ID,
+      xml: b64(fe.xml),
+      respuestaHacienda: b64(answer.replace('<DetalleMensaje>', '<DetalleMensaje>\u0000')),
+    });
+    expect(withNul.status).toBe(400);
+    expect(withNul.body.details).toEqual([
+      { path: 'respuestaHacienda', reason: expect.stringMatching(/NUL/) },
+    ]);
+    expect(await storedCount()).toBe(before);
+  });
+
+  it.each([
+    [
+      'a TotalComprobante of 40 digits',
+      (b: string) => b.replace(/<TotalComprobante>[^<]*</, `<TotalComprobante>${'1'.repeat(40)}<`),
+      /TotalComprobante 1{24}… has more than 13 integer digits or 5 decimals/,
+    ],
+    [
+      "an Emisor's Numero of letters",
+      (b: string) => b.replace(/<Numero>3101123456<\/Numero>/, '<Numero>ABC</Numero>'),
+      /the Emisor's Numero ABC is not 9 to 12 digits/,
+    ],
+    [
+      'a CodigoMoneda of 5,000 letters',
+      (b: string) => b.replace(/<CodigoMoneda>[^<]*</, `<CodigoMoneda>${'X'.repeat(5_000)}<`),
+      /CodigoMoneda X{24}… is not an ISO 4217 code/,
+    ],
+  ])(
+    'when a signed supplier FE holds %s, which no answer could carry, then 400 naming xml and nothing stored',
+    async (_n, edit, reason) => {
+      const fe = supplierInvoiceEdited(36, edit);
+      expect(fe.xml).not.toBe(supplierInvoiceEdited(36, (b) => b).xml);
+      const res = await uploadRefused(fe.xml);
+      expect(res.body.message).toMatch(/^xml: /);
+      expect(res.body.message).toMatch(reason);
     },
   );
 

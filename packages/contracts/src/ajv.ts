@@ -40,8 +40,11 @@ const NOT_XML_CHARACTER = new RegExp(NOT_XML_CHARACTERS, 'u');
 const NOT_XML_CHARACTER_ALL = new RegExp(NOT_XML_CHARACTERS, 'gu');
 const escapeCharacter = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** Why `text` cannot be accepted, or undefined when every character is storable and XML-safe. */
-function characterProblem(text: string): string | undefined {
+/**
+ * Why `text` cannot be accepted, or undefined when every character is storable and XML-safe. Also for text
+ * that arrives otherwise than as a JSON string (a Base64 XML document): PostgreSQL cannot store U+0000.
+ */
+export function xmlCharacterProblem(text: string): string | undefined {
   if (!NOT_XML_CHARACTER.test(text)) return undefined;
   return text.includes('\u0000') ? NUL_REASON : XML_CHAR_REASON;
 }
@@ -176,7 +179,7 @@ function findForbiddenCharacters(data: unknown): ValidationIssue[] {
   while (pending.length > 0) {
     const { value, at } = pending.pop() as { value: unknown; at: Step | undefined };
     if (typeof value === 'string') {
-      const problem = characterProblem(value);
+      const problem = xmlCharacterProblem(value);
       if (problem) issues.push({ path: pathOf(at), reason: problem });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--)
@@ -185,7 +188,7 @@ function findForbiddenCharacters(data: unknown): ValidationIssue[] {
       const entries = Object.entries(value);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i] as [string, unknown];
-        const problem = characterProblem(key);
+        const problem = xmlCharacterProblem(key);
         if (problem) {
           const shown = key.replace(NOT_XML_CHARACTER_ALL, escapeCharacter);
           issues.push({ path: pathOf({ parent: at, segment: shown }), reason: problem });

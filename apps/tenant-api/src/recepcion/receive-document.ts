@@ -45,7 +45,7 @@ export async function receiveDocument(
   const respuesta =
     body.respuestaHacienda === undefined
       ? undefined
-      : decodeXmlField('respuestaHacienda', body.respuestaHacienda);
+      : decodeXmlField('respuestaHacienda', body.respuestaHacienda, 'answer');
   const issuer = await withTenant(
     deps.db,
     tenantId,

@@ -27,6 +27,7 @@ import {
 } from '@cr/hacienda-xml';
 import { AppError } from '@cr/service-kit';
 import { signaturePlacementProblem } from './received-structure';
+import { unanswerableValues } from './answerable';
 
 export interface ReceivedXmlInput {
   /** The comprobante's text (decoded, no DTD). */
@@ -273,6 +274,8 @@ export function checkReceivedXml(input: ReceivedXmlInput, trust: ReceivedXmlTrus
     throw bad(`receptor: the document is addressed to ${parsed.receptor.numero}, not to issuer ${receptor}`);
   }
   if (!/^\d+(\.\d+)?$/.test(parsed.totalComprobante)) throw bad('xml: the document has no TotalComprobante');
+  const unanswerable = unanswerableValues(parsed);
+  if (unanswerable.length > 0) throw bad(`xml: ${unanswerable.join('; ')}`);
   const findings = [...signerFindings(xml, doc, parsed.emisor.numero, trust.suppliers).findings];
   const mismatches = checkReceivedArithmetic(xml, doc);
   for (const m of mismatches) {
