@@ -107,6 +107,19 @@ describe('POST /api/enviar/items: Idempotency-Key', () => {
     });
   });
 
+  it('when a key is reused with the same body plus an own __proto__ key, then 422 unprocessable', async () => {
+    const body = documentBody('invoice', 208);
+    expect((await withKey('key-208', body)).status).toBe(200);
+    // Raw JSON text, so `__proto__` is an own key of the parsed body as it is of the request's.
+    const withProto = JSON.parse(`{"__proto__":{"x":1},${JSON.stringify(body).slice(1)}`);
+    const other = await withKey('key-208', withProto);
+    expect(other.status).toBe(422);
+    expect(other.body).toMatchObject({
+      error: 'unprocessable',
+      message: expect.stringMatching(/Idempotency-Key/),
+    });
+  });
+
   it('when the first request with a key is still in flight, then 409 conflict with Retry-After: 1', async () => {
     const body = documentBody('invoice', 203);
     await withTenant(ctx.db, 'acme', (tx) =>

@@ -12,6 +12,13 @@ describe('hashRequestBody', () => {
     expect(hashRequestBody({ a: [1, 2] })).not.toBe(hashRequestBody({ a: [2, 1] }));
     expect(hashRequestBody({ a: '1' })).not.toBe(hashRequestBody({ a: 1 }));
   });
+
+  it('when two bodies differ only by an own __proto__ key, then their hashes differ', () => {
+    // JSON.parse makes `__proto__` an own property, as a request body's parser does.
+    const withProto = JSON.parse('{"a":1,"__proto__":{"x":1}}');
+    expect(canonicalJson(withProto)).toBe('{"__proto__":{"x":1},"a":1}');
+    expect(hashRequestBody(withProto)).not.toBe(hashRequestBody({ a: 1 }));
+  });
 });
 
 describe('canonicalJson: nesting bound', () => {

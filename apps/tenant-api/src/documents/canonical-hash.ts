@@ -14,7 +14,10 @@ function canonical(value: unknown, depth: number): unknown {
     throw new AppError('bad_request', `body: nested deeper than ${MAX_BODY_DEPTH} levels`);
   }
   if (Array.isArray(value)) return value.map((v) => canonical(v, depth + 1));
-  const out: Record<string, unknown> = {};
+  // No prototype: on a plain `{}`, `out['__proto__'] = …` would set the prototype instead of a key, and a
+  // body's own `__proto__` (JSON.parse makes one) would drop out of the hash, so a different body under a
+  // used Idempotency-Key would get the stored answer.
+  const out: Record<string, unknown> = Object.create(null);
   for (const k of Object.keys(value as Record<string, unknown>).sort()) {
     out[k] = canonical((value as Record<string, unknown>)[k], depth + 1);
   }
