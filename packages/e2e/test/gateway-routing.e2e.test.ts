@@ -184,6 +184,41 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
     expect(res.json<{ error: string }>().error).toBe('payload_too_large');
   });
 
+  // nginx refuses these itself before any app sees them; its own pages are text/html.
+  test.each([
+    [
+      'the request line is over the limit (a 10 KB path)',
+      414,
+      'bad_request',
+      /request line is too long/,
+      { path: `/${'a'.repeat(10_000)}` },
+    ],
+    [
+      'a header is over the limit (10 KB)',
+      400,
+      'bad_request',
+      /header is too large/,
+      { path: '/', headers: { 'x-big': 'b'.repeat(10_000) } },
+    ],
+    ['the path carries an encoded NUL (%00)', 400, 'bad_request', /malformed/, { path: '/api/a%00b' }],
+    ['the method is TRACE', 405, 'not_found', /no route for TRACE/, { path: '/', method: 'TRACE' }],
+    [
+      "the path is one of the gateway's internal error pages",
+      404,
+      'not_found',
+      /not found/,
+      { path: '/.gateway-errors/bad-request' },
+    ],
+  ])('when %s, then %s JSON {error, message} on every host', async (_what, status, error, message, req) => {
+    for (const host of ['acme.api.localtest', 'auth.localtest', 'www.localtest']) {
+      const res = await gatewayRequest(gw.httpPort, { host, ...req });
+      expect([host, res.status]).toEqual([host, status]);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+      expect(res.json()).toEqual({ error, message: expect.stringMatching(message) });
+    }
+  });
+
   test('when one address posts /login faster than the limit, then 429 JSON with Retry-After', async () => {
     const statuses: number[] = [];
     let throttled: Awaited<ReturnType<typeof gatewayRequest>> | undefined;
