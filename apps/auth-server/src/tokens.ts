@@ -78,7 +78,10 @@ export class TokenService {
   verify(token: string): TokenClaims {
     const nowMs = this.options.now();
     const decoded = jwt.decode(token, { complete: true });
-    const kid = decoded && typeof decoded === 'object' ? decoded.header.kid : undefined;
+    const header = decoded && typeof decoded === 'object' ? decoded.header : undefined;
+    // RFC 7515 §4.1.11: a JWS whose `crit` lists an extension the recipient does not understand is refused,
+    // and we understand none (jsonwebtoken ignores `crit`); the tenant-api refuses it too.
+    const kid = header && header.crit === undefined ? header.kid : undefined;
     const key = kid ? this.options.keys.publicKey(kid, nowMs) : undefined;
     if (!key) throw new AppError('unauthorized', 'token is invalid or expired');
     try {

@@ -3,6 +3,7 @@
 //    now each of those writes a subject revocation (notBefore) that /revocations publishes.
 //  - A leaked signing key could not be withdrawn before its natural retirement: now an admin retires it at
 //    once; it leaves the JWKS, stops signing and verifying, and its private half is destroyed.
+import { sign } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { RevocationList, type TokenClaims, validate } from '@cr/contracts';
@@ -159,5 +160,34 @@ describe('the auth-server verifies its own tokens with maxAge', () => {
     const { token } = await login('acme');
     h.clock.advance(8 * 3600_000 + 1000);
     await request(h.app).post('/logout').set('authorization', `Bearer ${token}`).expect(401);
+  });
+
+  it('when a token signed with our key lists a critical header extension (crit), then logout refuses it and revokes nothing', async () => {
+    const { token, claims } = await login('acme');
+    const key = h.services.keys.currentKey();
+    expect(key?.kid).toBe(jwt.decode(token, { complete: true })?.header.kid);
+    // The token's own claims, re-signed by hand with our key: only the header differs.
+    const resign = (header: Record<string, unknown>) => {
+      const head = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${token.split('.')[1]}`;
+      return `${head}.${sign('sha256', Buffer.from(head), key!.privateKey()).toString('base64url')}`;
+    };
+    const plain = { alg: 'RS256', typ: 'JWT', kid: key!.kid };
+    const revokedJtis = async () =>
+      (await request(h.app).get('/revocations?since=0').expect(200)).body.revoked.map(
+        (r: { jti: string }) => r.jti,
+      );
+
+    const refused = await request(h.app)
+      .post('/logout')
+      .set('authorization', `Bearer ${resign({ ...plain, crit: ['x'], x: 1 })}`)
+      .expect(401);
+    expect(refused.body).toMatchObject({ error: 'unauthorized', message: 'token is invalid or expired' });
+    expect(await revokedJtis()).not.toContain(claims.jti);
+    // The control: the same claims and key without `crit` are a token logout accepts.
+    await request(h.app)
+      .post('/logout')
+      .set('authorization', `Bearer ${resign(plain)}`)
+      .expect(200);
+    expect(await revokedJtis()).toContain(claims.jti);
   });
 });

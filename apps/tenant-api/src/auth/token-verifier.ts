@@ -1,6 +1,6 @@
-// Verifies the Bearer token of a tenant request: RS256 only, key by kid, iss, aud, exp (small clock
-// tolerance), at most 8 h old by its iat and never issued in the future (so a leaked signing key cannot mint
-// long-lived tokens), base = sub = the tenant of the host, neither its jti nor its subject revoked. Every
+// Verifies the Bearer token of a tenant request: RS256 only, no `crit` header, key by kid, iss, aud, exp (small
+// clock tolerance), at most 8 h old by its iat and never issued in the future (so a leaked signing key cannot
+// mint long-lived tokens), base = sub = the tenant of the host, neither its jti nor its subject revoked. Every
 // failure is the same kind of error with a short reason that never echoes the token; a token that checks out
 // while the revocations were never loaded is RevocationsUnknownError (503, not 401: the client did nothing wrong).
 // A client sends the same token with every request for hours: its signature and fixed claims are checked
@@ -61,6 +61,7 @@ const MAX_CACHED_TOKEN_LENGTH = 4096;
 interface Header {
   alg?: unknown;
   kid?: unknown;
+  crit?: unknown;
 }
 
 function readHeader(token: string): Header {
@@ -124,6 +125,9 @@ export class TokenVerifier {
     // Decided before any key is looked up: `none`, HS* (a public key used as an HMAC secret) and every
     // other algorithm never reach a verification routine.
     if (header.alg !== 'RS256') throw new TokenError('token algorithm is not accepted');
+    // RFC 7515 §4.1.11: a recipient must refuse a JWS whose `crit` lists an extension it does not understand,
+    // and we understand none (jsonwebtoken ignores `crit`). In any form: an empty list is itself invalid.
+    if (header.crit !== undefined) throw new TokenError('token header is not accepted');
     const kid = typeof header.kid === 'string' ? header.kid : undefined;
     const key: KeyObject | undefined =
       this.options.keys.cachedKey(kid) ?? (await this.options.keys.keyFor(kid));

@@ -39,6 +39,10 @@ export const SECURITY_CASES: SecurityCase[] = [
     name: 'HS256 is signed with the public key',
     authorization: (c, t) => bearer(c.forge.hs256WithPublicKey(t)),
   },
+  {
+    name: 'the header lists a critical extension (crit)',
+    authorization: (c, t) => bearer(c.forge.withCriticalExtension(t)),
+  },
   { name: "the token is another tenant's", authorization: (c) => bearer(c.forge.token('other-tenant')) },
   {
     name: 'sub and base disagree',

@@ -1,7 +1,8 @@
 // The token side of component tests: our own RSA keys served from a local JWKS HTTP server (with the
 // auth-server's /revocations beside it), and tokens crafted the way a client or an attacker would: valid,
-// expired, for another audience or issuer, with an unknown kid, `alg: none`, HS256 keyed with the public key.
-import { createHash, createHmac, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
+// expired, for another audience or issuer, with an unknown kid, `alg: none`, HS256 keyed with the public key,
+// a critical header extension.
+import { createHash, createHmac, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
@@ -155,6 +156,13 @@ export class TokenForge {
       algorithm: 'RS256',
       keyid: this.published.kid,
     });
+  }
+
+  /** Valid in every other way, but its header lists a critical extension (`crit`) nobody here understands. */
+  withCriticalExtension(tenant: string): string {
+    const header = { alg: 'RS256', typ: 'JWT', kid: this.published.kid, crit: ['x'], x: 1 };
+    const head = `${b64(header)}.${b64(this.claims(tenant))}`;
+    return `${head}.${sign('sha256', Buffer.from(head), this.published.privateKey).toString('base64url')}`;
   }
 
   unsigned(tenant: string): string {
