@@ -132,6 +132,28 @@ describeWithNginx('gateway routing (stand-in upstreams)', () => {
       headers: { 'x-request-id': 'a'.repeat(129) },
     });
     expect(tooLong.json<Echo>().headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    // The apps take 8 to 128 characters: a shorter id is replaced here, so every log names the same one.
+    const tooShort = await gatewayRequest(gw.httpPort, {
+      host: 'globex.api.localtest',
+      path: '/health/live',
+      headers: { 'x-request-id': 'abc1234' },
+    });
+    const shortId = tooShort.json<Echo>().headers['x-request-id'];
+    expect(shortId).toMatch(/^[0-9a-f]{32}$/);
+    expect(tooShort.headers['x-request-id']).toBe(shortId);
+  });
+
+  test("when the client sends a trace context, then it is not passed on: the apps' traces start at the gateway", async () => {
+    const res = await gatewayRequest(gw.httpPort, {
+      host: 'globex.api.localtest',
+      path: '/health/live',
+      headers: {
+        traceparent: '00-0000000000000000000000000000dead-000000000000beef-00',
+        tracestate: 'vendor=x',
+      },
+    });
+    expect(res.json<Echo>().headers).not.toHaveProperty('traceparent');
+    expect(res.json<Echo>().headers).not.toHaveProperty('tracestate');
   });
 
   test.each([
