@@ -20,6 +20,8 @@ declare global {
       log: Logger;
       /** The route label of the metrics when no express route matched (static files: '/app'). */
       metricsRoute?: string;
+      /** The template of the route the request matched, recorded as it matched (recordRouteTemplate). */
+      routeTemplate?: string;
     }
   }
 }
@@ -43,14 +45,32 @@ export interface HttpAppOptions {
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /**
- * The route template a request matched ('/api/documentos/:clave'), so the metrics' label set stays bounded;
- * 'unmatched' for 404s and anything that no route took.
+ * Records the template of each route the request matches ('/api/documentos/:clave') at the moment the router
+ * sets `req.route`, while `req.baseUrl` still holds the mount path: an error leaves the sub-router before the
+ * error handler answers, and the router then resets `req.baseUrl`, so read at `finish` a refused request's
+ * template would lose its '/api' and be counted under another label than the same route's successes.
  */
-function routeLabel(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]): string {
-  const path = (req as { route?: { path?: unknown } }).route?.path;
-  if (typeof path === 'string') return `${req.baseUrl}${path}`;
-  return res.locals.metricsRoute ?? 'unmatched';
+function recordRouteTemplate(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]): void {
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: unknown) {
+      route = value;
+      const path = (value as { path?: unknown } | undefined)?.path;
+      if (typeof path === 'string') res.locals.routeTemplate = `${req.baseUrl}${path}`;
+    },
+  });
 }
+
+/** The label of the metrics: the route template, so the label set stays bounded; 'unmatched' for 404s. */
+function routeLabel(res: Parameters<RequestHandler>[1]): string {
+  return res.locals.routeTemplate ?? res.locals.metricsRoute ?? 'unmatched';
+}
+
+/** nginx's status for a request whose client went away before the answer was sent (a gateway's time-out too). */
+const CLIENT_CLOSED = 499;
 
 /**
  * The request's id (the caller's X-Request-Id when it looks safe, else a new one), its server span (the
@@ -64,39 +84,55 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     res.locals.requestId = requestId;
     res.locals.log = logger.child({ requestId });
     res.setHeader('X-Request-Id', requestId);
+    recordRouteTemplate(req, res);
+    // Read now: inside a mounted router `req.path` loses the mount path, and an answer may finish there.
+    const path = req.path;
     const started = process.hrtime.bigint();
     const parent = contextFromTraceparent(req.get('traceparent'));
     tracer().startActiveSpan(
       `${req.method} request`,
       {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method, 'url.path': redactString(req.path) },
+        attributes: { 'http.request.method': req.method, 'url.path': redactString(path) },
       },
       parent,
       (span) => {
-        res.on('finish', () => {
+        // 'close' follows 'finish' for every answer, and comes alone when the client left first: each
+        // request is recorded once, that one as 499.
+        let recorded = false;
+        const record = () => {
+          if (recorded) return;
+          recorded = true;
+          const clientClosed = !res.writableFinished;
+          const status = clientClosed ? CLIENT_CLOSED : res.statusCode;
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const route = routeLabel(req, res);
-          const labels = { method: req.method, route, status: String(res.statusCode) };
+          const route = routeLabel(res);
+          const labels = { method: req.method, route, status: String(status) };
           metrics.http.requests.inc(labels);
           metrics.http.duration.observe(labels, seconds);
           span.updateName(`${req.method} ${route}`);
           span.setAttribute('http.route', route);
-          span.setAttribute('http.response.status_code', res.statusCode);
+          span.setAttribute('http.response.status_code', status);
           span.setAttribute('request.id', requestId);
-          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          if (clientClosed)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'client closed the request' });
+          else if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
-          // Below the logger's level (`http` under the default `info`) not even the line is built.
-          const level = res.statusCode >= 500 ? 'error' : 'http';
+          // Below the logger's level (`http` under the default `info`) not even the line is built. A request
+          // abandoned midway (often the gateway's time-out) is a warning: its work may still be running.
+          const level = status >= 500 ? 'error' : clientClosed ? 'warn' : 'http';
           if (res.locals.log.isLevelEnabled(level)) {
             res.locals.log.log(level, 'request', {
               method: req.method,
-              path: req.path,
-              status: res.statusCode,
+              path,
+              status,
               ms: Math.round(seconds * 1e4) / 10,
+              ...(clientClosed ? { clientClosed: true } : {}),
             });
           }
-        });
+        };
+        res.on('finish', record);
+        res.on('close', record);
         runWithRequestContext({ requestId }, () => next());
       },
     );
@@ -112,8 +148,18 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const requestId = res.locals.requestId;
     const { status, body, headers } = toHttpResponse(err, requestId);
     const log = res.locals.log ?? logger;
-    if (status >= 500) log.error('request failed', { err, method: req.method, path: req.path });
-    else log.debug('request refused', { error: body.error, message: body.message });
+    if (status >= 500) {
+      // The route's template and the tenant (the tenant-api's, from the host) when known: the line an
+      // alert on a route's 5xx or a tenant's complaint is searched by.
+      const { routeTemplate, tenantId } = res.locals;
+      log.error('request failed', {
+        err,
+        method: req.method,
+        path: req.path,
+        ...(routeTemplate ? { route: routeTemplate } : {}),
+        ...(typeof tenantId === 'string' ? { tenantId } : {}),
+      });
+    } else log.debug('request refused', { error: body.error, message: body.message });
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
