@@ -118,4 +118,15 @@ describe('redaction of hostile text', () => {
       'via smtp://[REDACTED]@mail.example.cr:587',
     );
   });
+
+  it('when an error with a cause is logged, then the line keeps the cause, masked like the rest', () => {
+    const mem = new MemoryTransport();
+    const log = createLogger({ service: 't', level: 'debug', transports: [mem] });
+    const refused = new Error('connect ECONNREFUSED 10.0.0.5:4000 for smtp://user:pw@mail.example.cr');
+    log.error('request failed', { err: new Error('the auth-server did not answer', { cause: refused }) });
+    expect(JSON.parse(mem.lines[0]!).err.cause).toMatchObject({
+      name: 'Error',
+      message: 'connect ECONNREFUSED 10.0.0.5:4000 for smtp://[REDACTED]@mail.example.cr',
+    });
+  });
 });

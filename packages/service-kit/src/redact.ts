@@ -1,5 +1,6 @@
 // Secrets never reach the logs: values under secret-looking keys are replaced, and bearer tokens, JWTs,
 // PEM blocks and long base64 blobs are masked wherever they appear inside strings.
+import { types } from 'node:util';
 
 const SECRET_KEY =
   /pass(word)?|pwd|secret|token|authorization|cookie|^pin$|pincertificado|clavehacienda|certificado|p12|pkcs|private|api[-_]?key|credential|refresh/i;
@@ -75,10 +76,13 @@ export function redact(value: unknown, seen = new WeakSet<object>(), depth = 0):
   if (Buffer.isBuffer(value)) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => redact(v, seen, depth + 1));
   const out: Record<string, unknown> = {};
-  if (value instanceof Error) {
+  // isNativeError also knows an error made in another realm (Node's fetch inside a jest sandbox).
+  if (value instanceof Error || types.isNativeError(value)) {
     out.name = value.name;
     out.message = redactString(value.message);
     if (value.stack) out.stack = redactString(value.stack);
+    // Not enumerable, so not copied below: the refused connection behind an "upstream did not answer".
+    if (value.cause !== undefined) out.cause = redact(value.cause, seen, depth + 1);
   }
   for (const [k, v] of Object.entries(value)) {
     out[k] = isSecretKey(k) ? REDACTED : redact(v, seen, depth + 1);

@@ -4,7 +4,9 @@
 // auth-server throttles failures per (base, address), and without it every browser of a tenant would share
 // this service's address, so anyone failing a few times against a base would hold its dashboard sign-in for
 // everybody. The auth-server believes the header only from a peer its TRUST_PROXY trusts (deployed: one hop).
-import { AppError } from '@cr/service-kit';
+// Both calls carry the browser request's X-Request-Id and traceparent, so the two services' log lines and
+// spans of one sign-in link up.
+import { AppError, currentRequestId, injectTraceHeaders } from '@cr/service-kit';
 
 export interface AuthServerClient {
   /**
@@ -24,11 +26,20 @@ export function createAuthServerClient(options: {
   const base = options.url.replace(/\/$/, '');
   const doFetch = options.fetchImpl ?? fetch;
   const timeout = () => AbortSignal.timeout(options.timeoutMs ?? 10_000);
-  async function send(path: string, init: RequestInit, what: string): Promise<Response> {
+  async function send(
+    path: string,
+    init: RequestInit & { headers: Record<string, string> },
+    what: string,
+  ): Promise<Response> {
+    const headers: Record<string, string> = { ...init.headers };
+    const requestId = currentRequestId();
+    if (requestId) headers['x-request-id'] = requestId;
+    injectTraceHeaders(headers);
     try {
-      return await doFetch(`${base}${path}`, { ...init, signal: timeout() });
-    } catch {
-      throw new AppError('upstream_error', `the auth-server did not answer the ${what}`);
+      return await doFetch(`${base}${path}`, { ...init, headers, signal: timeout() });
+    } catch (err) {
+      // The cause (refused, timed out, DNS) goes to the log line of the 502, never into the answer's message.
+      throw new AppError('upstream_error', `the auth-server did not answer the ${what}`, { cause: err });
     }
   }
   return {

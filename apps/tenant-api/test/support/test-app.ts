@@ -185,6 +185,8 @@ export async function startTestApp(
      * dashboard's sign-in goes to it too.
      */
     auth?: { jwksUrl: string; revocationsUrl: string; issuer: string; audience: string };
+    /** AUTH_SERVER_URL: where the dashboard's sign-in and sign-out go (default: `auth`'s, else none). */
+    authServerUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const db = options.database ?? (await createTestDatabase());
@@ -236,6 +238,7 @@ export async function startTestApp(
       TRUST_PROXY: options.trustProxy ?? 'false',
       // The dashboard's sign-in goes to the same real auth-server whose tokens are verified.
       ...(options.auth ? { AUTH_SERVER_URL: new URL(options.auth.jwksUrl).origin } : {}),
+      ...(options.authServerUrl ? { AUTH_SERVER_URL: options.authServerUrl } : {}),
       // Tests deliver to a receiver on 127.0.0.1 over http, which only the private-targets switch allows.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: options.webhooks?.allowPrivateTargets ?? true,
       WEBHOOK_TIMEOUT_MS: options.webhooks?.timeoutMs ?? 2_000,
