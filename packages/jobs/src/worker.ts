@@ -8,9 +8,11 @@ import {
   type Db,
   type Logger,
   type Queryable,
+  type Span,
   SpanKind,
   contextFromTraceparent,
   metrics,
+  recordSpanError,
   runWithRequestContext,
   withSpan,
 } from '@cr/service-kit';
@@ -362,12 +364,12 @@ export class Worker {
           parent: contextFromTraceparent(job.traceparent ?? undefined),
           attributes: { 'job.queue': job.queue, 'job.id': job.id, 'job.attempt': job.attempts },
         },
-        () => this.executeInContext(job),
+        (span) => this.executeInContext(job, span),
       ),
     );
   }
 
-  private async executeInContext(job: Job): Promise<void> {
+  private async executeInContext(job: Job, span: Span): Promise<void> {
     const queue = this.queues[job.queue];
     if (!queue) return;
     metrics.jobs.running.inc();
@@ -379,6 +381,7 @@ export class Worker {
     heartbeat.unref();
     let result: JobResult;
     let recorded: { result: JobResult; held: boolean } | undefined;
+    let threw = false;
     try {
       const returned: JobResult | undefined = (await queue.handler(job, {
         signal: this.abort.signal,
@@ -394,6 +397,7 @@ export class Worker {
       // Whatever finishIn wrote was rolled back with the handler's transaction, or the handler failed after
       // it committed: either way the worker records the outcome (a job already recorded is left as it is).
       recorded = undefined;
+      threw = true;
       const limit = job.maxAttempts ?? queue.maxAttempts;
       const error = describeError(err);
       if (limit !== undefined && limit !== null && job.attempts >= limit) {
@@ -406,6 +410,9 @@ export class Worker {
         });
         result = { kind: 'retry', at: new Date(this.now().getTime() + delay), error };
       }
+      // withSpan never sees the error (the worker handles it), so the span is marked here.
+      recordSpanError(span, err);
+      this.reportThrown(job, result, err);
     } finally {
       clearInterval(heartbeat);
       metrics.jobs.running.dec();
@@ -414,7 +421,7 @@ export class Worker {
     metrics.jobs.finished.inc({ queue: job.queue, outcome: result.kind });
     if (recorded) {
       // Said only now: until the handler returned, its transaction (and the outcome in it) could still roll back.
-      this.reportRecorded(job, recorded.result, recorded.held);
+      this.reportRecorded(job, recorded.result, recorded.held, false);
       if (recorded.result.kind !== result.kind) {
         this.logger?.error('jobs: a handler returned another result than the one it recorded', {
           queue: job.queue,
@@ -426,7 +433,7 @@ export class Worker {
       return;
     }
     try {
-      await this.complete(job, result);
+      await this.complete(job, result, threw);
     } catch (err) {
       // The lease will bring the job back; running it again is the safe side.
       this.logger?.error('jobs: could not record a result', {
@@ -452,8 +459,8 @@ export class Worker {
     }
   }
 
-  private async complete(job: Job, result: JobResult): Promise<void> {
-    this.reportRecorded(job, result, await this.record(this.db, job, result));
+  private async complete(job: Job, result: JobResult, thrown: boolean): Promise<void> {
+    this.reportRecorded(job, result, await this.record(this.db, job, result), thrown);
   }
 
   /**
@@ -471,10 +478,33 @@ export class Worker {
     return row.recorded === true;
   }
 
-  /** Logs a recorded outcome once it stands: a failure, or a result the lost lease made the worker drop. */
-  private reportRecorded(job: Job, result: JobResult, held: boolean): void {
-    if (result.kind === 'fail') {
-      this.logger?.warn('jobs: job failed', { queue: job.queue, job: job.id, attempts: job.attempts });
+  /**
+   * One line per run whose handler threw, with the error itself (the logger keeps its stack, redacted):
+   * last_error keeps only its name and message. A warning while the job will run again, an error when it
+   * gave up. Said before the outcome is written, so a database that refuses the write loses no exception.
+   */
+  private reportThrown(job: Job, result: JobResult, err: unknown): void {
+    const fields = { err, tenant: job.tenant, queue: job.queue, job: job.id, attempt: job.attempts };
+    if (result.kind === 'retry') {
+      this.logger?.warn('jobs: handler threw; the job runs again later', { ...fields, retryAt: result.at });
+    } else {
+      this.logger?.error('jobs: job failed: its handler threw on its last attempt', fields);
+    }
+  }
+
+  /**
+   * Logs a recorded outcome once it stands: a failure the handler returned (one it threw is already said,
+   * by reportThrown), or a result the lost lease made the worker drop.
+   */
+  private reportRecorded(job: Job, result: JobResult, held: boolean, thrown: boolean): void {
+    if (result.kind === 'fail' && !thrown) {
+      this.logger?.error('jobs: job failed', {
+        tenant: job.tenant,
+        queue: job.queue,
+        job: job.id,
+        attempt: job.attempts,
+        error: result.error,
+      });
     }
     if (!held) {
       this.logger?.warn('jobs: lease lost before completion; result ignored', {

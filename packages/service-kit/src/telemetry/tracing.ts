@@ -24,6 +24,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { redactString } from '../redact';
 
 export interface TracingOptions {
   service: string;
@@ -89,14 +90,30 @@ export async function withSpan<T>(
       try {
         return await fn(span);
       } catch (err) {
-        span.recordException(err instanceof Error ? err : String(err));
-        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+        recordSpanError(span, err);
         throw err;
       } finally {
         span.end();
       }
     },
   );
+}
+
+/**
+ * Marks `span` failed by `err`: an exception event and ERROR status. The message and stack are redacted as
+ * log lines are, because spans leave the process too (OTLP) and an error's text can quote a token.
+ */
+export function recordSpanError(span: Span, err: unknown): void {
+  if (err instanceof Error) {
+    span.recordException({
+      name: err.name,
+      message: redactString(err.message),
+      ...(err.stack ? { stack: redactString(err.stack) } : {}),
+    });
+  } else {
+    span.recordException(redactString(String(err)));
+  }
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
 }
 
 /** The active span's W3C `traceparent`, to store with work that continues later (a job). */
