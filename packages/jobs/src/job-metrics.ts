@@ -1,5 +1,8 @@
 // Scrape-time gauges of the queue table: jobs by queue and state, and how long the oldest due job has
 // waited (the alert on queue age reads it). Finished 'done' rows are history, not queue, and are left out.
+// When the read fails (the database is unreachable) the gauges keep their last values: service-kit's
+// onScrape logs it and sets metrics_collector_up{collector="jobs"} to 0, which the MetricsCollectorFailing
+// alert reads, since JobQueueBacklog/JobQueueStalled cannot see a queue they cannot read.
 import { type Db, metrics, onScrape } from '@cr/service-kit';
 
 export function collectJobMetrics(db: Db, now: () => Date = () => new Date()): () => void {

@@ -4,6 +4,7 @@
 // database (documents by state, queued jobs, expiring certificates) are read at scrape time by collectors
 // a service registers (`onScrape`).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from '../logger';
 
 export const metricsRegistry = new Registry();
 // Event-loop delay (nodejs_eventloop_lag_*), RSS (process_resident_memory_bytes), heap, GC, handles.
@@ -14,7 +15,40 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 type ScrapeCollector = () => Promise<void>;
 const collectors = new Map<string, ScrapeCollector>();
+/** Collectors whose last run failed: their failure was logged once, their recovery will be. */
+const failing = new Set<string>();
+let scrapeLogger: Logger | undefined;
 let refreshing: Promise<void> | undefined;
+
+/** Where collector failures are logged (startTelemetry passes the service's logger). */
+export function reportScrapeFailuresTo(logger: Logger | undefined): void {
+  scrapeLogger = logger;
+}
+
+/**
+ * Runs one collector and says how it went in metrics_collector_up. A failed read (the database is
+ * unreachable) leaves its gauges at their last values, which the queue alerts would go on trusting: the
+ * 0 is what an alert reads instead. Logged once when a streak of failures starts and once when it ends,
+ * not at every scrape.
+ */
+async function runCollector(name: string, collect: ScrapeCollector): Promise<void> {
+  try {
+    await collect();
+  } catch (err) {
+    metrics.collectors.up.set({ collector: name }, 0);
+    if (!failing.has(name)) {
+      failing.add(name);
+      scrapeLogger?.error('metrics: a scrape-time collector failed; its gauges keep their last values', {
+        collector: name,
+        err,
+      });
+    }
+    return;
+  }
+  metrics.collectors.up.set({ collector: name }, 1);
+  if (failing.delete(name))
+    scrapeLogger?.info('metrics: a scrape-time collector works again', { collector: name });
+}
 
 /**
  * Runs every scrape-time collector once per scrape: each database-backed gauge awaits this from its
@@ -22,7 +56,7 @@ let refreshing: Promise<void> | undefined;
  * cluster, by the primary's aggregator asking each worker. A failing collector does not fail the scrape.
  */
 function refreshScrapeCollectors(): Promise<void> {
-  refreshing ??= Promise.all([...collectors.values()].map((collect) => collect().catch(() => undefined)))
+  refreshing ??= Promise.all([...collectors.entries()].map(([name, collect]) => runCollector(name, collect)))
     .then(() => undefined)
     .finally(() => {
       refreshing = undefined;
@@ -40,7 +74,10 @@ const fromDatabase = { collect: refreshScrapeCollectors, aggregator: 'max' as co
 export function onScrape(name: string, collect: ScrapeCollector): () => void {
   collectors.set(name, collect);
   return () => {
-    if (collectors.get(name) === collect) collectors.delete(name);
+    if (collectors.get(name) !== collect) return;
+    collectors.delete(name);
+    failing.delete(name);
+    metrics.collectors.up.remove({ collector: name });
   };
 }
 
@@ -170,6 +207,17 @@ export const metrics = {
       help: 'Login attempts, by outcome (success, invalid, throttled)',
       labelNames: ['outcome'] as const,
       registers,
+    }),
+  },
+  collectors: {
+    up: new Gauge({
+      name: 'metrics_collector_up',
+      help: "Whether a scrape-time collector's last run worked (1) or failed (0: the gauges it sets keep their last values), by collector",
+      labelNames: ['collector'] as const,
+      registers,
+      // A cluster worker that cannot read the database makes the whole service's value 0.
+      aggregator: 'min',
+      collect: refreshScrapeCollectors,
     }),
   },
   db: {

@@ -4,7 +4,7 @@ import type { Db } from '../db/types';
 import type { Logger } from '../logger';
 import { AggregatorRegistry } from 'prom-client';
 import { collectDbPoolMetrics } from './db-metrics';
-import { metricsRegistry } from './metrics';
+import { metricsRegistry, reportScrapeFailuresTo } from './metrics';
 import { startMetricsServer } from './metrics-server';
 import { startTracing } from './tracing';
 
@@ -31,6 +31,7 @@ export async function startTelemetry(options: {
     otlpEndpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
   metricsRegistry.setDefaultLabels({ service: options.service });
+  reportScrapeFailuresTo(logger);
   const stopPool = options.db ? collectDbPoolMetrics(options.db) : () => undefined;
   if (options.clusterWorker) {
     // prom-client installs a worker's answer to the primary's requests only in the constructor.
