@@ -204,8 +204,13 @@ export const metrics = {
     }),
     logins: new Counter({
       name: 'auth_logins_total',
-      help: 'Login attempts, by outcome (success, invalid, throttled)',
+      help: 'Login attempts, each counted once, by outcome (success, invalid, throttled, error)',
       labelNames: ['outcome'] as const,
+      registers,
+    }),
+    loginsSlowed: new Counter({
+      name: 'auth_logins_slowed_total',
+      help: 'Logins held back because their base is under attack (each also counted once in auth_logins_total)',
       registers,
     }),
   },
