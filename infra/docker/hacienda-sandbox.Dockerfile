@@ -33,7 +33,7 @@ FROM ${NODE_IMAGE} AS runtime
 # WebAssembly inside the process (ADR 0036): no system package needed.
 # The young generation fixed at 4 MB semi-spaces; the old generation is left to Node, which sizes it from
 # the container's memory limit (ADR 0031). NODE_OPTIONS set at deploy time replaces this.
-ENV NODE_ENV=production SANDBOX_PORT=4002 SANDBOX_HOST=0.0.0.0 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys NODE_OPTIONS=--max-semi-space-size=4
+ENV NODE_ENV=production SANDBOX_PORT=4002 SANDBOX_HOST=0.0.0.0 METRICS_HOST=0.0.0.0 DATA_DIR=/data HACIENDA_XSD_DIR=/hacienda/xsd HACIENDA_DATA_DIR=/hacienda/cabys NODE_OPTIONS=--max-semi-space-size=4
 # glibc's mmap threshold held at its starting 128 KB: large blocks freed go back to the system instead of
 # staying resident in malloc's heaps (ADR 0045).
 ENV MALLOC_MMAP_THRESHOLD_=131072

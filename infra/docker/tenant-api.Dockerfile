@@ -31,7 +31,7 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
 FROM ${NODE_IMAGE} AS runtime
 # The young generation fixed at 4 MB semi-spaces; the old generation is left to Node, which sizes it from
 # the container's memory limit (ADR 0031). NODE_OPTIONS set at deploy time replaces this.
-ENV NODE_ENV=production TENANT_PORT=4001 TENANT_HOST=0.0.0.0 DATA_DIR=/data NODE_OPTIONS=--max-semi-space-size=4
+ENV NODE_ENV=production TENANT_PORT=4001 TENANT_HOST=0.0.0.0 METRICS_HOST=0.0.0.0 DATA_DIR=/data NODE_OPTIONS=--max-semi-space-size=4
 # glibc's mmap threshold held at its starting 128 KB: large blocks freed go back to the system instead of
 # staying resident in malloc's heaps (ADR 0045).
 ENV MALLOC_MMAP_THRESHOLD_=131072

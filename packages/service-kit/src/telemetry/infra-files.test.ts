@@ -182,4 +182,19 @@ describe('infra/observability', () => {
       'hacienda-sandbox': ['hacienda-sandbox:9402'],
     });
   });
+
+  it('when a scraped service runs from its image, then the image binds /metrics beyond loopback (METRICS_HOST=0.0.0.0)', () => {
+    // The setting's default is loopback (docs/security.md item 12): without this Prometheus reaches nothing.
+    const config = parse(readFileSync(join(DIR, 'prometheus.yaml'), 'utf8')) as {
+      scrape_configs: { job_name: string }[];
+    };
+    for (const { job_name } of config.scrape_configs) {
+      const dockerfile = readFileSync(join(DIR, '../docker', `${job_name}.Dockerfile`), 'utf8');
+      const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+      expect({ job_name, bindsEveryInterface: /^ENV .*\bMETRICS_HOST=0\.0\.0\.0\b/m.test(runtime) }).toEqual({
+        job_name,
+        bindsEveryInterface: true,
+      });
+    }
+  });
 });

@@ -7,6 +7,9 @@ import { renderMetrics } from './metrics';
 
 export interface MetricsServer {
   port: number;
+  /** Where the listener is bound, as the socket reports it (`0.0.0.0:9401`, `127.0.0.1:9401`, `[::]:9401`). */
+  listening: string;
+  /** A URL this machine reaches it at (loopback when bound to every interface). */
   url: string;
   close(): Promise<void>;
 }
@@ -33,16 +36,18 @@ export async function startMetricsServer(options: {
       },
     );
   });
-  const host = options.host ?? '0.0.0.0';
+  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const { address, family, port } = server.address() as AddressInfo;
+  const bound = family === 'IPv6' ? `[${address}]` : address;
+  const local = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : bound;
   return {
     port,
-    url: `http://${shown}:${port}/metrics`,
+    listening: `${bound}:${port}`,
+    url: `http://${local}:${port}/metrics`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

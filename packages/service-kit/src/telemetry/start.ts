@@ -51,7 +51,8 @@ export async function startTelemetry(options: {
     host: settings.METRICS_HOST,
     logger,
   });
-  logger.info(`metrics on ${server.url}`, {
+  // The bound address, not the loopback URL: an operator must see when /metrics is open beyond the machine.
+  logger.info(`metrics listening on ${server.listening}`, {
     tracesExported: settings.OTEL_EXPORTER_OTLP_ENDPOINT ? settings.OTEL_EXPORTER_OTLP_ENDPOINT : false,
   });
   return {
@@ -76,6 +77,6 @@ export async function startClusterMetrics(options: {
     logger: options.logger,
     render: async () => ({ contentType: aggregate.contentType, body: await aggregate.clusterMetrics() }),
   });
-  options.logger.info(`metrics of the cluster's workers on ${server.url}`);
+  options.logger.info(`metrics of the cluster's workers listening on ${server.listening}`);
   return { metricsUrl: server.url, stop: () => server.close() };
 }
