@@ -3,6 +3,7 @@
 // take it in turn.
 import type { Logger } from '../logger';
 import { ensureCluster } from './pglite-cluster';
+import { type DataDirLock, lockDataDir } from './pglite-lock';
 import { startPgliteMaintenance } from './pglite-maintenance';
 import { OneStatementRefusals } from './one-statement';
 import { PgliteThread } from './pglite-thread';
@@ -24,8 +25,13 @@ export interface PgliteOptions {
    * statistics are read (default 10 s), `false` for none.
    */
   maintenanceIntervalMs?: number | false;
-  /** Where maintenance reports what it did (debug) and what failed (warn). */
+  /** Where maintenance reports what it did (debug) and what failed (warn), and a wait for the lock (info). */
   logger?: Logger;
+  /**
+   * How long to wait for another process to close `dataDir` (default 15 s: a restart whose predecessor is still
+   * draining) before refusing to open it (pglite-lock.ts).
+   */
+  lockWaitMs?: number;
 }
 
 // PGlite's default shared_buffers is 160 MB of WASM heap, sized for a database server, not for an embedded
@@ -42,14 +48,22 @@ export const PGLITE_SETTINGS = [
 ];
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
-  const dataDir = options.dataDir ? await ensureCluster(options.dataDir) : undefined;
-  const thread = await PgliteThread.start(
-    { ...(dataDir ? { dataDir } : {}), settings: PGLITE_SETTINGS },
-    {
-      ...(options.onStopped ? { onStopped: options.onStopped } : {}),
-      ...(options.threadHeapMb ? { heapMb: options.threadHeapMb } : {}),
-    },
-  );
+  // Taken before anything in the directory is read or written, the creation of its cluster included.
+  const lock = options.dataDir ? await lockFor(options.dataDir, options) : undefined;
+  let thread: PgliteThread;
+  try {
+    const dataDir = options.dataDir ? await ensureCluster(options.dataDir) : undefined;
+    thread = await PgliteThread.start(
+      { ...(dataDir ? { dataDir } : {}), settings: PGLITE_SETTINGS },
+      {
+        ...(options.onStopped ? { onStopped: options.onStopped } : {}),
+        ...(options.threadHeapMb ? { heapMb: options.threadHeapMb } : {}),
+      },
+    );
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
   let transactions = 0;
   const session = (tx?: number): Queryable => ({
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
@@ -165,6 +179,15 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     async close() {
       await maintenance?.stop();
       await turn(() => thread.close());
+      await lock?.release();
     },
   };
+}
+
+function lockFor(dataDir: string, options: PgliteOptions): Promise<DataDirLock> {
+  return lockDataDir(dataDir, {
+    ...(options.lockWaitMs === undefined ? {} : { waitMs: options.lockWaitMs }),
+    onWait: () =>
+      options.logger?.info('database: waiting for another process to close the data directory', { dataDir }),
+  });
 }
