@@ -42,8 +42,17 @@ INSERT INTO job_lanes (queue, tenant) SELECT DISTINCT queue, tenant FROM jobs ON
 const RECORD_SIGNATURE = `jobs_record(p_id bigint, p_worker text, p_attempts integer, p_outcome text,
                                        p_error text, p_run_at timestamptz, p_now timestamptz)`;
 
-/** The fenced update of both versions of jobs_record (its parameters are the function's). */
-const RECORD_UPDATE = `UPDATE jobs SET
+/**
+ * The fenced update of every version of jobs_record (its parameters are the function's). From jobs_0008 a
+ * recorded outcome also ends a streak of runs that died (lease_expiries): the versions before it are kept as
+ * they were, since a new database creates them before that column exists.
+ */
+const recordUpdate = (endsDeathStreak: boolean) => `UPDATE jobs SET${
+  endsDeathStreak
+    ? `
+      lease_expiries = 0,`
+    : ''
+}
       state = CASE p_outcome WHEN 'done' THEN 'done' WHEN 'fail' THEN 'failed' ELSE 'pending' END,
       locked_by = NULL,
       locked_until = NULL,
@@ -65,7 +74,7 @@ export const JOBS_RECORD_SQL = `
 CREATE OR REPLACE FUNCTION ${RECORD_SIGNATURE}
 RETURNS boolean LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT AS $$
   WITH recorded AS (
-    ${RECORD_UPDATE}
+    ${recordUpdate(false)}
     RETURNING 1
   )
   SELECT count(*) > 0 FROM recorded
@@ -80,15 +89,26 @@ REVOKE EXECUTE ON FUNCTION jobs_record(bigint, text, integer, text, text, timest
  * 0.40–0.49 ms on PGlite (where the trip through its thread is most of it). Replacing a function keeps its
  * owner and grants (the tenant role's EXECUTE).
  */
-export const JOBS_RECORD_PLPGSQL_SQL = `
+const recordPlpgsql = (endsDeathStreak: boolean) => `
 CREATE OR REPLACE FUNCTION ${RECORD_SIGNATURE}
 RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
-  ${RECORD_UPDATE};
+  ${recordUpdate(endsDeathStreak)};
   RETURN FOUND;
 END
 $$;
 `;
+export const JOBS_RECORD_PLPGSQL_SQL = recordPlpgsql(false);
+
+/**
+ * Runs that ended with their process in a row (their lease expired with no outcome recorded): what the wait
+ * before the next run grows with (worker.ts, RECLAIM_EXPIRED_SQL). Counted apart from `attempts`, which also
+ * counts the runs that asked to be retried (Hacienda's 429s and 503s): a job with twenty such retries whose
+ * next run died with its process waited an hour, where a first death is due when its lease ends.
+ */
+export const JOBS_LEASE_EXPIRIES_SQL = `
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS lease_expiries integer NOT NULL DEFAULT 0;
+${recordPlpgsql(true)}`;
 
 /**
  * The fair claim (see worker.ts for how it chooses) as a function: inside PL/pgSQL its plan is prepared once
@@ -169,4 +189,5 @@ export const jobsMigrations: Migration[] = [
   // tie went to one tenant twice). 0005 runs the same text on a new database; this replaces the function on
   // one that already had it.
   { id: 'jobs_0007_claim_served_in_order', sql: JOBS_CLAIM_SQL },
+  { id: 'jobs_0008_lease_expiries', sql: JOBS_LEASE_EXPIRIES_SQL },
 ];

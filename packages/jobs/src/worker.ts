@@ -111,8 +111,9 @@ export const LEASE_EXPIRED_ERROR =
 
 /**
  * Expired leases go back to pending, so the next claim takes them fairly like any other due job; the attempt
- * they count stays, and the dead run's late outcome no longer matches its fencing token. A job whose first
- * run died is due when its lease ended; one whose runs keep dying (a handler that kills its process, say)
+ * they count stays, and the dead run's late outcome no longer matches its fencing token. A job whose last
+ * run died is due when its lease ended, however many retries it had asked for before; one whose runs keep
+ * dying in a row (a handler that kills its process, say; lease_expiries, reset by any recorded outcome)
  * waits 1, 3, 7… minutes more each time, up to an hour, instead of taking the process down every lease; past
  * its maxAttempts (the job's, else its queue's: $3, aligned with $1) it fails as a throwing handler would. A
  * reschedule() that arrived during the dead run (nudge_at) still wins when it is sooner, as in jobs_record.
@@ -123,7 +124,7 @@ const RECLAIM_EXPIRED_SQL = `
 WITH expired AS (
   SELECT j.id, j.attempts >= COALESCE(j.max_attempts, ($3::int[])[array_position($1::text[], j.queue)])
            AS spent,
-         LEAST(interval '1 minute' * (power(2, LEAST(j.attempts, 8) - 1) - 1), interval '1 hour') AS backoff
+         LEAST(interval '1 minute' * (power(2, LEAST(j.lease_expiries, 7)) - 1), interval '1 hour') AS backoff
   FROM jobs j
   WHERE j.queue = ANY($1::text[]) AND j.state = 'running' AND j.locked_until <= $2
   FOR UPDATE SKIP LOCKED
@@ -132,6 +133,7 @@ WITH expired AS (
          run_at = LEAST(j.locked_until + e.backoff, COALESCE(j.nudge_at, j.locked_until + e.backoff)),
          finished_at = CASE WHEN e.spent THEN $2 ELSE j.finished_at END,
          last_error = CASE WHEN e.spent THEN '${LEASE_EXPIRED_ERROR}' ELSE j.last_error END,
+         lease_expiries = j.lease_expiries + 1,
          locked_by = NULL, locked_until = NULL, nudge_at = NULL, updated_at = now()
   FROM expired e
   WHERE j.id = e.id

@@ -245,6 +245,71 @@ describe('jobs whose runs keep dying', () => {
     expect((await getJob(db, { id }))!.runAt.getTime()).toBe(third.lockedUntil!.getTime() + 180_000);
   });
 
+  it('when a job that asked for retries (429s, 503s) dies in its next run, then it is due when that lease ends, not up to an hour later', async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    const retrying = new Worker({
+      db,
+      now: clock.now,
+      workerId: 'retrying',
+      queues: {
+        q: {
+          backoff: [1_000],
+          handler: async () => {
+            throw new Error('Hacienda answered 429');
+          },
+        },
+      },
+    });
+    for (let i = 0; i < 6; i++) {
+      expect(await retrying.runOnce()).toBe(1);
+      clock.advance(2_000); // past the 1-s backoff and its jitter
+    }
+    expect(await getJob(db, { id })).toMatchObject({ state: 'pending', attempts: 6 });
+    await dyingWorker(clock).takeAndDie(); // attempt 7 dies with its process
+    clock.advance(30_001);
+    const ran: string[] = [];
+    const healthy = new Worker({
+      db,
+      now: clock.now,
+      workerId: 'healthy',
+      queues: { q: { handler: async (job) => void ran.push(job.id) } },
+    });
+    expect(await healthy.runOnce()).toBe(1);
+    expect(ran).toEqual([id]);
+    expect(await getJob(db, { id })).toMatchObject({ state: 'done', attempts: 8 });
+  });
+
+  it('when a run that died is followed by one that records an outcome, then the next death starts the wait again from none', async () => {
+    const clock = createClock();
+    const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
+    await dyingWorker(clock).takeAndDie(); // attempt 1 dies
+    clock.advance(30_001);
+    await dyingWorker(clock).takeAndDie(); // attempt 2 dies: a minute more after its lease
+    clock.advance(30_001 + 60_000);
+    const retrying = new Worker({
+      db,
+      now: clock.now,
+      workerId: 'retrying',
+      queues: {
+        q: {
+          backoff: [1_000],
+          handler: async () => {
+            throw new Error('Hacienda answered 503');
+          },
+        },
+      },
+    });
+    expect(await retrying.runOnce()).toBe(1); // attempt 3 records a retry: the streak ends
+    clock.advance(2_000);
+    await dyingWorker(clock).takeAndDie(); // attempt 4 dies
+    const fourth = (await getJob(db, { id }))!;
+    clock.advance(30_001);
+    await dyingWorker(clock).takeAndDie(); // due when its lease ended: attempt 5
+    expect(await getJob(db, { id })).toMatchObject({ state: 'running', attempts: 5 });
+    expect(fourth.attempts).toBe(4);
+  });
+
   it('when a reschedule arrived during the run that died, then it wins over the wait', async () => {
     const clock = createClock();
     const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
