@@ -188,21 +188,27 @@ async function main(): Promise<void> {
       `tenant-api listening on ${server.url} (tenants at http://<tenant>.${config.TENANT_BASE_DOMAIN}:${server.port})`,
     );
   }
-  onShutdown(logger, [
-    () => server?.close(),
-    () => telemetry.stop(),
-    () => {
-      stopWatch();
-      stopMetrics();
-      unwatchFile(cabysCopy);
-      auth.stop();
-      forwarded?.stop();
-      stopReceiving();
-    },
-    () => worker.stop(),
-    () => resources.close(),
-    () => db.close(),
-  ]);
+  // 25 s to drain: a job may be waiting on Hacienda (HACIENDA_TIMEOUT_MS) or a webhook receiver; under the
+  // 30-s grace of the k8s manifests and the compose file, after which they kill the process anyway.
+  onShutdown(
+    logger,
+    [
+      () => server?.close(),
+      () => telemetry.stop(),
+      () => {
+        stopWatch();
+        stopMetrics();
+        unwatchFile(cabysCopy);
+        auth.stop();
+        forwarded?.stop();
+        stopReceiving();
+      },
+      () => worker.stop(),
+      () => resources.close(),
+      () => db.close(),
+    ],
+    25_000,
+  );
 }
 
 main().catch((err: unknown) => {

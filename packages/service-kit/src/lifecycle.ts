@@ -58,8 +58,11 @@ export function onShutdown(
     }
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Every signal is handled, the later ones ignored: with `once`, a second SIGTERM (a process group signalled
+  // as a whole, which a cluster's primary also forwards to its workers) found no handler and killed the
+  // process in the middle of its drain, its claimed jobs left running until their leases ended.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 /**

@@ -37,7 +37,9 @@ export interface PrimaryOptions {
 
 export function runPrimary(options: PrimaryOptions): void {
   const { logger } = options;
-  const deadlineMs = options.shutdownDeadlineMs ?? 20_000;
+  // A little more than a worker's own 25 s (main.ts), under the 30-s grace of the manifests: a worker cut
+  // short by its own deadline says so in its log before the primary kills it.
+  const deadlineMs = options.shutdownDeadlineMs ?? 28_000;
   const maxRestarts = options.maxRestarts ?? 5;
   const windowMs = options.restartWindowMs ?? 60_000;
   const jobsProcesses = options.jobsProcesses ?? 0;
