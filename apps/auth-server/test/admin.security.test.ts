@@ -33,6 +33,22 @@ describe('admin API', () => {
     expect(res.body.error).toBe('not_found');
   });
 
+  it('when a key operation gets a field it does not take, then 400 naming it and no key changed', async () => {
+    const keys = () => h.services.keys.publishedKeys().map((k) => `${k.kid}:${k.status}`);
+    const before = keys();
+    const current = h.services.keys.currentKey()!.kid;
+    const rotate = await request(h.app).post('/admin/keys/rotate').set(admin()).send({ kid: current });
+    expect(rotate.status).toBe(400);
+    expect(rotate.body).toMatchObject({ error: 'bad_request', message: 'kid: is not an allowed field' });
+    const retire = await request(h.app)
+      .post(`/admin/keys/${current}/retire`)
+      .set(admin())
+      .send({ reason: 'leaked' });
+    expect(retire.status).toBe(400);
+    expect(retire.body).toMatchObject({ error: 'bad_request', message: 'reason: is not an allowed field' });
+    expect(keys()).toEqual(before);
+  });
+
   it('when creating a client twice, then 409 conflict', async () => {
     await request(h.app)
       .post('/admin/clients')

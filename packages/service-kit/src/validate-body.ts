@@ -1,6 +1,6 @@
 // Validates a request body against a contract schema and turns failures into one 400 naming the fields (at
 // most MAX_LISTED_ISSUES of them, with a count of the rest, so a body of many bad items stays a small answer).
-import { describeIssues, validate } from '@cr/contracts';
+import { NoFieldsRequest, describeIssues, validate } from '@cr/contracts';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError } from './errors';
 
@@ -15,4 +15,9 @@ export function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S
     throw new AppError('bad_request', describeIssues(result.issues, result.more), { details: result.issues });
   }
   return result.value;
+}
+
+/** The body of a route that takes no fields: none sent, or `{}`; a field or another JSON value is a 400. */
+export function parseNoFields(body: unknown): void {
+  if (body !== undefined) parseBody(NoFieldsRequest, body);
 }

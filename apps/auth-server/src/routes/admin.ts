@@ -15,7 +15,7 @@ import {
   type SigningKeyList,
   UpdateClientRequest,
 } from '@cr/contracts';
-import { AppError, parseBody, parseQuery } from '@cr/service-kit';
+import { AppError, parseBody, parseNoFields, parseQuery } from '@cr/service-kit';
 import { apiKeySubject } from '../api-keys';
 import { deletedConflict } from '../clients';
 import { toPem } from '../keys';
@@ -156,7 +156,9 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     res.json(body);
   });
 
-  admin.post('/keys/rotate', async (_req, res) => {
+  admin.post('/keys/rotate', async (req, res) => {
+    // It takes no choice: a `kid` or a date sent here is refused, not silently ignored.
+    parseNoFields(req.body);
     const r = await s.keys.rotate();
     res.locals.log.info('signing keys rotated', r);
     res.json({ activated: r.activated, activatesAt: new Date(r.activatesAt).toISOString(), next: r.next });
@@ -168,6 +170,7 @@ export function mountAdmin(app: Express, s: AuthServices): void {
     const kid = req.params.kid;
     if (typeof kid !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(kid))
       throw new AppError('bad_request', 'kid: must be a key id (base64url)');
+    parseNoFields(req.body);
     const r: KeyRetiredResponse = await s.keys.retire(kid);
     res.locals.log.warn('signing key retired', r);
     res.setHeader('Cache-Control', 'no-store');

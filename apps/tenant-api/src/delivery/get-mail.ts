@@ -1,6 +1,7 @@
 // Use case of POST /api/consultar/correo: whose SMTP server sends the tenant's e-mail and how it is set.
 // Never the password (only whether there is one), and of the platform's server only its address.
 import type { CorreoConfigResponse } from '@cr/contracts';
+import { parseNoFields } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import type { MailDeps, MailSettings } from './mail-deps';
 import { type MailSettingsRow, findMailSettings } from './mail-settings-repository';
@@ -37,8 +38,9 @@ export function describeMail(
 
 export async function getMail(
   deps: Pick<MailDeps, 'db' | 'mail'>,
-  input: { tenantId: string },
+  input: { tenantId: string; body?: unknown },
 ): Promise<CorreoConfigResponse['data']> {
+  parseNoFields(input.body);
   const row = await withTenant(
     deps.db,
     input.tenantId,

@@ -1,7 +1,7 @@
 // Use case of POST /api/consultar/webhook: the endpoint's public state and its latest delivery attempts.
 // Never the secret.
 import type { WebhookConsultResponse } from '@cr/contracts';
-import { AppError } from '@cr/service-kit';
+import { AppError, parseNoFields } from '@cr/service-kit';
 import { withTenant } from '../db/with-tenant';
 import type { WebhookDeps } from './webhook-deps';
 import { findEndpoint, listRecentDeliveries } from './webhook-repository';
@@ -13,9 +13,10 @@ const iso = (v: Date | string) => new Date(v).toISOString();
 
 export async function getWebhook(
   deps: WebhookDeps,
-  input: { tenantId: string },
+  input: { tenantId: string; body?: unknown },
 ): Promise<WebhookConsultResponse['data']> {
   const { tenantId } = input;
+  parseNoFields(input.body);
   return withTenant(deps.db, tenantId, async (tx) => {
     const endpoint = await findEndpoint(tx, tenantId);
     if (!endpoint) {

@@ -21,7 +21,15 @@ import {
   type RouteDoc,
   buildDocument,
 } from './build-document';
-import { API_VERSION, NO_STORE, badBody, healthRoutes, healthSecurityScheme, json } from './common-routes';
+import {
+  API_VERSION,
+  NO_STORE,
+  badBody,
+  fieldsRefused,
+  healthRoutes,
+  healthSecurityScheme,
+  json,
+} from './common-routes';
 import * as ex from './examples';
 
 const ADMIN = 'adminToken';
@@ -395,7 +403,7 @@ export function authServerRoutes(): RouteDoc[] {
           body: json(KeyRotationResponse, ex.keyRotationResponseExample),
         },
       ],
-      errors: adminErrors,
+      errors: [fieldsRefused('kid'), ...adminErrors],
     },
     {
       method: 'post',
@@ -433,6 +441,7 @@ export function authServerRoutes(): RouteDoc[] {
           when: 'the path `kid` is not base64url (1-128 characters)',
           message: 'kid: must be a key id (base64url)',
         },
+        fieldsRefused('reason'),
         ...adminErrors,
         {
           code: 'not_found',

@@ -14,6 +14,15 @@ export function json(schema: TSchema, value?: unknown, summary?: string): BodyDo
     : { schema, examples: { example: { ...(summary ? { summary } : {}), value } } };
 }
 
+/** The 400 of a route that takes no fields (no body, or `{}`) for a body that holds one or is not an object. */
+export function fieldsRefused(field: string): ErrorDoc {
+  return {
+    code: 'bad_request',
+    when: 'the body holds a field or is not a JSON object: this route takes none (send no body, or `{}`)',
+    message: `${field}: is not an allowed field`,
+  };
+}
+
 /** The 400 every route with a JSON body answers for a body that is not JSON or fails its schema. */
 export function badBody(message: string): ErrorDoc {
   return {

@@ -54,6 +54,7 @@ import {
   NO_STORE,
   REVOCATIONS_NOT_LOADED,
   badBody,
+  fieldsRefused,
   healthRoutes,
   healthSecurityScheme,
   json,
@@ -543,6 +544,7 @@ export function tenantApiRoutes(): RouteDoc[] {
         body: json(WebhookConsultResponse, ex.webhookConsultResponseExample),
       },
       errors: [
+        fieldsRefused('clave'),
         {
           code: 'not_found',
           when: 'no webhook is configured',
@@ -802,7 +804,7 @@ export function tenantApiRoutes(): RouteDoc[] {
         description: 'the settings in use (never the password)',
         body: json(CorreoConfigResponse, ex.correoConfigResponseExample),
       },
-      errors: [],
+      errors: [fieldsRefused('clave')],
     }),
     apiRoute({
       path: '/api/reenviar/correo',

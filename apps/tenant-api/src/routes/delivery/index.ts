@@ -34,10 +34,10 @@ function configurarCorreo(deps: DeliveryRouteDeps): RequestHandler {
 }
 
 function consultarCorreo(deps: DeliveryRouteDeps): RequestHandler {
-  return async (_req, res) => {
+  return async (req, res) => {
     const body: CorreoConfigResponse = {
       status: 'success',
-      data: await getMail(deps, { tenantId: res.locals.tenantId }),
+      data: await getMail(deps, { tenantId: res.locals.tenantId, body: req.body }),
     };
     res.status(200).json(body);
   };

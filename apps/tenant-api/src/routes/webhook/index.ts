@@ -16,8 +16,8 @@ function configurarWebhook(deps: WebhookDeps): RequestHandler {
 }
 
 function consultarWebhook(deps: WebhookDeps): RequestHandler {
-  return async (_req, res) => {
-    const data = await getWebhook(deps, { tenantId: res.locals.tenantId });
+  return async (req, res) => {
+    const data = await getWebhook(deps, { tenantId: res.locals.tenantId, body: req.body });
     const body: WebhookConsultResponse = { status: 'success', data };
     res.status(200).json(body);
   };
