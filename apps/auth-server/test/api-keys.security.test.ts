@@ -135,6 +135,15 @@ describe('API keys', () => {
       .send({ name: 'x', scopes: ['admin:everything'] })
       .expect(400);
     expect(badScope.body.message).toContain('scopes');
+    // A name is shown in lists and logs: one line, and never reversed by a bidirectional override.
+    for (const name of ['ERP\nadmin key', 'ERP\u202Eyek nimda']) {
+      const badName = await request(h.app)
+        .post('/admin/clients/acme/api-keys')
+        .set(admin())
+        .send({ name, scopes: ['documents:read'] })
+        .expect(400);
+      expect(badName.body.message).toMatch(/^name: must be one line of text/);
+    }
     await request(h.app)
       .post('/admin/clients/nobody/api-keys')
       .set(admin())

@@ -72,6 +72,18 @@ const CASES: Array<[string, string, Mutation, RegExp]> = [
   ],
   ['sucursal is 0', 'sucursal', (b) => ({ ...b, sucursal: 0 }), /must be >= 1/],
   ['nombreComercial is missing', 'nombreComercial', without('nombreComercial'), /is required/],
+  [
+    'nombreComercial holds a line break',
+    'nombreComercial',
+    (b) => ({ ...b, nombreComercial: 'Acme\r\nX-Injected: 1' }),
+    /must be one line of text/,
+  ],
+  [
+    'nombre holds a right-to-left override',
+    'nombre',
+    (b) => ({ ...b, nombre: 'Acme S.A.\u202Efdp.exe' }),
+    /bidirectional control characters/,
+  ],
   ['telefono has letters', 'telefono', (b) => ({ ...b, telefono: 'call me' }), /must match pattern/],
   [
     'correoElectronico is not an e-mail',

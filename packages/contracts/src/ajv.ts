@@ -14,10 +14,25 @@ import type { Static, TSchema } from '@sinclair/typebox';
 
 const OPTIONS = { strict: true, coerceTypes: false, useDefaults: false } as const;
 
-export const ajv = new Ajv({ ...OPTIONS, allErrors: true });
-addFormats(ajv);
-const failFastAjv = new Ajv({ ...OPTIONS, allErrors: false });
-addFormats(failFastAjv);
+/**
+ * `format: 'single-line'`, for a name shown in lists, documents and logs (an issuer's, an API key's): no line
+ * break (CR, LF, NEL, U+2028, U+2029) and no bidirectional embedding, override or isolate control
+ * (U+202A-U+202E, U+2066-U+2069), which would let a name break a line of a log, a table or a PDF, or show
+ * its text reversed ("Acme\u202Egnp.exe" reads "Acmeexe.png").
+ */
+export const SINGLE_LINE = 'single-line';
+export const SINGLE_LINE_REASON =
+  'must be one line of text: no line breaks and no bidirectional control characters (U+202A-U+202E, U+2066-U+2069)';
+const BREAKS_A_LINE = /[\r\n\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
+
+function withFormats(instance: Ajv): Ajv {
+  addFormats(instance);
+  instance.addFormat(SINGLE_LINE, { type: 'string', validate: (text: string) => !BREAKS_A_LINE.test(text) });
+  return instance;
+}
+
+export const ajv = withFormats(new Ajv({ ...OPTIONS, allErrors: true }));
+const failFastAjv = withFormats(new Ajv({ ...OPTIONS, allErrors: false }));
 
 /** At most this many issues are listed in a failure (the rest are counted in `more`). */
 export const MAX_LISTED_ISSUES = 50;
@@ -258,6 +273,12 @@ function firstIssues(all: ErrorObject[], limit: number): { issues: ValidationIss
         break;
       case 'const':
         reason = `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
+        break;
+      case 'format':
+        reason =
+          (err.params as { format?: string }).format === SINGLE_LINE
+            ? SINGLE_LINE_REASON
+            : (err.message ?? 'is invalid');
         break;
       case 'pattern':
         // The pattern itself: ajv hands the schema's description only with `verbose`, which is not set.

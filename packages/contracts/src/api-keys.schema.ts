@@ -71,7 +71,12 @@ export const ApiScopeSchema = Type.Union(
 
 export const CreateApiKeyRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for (shown in lists)' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      format: 'single-line',
+      description: 'What the key is for (shown in lists)',
+    }),
     scopes: Type.Array(ApiScopeSchema, { minItems: 1, maxItems: API_SCOPES.length, uniqueItems: true }),
   },
   { $id: 'https://schemas.cr-einvoice.dev/auth-create-api-key-request.json', additionalProperties: false },

@@ -22,6 +22,30 @@ describe('EmisorRegistration', () => {
     expect(validate(EmisorRegistration, valid).ok).toBe(true);
   });
 
+  it.each([
+    ['a line feed', 'Acme\nS.A.'],
+    ['a carriage return', 'Acme\rS.A.'],
+    ['a line separator', 'Acme\u2028S.A.'],
+    ['a right-to-left override', 'Acme \u202Efdp.exe'],
+    ['a first-strong isolate', 'Acme \u2068S.A.'],
+  ])('when a name holds %s, then it is refused as not one line of text', (_name, text) => {
+    for (const field of ['nombre', 'nombreComercial']) {
+      const r = validate(EmisorRegistration, { ...valid, [field]: text });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.issues).toEqual([{ path: field, reason: expect.stringMatching(/^must be one line of text/) }]);
+    }
+  });
+
+  it('when a name has accents, ñ, punctuation and a right-to-left script, then it is valid', () => {
+    const r = validate(EmisorRegistration, {
+      ...valid,
+      nombre: 'Café Ñandú & Hijos, S.A. (شركة)',
+      nombreComercial: 'Ñandú «Café»',
+    });
+    expect(r.ok).toBe(true);
+  });
+
   it('when enums are wrong, then the reason lists the allowed values', () => {
     const r = validate(EmisorRegistration, { ...valid, tipoIdentificacion: 5, ambiente: 3 });
     expect(r.ok).toBe(false);

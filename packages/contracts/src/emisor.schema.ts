@@ -45,7 +45,7 @@ export const EmisorRegistration = Type.Object(
       description: 'economic activity code, e.g. 6201.0 or 721001',
     }),
     sucursal: Type.Integer({ minimum: 1, maximum: 999, description: 'branch, 1 is the head office' }),
-    nombreComercial: Type.String({ minLength: 1, maxLength: 80 }),
+    nombreComercial: Type.String({ minLength: 1, maxLength: 80, format: 'single-line' }),
     telefono: Type.String({
       pattern: '^\\+?[0-9][0-9 -]{6,22}[0-9]$',
       description: '8 to 20 digits, optionally with +, spaces or hyphens',
@@ -58,7 +58,12 @@ export const EmisorRegistration = Type.Object(
     pinCertificado: Type.String({ minLength: 1, maxLength: 128 }),
     certificadoHacienda: Base64('the .p12 file, base64', 200_000),
     nombre: Type.Optional(
-      Type.String({ minLength: 5, maxLength: 100, description: "legal name; default the certificate's" }),
+      Type.String({
+        minLength: 5,
+        maxLength: 100,
+        format: 'single-line',
+        description: "legal name; default the certificate's",
+      }),
     ),
   },
   { $id: 'https://schemas.cr-einvoice.dev/emisor-registration.json', additionalProperties: false },
