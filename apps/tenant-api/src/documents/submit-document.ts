@@ -1,8 +1,9 @@
 // Use case of POST /api/enviar/items: validate (contract, then the engine's rules), number, build and sign
-// the document, then store it with its submission job in one transaction (which, when this process already
-// holds the issuer's opened key, also checks that the issuer has not changed since). The number (issuer, branch,
-// terminal, type, numeroReferencia) is the natural idempotency key: the same body again answers the same
-// clave; another body for a used number is a conflict. Concurrent twins meet at the unique constraint.
+// the document, then store it with its submission job in one statement, which also checks that the issuer has
+// not changed since its key was opened (else the document is signed again as the issuer now is). The number
+// (issuer, branch, terminal, type, numeroReferencia) is the natural idempotency key: the same body again
+// answers the same clave; another body for a used number is a conflict. Concurrent twins meet at the unique
+// constraint.
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { DocumentRequest, MAX_LISTED_ISSUES, describeIssues } from '@cr/contracts';
 import { DocumentError, buildSignedDocument } from '@cr/hacienda-xml';
@@ -245,8 +246,11 @@ export async function submitDocument(
   const document = parseBody(DocumentRequest, input.body);
   const requestHash = hashRequestBody(input.body);
   const held = deps.signing.peek({ tenantId, identificacion: document.emisor });
-  const fast = held && (await submitWithHeldMaterial(deps, { tenantId, document, requestHash }, held));
-  const outcome = fast ?? (await submitReadingIssuer(deps, { tenantId, document, requestHash }));
+  let outcome = held && (await submitWithHeldMaterial(deps, { tenantId, document, requestHash }, held));
+  for (let reads = 0; !outcome; reads++) {
+    if (reads === ISSUER_READS) throw issuerKeptChanging();
+    outcome = await submitReadingIssuer(deps, { tenantId, document, requestHash });
+  }
   if (outcome.created) {
     metrics.documents.submitted.inc({ kind: document.tipoDoc });
     deps.wakeWorker?.();
@@ -256,17 +260,35 @@ export async function submitDocument(
 }
 
 /**
+ * Times the issuer is read again because it changed while a document was being signed with it. Its writes
+ * are rate-limited per tenant, so a third change in a row means someone keeps updating it: the client is
+ * told to send the document again rather than kept waiting.
+ */
+const ISSUER_READS = 3;
+
+function issuerKeptChanging(): AppError {
+  return new AppError(
+    'conflict',
+    'emisor: the issuer was updated while this document was being signed, several times in a row; nothing was stored: send the document again',
+    { headers: { 'Retry-After': '1' } },
+  );
+}
+
+/**
  * The issuer (opened again when its version moved, outside any transaction: `hold`), the number's
- * pre-check, then the signing, then the insert.
+ * pre-check, then as with held material: the signing, and the insert while the issuer is still at the version
+ * read. Reading the .p12, the lookups and the signing take time in which the issuer may be updated (a revoked
+ * certificate replaced, another branch): the document is then signed again with the issuer as it is now
+ * (undefined) rather than stored signed with what it no longer is.
  */
 async function submitReadingIssuer(
   deps: SubmissionDeps,
   input: { tenantId: string; document: DocumentRequest; requestHash: string },
-): Promise<SubmitResult> {
+): Promise<SubmitResult | undefined> {
   const { tenantId, document, requestHash } = input;
-  const { material } = await deps.signing.hold({ tenantId, identificacion: document.emisor });
-  const number = numberOf(document, material);
-  // The insert below still decides between concurrent twins; this spares signing a repeat.
+  const held = await deps.signing.hold({ tenantId, identificacion: document.emisor });
+  const number = numberOf(document, held.material);
+  // The insert still decides between concurrent twins; this spares signing a repeat.
   const existing = await withTenant(
     deps.db,
     tenantId,
@@ -274,6 +296,5 @@ async function submitReadingIssuer(
     ONE_STATEMENT,
   );
   if (existing) return repeatOrConflict(existing, requestHash);
-  const signed = await checkAndSign(deps, tenantId, document, material);
-  return store(deps, { tenantId, document, requestHash, material, number, signed });
+  return submitWithHeldMaterial(deps, input, held);
 }

@@ -686,6 +686,13 @@ export function tenantApiRoutes(): RouteDoc[] {
           headers: RETRY_AFTER,
         },
         {
+          code: 'conflict',
+          when: 'the issuer was updated (POST /api/actualizar/emisor) while the document was being signed, three times in a row: each time the document is signed again with the issuer as it is, never stored with what it was; nothing is stored and numeroReferencia stays free (with `Retry-After: 1`: send it again)',
+          message:
+            'emisor: the issuer was updated while this document was being signed, several times in a row; nothing was stored: send the document again',
+          headers: RETRY_AFTER,
+        },
+        {
           code: 'unprocessable',
           when: 'the Idempotency-Key was used with a different body',
           message: 'Idempotency-Key: this key was already used with a different request body',
