@@ -1,6 +1,6 @@
 // Clients (tenants) that log in with base + password. Passwords are stored only as argon2id PHC strings.
 import type { ClientList, ClientView } from '@cr/contracts';
-import { AppError, type Db } from '@cr/service-kit';
+import { AppError, type Db, type Queryable } from '@cr/service-kit';
 
 export interface ClientRecord {
   base: string;
@@ -18,6 +18,12 @@ interface ClientRow {
   created_at: string;
   not_before?: string | null;
 }
+
+/**
+ * The advisory-lock class of a client's base: its key is (this, hashtext(base)), in the two-int key space,
+ * apart from the one-bigint keys of the signing keys (keys.ts) and the migrations.
+ */
+const BASE_LOCK_CLASS = 7_310_508;
 
 export class ClientStore {
   constructor(
@@ -51,15 +57,17 @@ export class ClientStore {
    */
   async create(base: string, passwordHash: string, options: CreateClientOptions = {}): Promise<ClientView> {
     const now = this.now();
-    const { rows } = await this.db.query<{ base: string }>(
-      options.reclaim
-        ? `WITH freed AS (DELETE FROM deleted_clients WHERE base = $1)
+    const { rows } = await this.withBaseLocked(base, (tx) =>
+      tx.query<{ base: string }>(
+        options.reclaim
+          ? `WITH freed AS (DELETE FROM deleted_clients WHERE base = $1)
            INSERT INTO clients (base, password_hash, disabled, created_at, updated_at) VALUES ($1, $2, false, $3, $3)
            ON CONFLICT (base) DO NOTHING RETURNING base`
-        : `INSERT INTO clients (base, password_hash, disabled, created_at, updated_at)
+          : `INSERT INTO clients (base, password_hash, disabled, created_at, updated_at)
            SELECT $1, $2, false, $3, $3 WHERE NOT EXISTS (SELECT 1 FROM deleted_clients WHERE base = $1)
            ON CONFLICT (base) DO NOTHING RETURNING base`,
-      [base, passwordHash, now],
+        [base, passwordHash, now],
+      ),
     );
     if (rows.length === 0) {
       const { deletedAt } = await this.baseStatus(base);
@@ -143,13 +151,29 @@ export class ClientStore {
    * the base is free while its tenant data is still there for whoever creates it next.
    */
   async delete(base: string): Promise<void> {
-    const { rows } = await this.db.query<{ base: string }>(
-      `WITH gone AS (DELETE FROM clients WHERE base = $1 RETURNING base)
-       INSERT INTO deleted_clients (base, deleted_at) SELECT base, $2 FROM gone
-       ON CONFLICT (base) DO UPDATE SET deleted_at = EXCLUDED.deleted_at RETURNING base`,
-      [base, this.now()],
+    const { rows } = await this.withBaseLocked(base, (tx) =>
+      tx.query<{ base: string }>(
+        `WITH gone AS (DELETE FROM clients WHERE base = $1 RETURNING base)
+         INSERT INTO deleted_clients (base, deleted_at) SELECT base, $2 FROM gone
+         ON CONFLICT (base) DO UPDATE SET deleted_at = EXCLUDED.deleted_at RETURNING base`,
+        [base, this.now()],
+      ),
     );
     if (rows.length === 0) throw new AppError('not_found', `client "${base}" does not exist`);
+  }
+
+  /**
+   * Runs `write` once no other creation or deletion of `base` is under way. Each is one statement, yet alone
+   * they could both hold: in READ COMMITTED a creation's `NOT EXISTS (deleted_clients)` reads the snapshot of
+   * its start, while its `ON CONFLICT` waits for a deletion of the same base to commit and then finds the base
+   * free, so the client was created live on a base its deletion had just reserved (race audit, 2026-12-07).
+   * Taking turns on the base's lock, each statement starts after the other committed and sees what it wrote.
+   */
+  private withBaseLocked<T>(base: string, write: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BASE_LOCK_CLASS, base]);
+      return write(tx);
+    });
   }
 }
 
