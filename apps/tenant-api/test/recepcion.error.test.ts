@@ -534,6 +534,18 @@ describe('POST /api/recepcion/documentos/{clave}/respuesta', () => {
     });
     const twice = await post(ctx, 'acme', path, { mensaje: 3, detalleMensaje: 'No', numeroReferencia: 2 });
     expect(twice.status).toBe(409);
+    // The same request again answers as the first did, and nothing is signed again.
+    const again = await post(ctx, 'acme', path, { mensaje: 1, condicionImpuesto: '01', numeroReferencia: 1 });
+    expect(again.status).toBe(202);
+    expect(again.body.data).toEqual(ok.body.data);
+    expect(again.body.message).toMatch(/already signed for this same request \(pendiente\)/);
+    // The same number with another body is not a repeat.
+    const changed = await post(ctx, 'acme', path, {
+      mensaje: 1,
+      condicionImpuesto: '02',
+      numeroReferencia: 1,
+    });
+    expect(changed.status).toBe(409);
     const detail = await get(`/api/recepcion/documentos/${fe.clave}`);
     expect(detail.body.data).toMatchObject({
       estado: 'respondiendo',
@@ -570,9 +582,34 @@ describe('POST /api/recepcion/documentos/{clave}/respuesta', () => {
     });
     expect(reused.status).toBe(409);
     expect(reused.body.message).toMatch(/^numeroReferencia:/);
+    const answers = await ctx.db.query('SELECT id FROM documents WHERE clave_recibida = $1', [fe.clave]);
+    expect(answers.rows).toHaveLength(1);
     expect(
       (await post(ctx, 'other', path, { mensaje: 1, condicionImpuesto: '01', numeroReferencia: 5 })).status,
     ).toBe(404);
+  });
+});
+
+describe('POST /api/recepcion/documentos/{clave}/respuesta, the same request at once', () => {
+  it('when one answer is sent 20 times at once, then all get its number and one answer is signed', async () => {
+    const fe = supplierInvoice(10);
+    await post(ctx, 'acme', '/api/recepcion/documentos', { receptor: RECEIVER_ID, xml: b64(fe.xml) }).expect(
+      201,
+    );
+    const path = `/api/recepcion/documentos/${fe.clave}/respuesta`;
+    const body = { mensaje: 1, condicionImpuesto: '01', numeroReferencia: 30 };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(ctx, 'acme', path, body)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(202));
+    for (const r of answers) {
+      expect(r.body.data).toEqual({
+        clave: fe.clave,
+        mensaje: 1,
+        consecutivo: '00100001050000000030',
+        estado: 'pendiente',
+      });
+    }
+    const stored = await ctx.db.query('SELECT id FROM documents WHERE clave_recibida = $1', [fe.clave]);
+    expect(stored.rows).toHaveLength(1);
   });
 });
 

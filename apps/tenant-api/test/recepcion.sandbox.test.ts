@@ -232,6 +232,20 @@ describeIf('receiving end to end with the hacienda-sandbox', () => {
         numeroReferencia: 20 + mensaje,
       });
       expect(twice.status).toBe(409);
+      // The first request again (its answer lost to a timeout, say) is no second answer: it gets the first
+      // one's number with the state it reached, and no second MensajeReceptor goes to Hacienda.
+      const again = await post(ctx, 'acme', `/api/recepcion/documentos/${clave}/respuesta`, {
+        mensaje,
+        numeroReferencia: 10 + mensaje,
+        ...extra,
+      });
+      expect(again.status).toBe(202);
+      expect(again.body.data).toEqual({ clave, mensaje, consecutivo, estado: 'aceptado' });
+      expect(again.body.message).toBe(
+        `MensajeReceptor ${consecutivo} was already signed for this same request (aceptado); nothing was signed again`,
+      );
+      const answers = await ctx.db.query('SELECT id FROM documents WHERE clave_recibida = $1', [clave]);
+      expect(answers.rows).toHaveLength(1);
     },
   );
 

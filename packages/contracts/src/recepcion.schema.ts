@@ -2,7 +2,7 @@
 // tenant's issuers, its findings and deadline, the receiver's answer (MensajeReceptor) and the import from
 // Hacienda's /comprobantes listing.
 import { type Static, Type } from '@sinclair/typebox';
-import { CLAVE_PATTERN } from './submission.schema';
+import { CLAVE_PATTERN, ESTADOS_DOCUMENTO } from './submission.schema';
 
 const ID = 'https://schemas.cr-einvoice.dev/recepcion';
 // Component names come from the last path segment: every id says `recepcion-…` to stay unique.
@@ -123,7 +123,13 @@ export const RecepcionRespuestaResponse = Type.Object(
         clave: Type.String({ pattern: CLAVE_PATTERN }),
         mensaje: Type.Integer(),
         consecutivo: Type.String({ pattern: '^\\d{20}$' }),
-        estado: Type.Literal('pendiente'),
+        estado: Type.Union(
+          ESTADOS_DOCUMENTO.map((e) => Type.Literal(e)),
+          {
+            description:
+              "the answer's state: pendiente when just signed; when the same request is sent again, the state its answer has reached",
+          },
+        ),
       },
       { additionalProperties: false },
     ),

@@ -2,7 +2,8 @@
 // the Idempotency-Key on POST /api/enviar/items only (ADR 0008), so on any other route a repeat is a new
 // request. Most of them may be repeated all the same: reads; writes that replace a whole setting with the
 // body (issuer update, branding, SMTP server); a registration or upload that finds the same data already
-// stored and answers as the first time; a logout of a token already revoked; and a login, whose repeat only
+// stored and answers as the first time; an answer to a received document, whose repeat (same number and
+// body) answers as the first did; a logout of a token already revoked; and a login, whose repeat only
 // issues a token nobody uses. The operations below may not: a repeat does the work a second time, or
 // answers something else than the attempt whose answer was lost. The transport tries those again only
 // when the failure proves the first attempt did nothing (retry.ts: failedBeforeSending, isRefusedBeforeWork;
@@ -15,8 +16,6 @@ export const NOT_REPEATABLE: Readonly<Partial<Record<OperationKey, string>>> = {
     'rotates the secret again: the secret the receiver holds stops signing at once, not after the 24 h overlap',
   'tenant.replayWebhook': 'queues another event, with a webhook-id of its own',
   'tenant.resendMail': 'queues another e-mail to the same recipients',
-  'tenant.answerReceivedDocument':
-    'is refused 409 (already answered) although the first attempt signed and submitted the answer',
   'tenant.synchronizeReceivedDocuments':
     'finds stored what the first attempt imported and reports none of it, spending another synchronization of the window',
 };

@@ -154,13 +154,21 @@ export async function insertPendingDocument(
   return row.held ? 'number_taken' : 'issuer_changed';
 }
 
+/** The document that holds a number: enough to tell a repeat of its request from another body. */
+export interface UsedNumber {
+  id: string;
+  clave: string;
+  request_hash: string;
+  estado: Estado;
+}
+
 export async function findByNumber(
   tx: Queryable,
   tenantId: string,
   n: DocumentNumber,
-): Promise<{ id: string; clave: string; request_hash: string } | undefined> {
-  const r = await tx.query<{ id: string; clave: string; request_hash: string }>(
-    `SELECT id, clave, request_hash FROM documents
+): Promise<UsedNumber | undefined> {
+  const r = await tx.query<UsedNumber>(
+    `SELECT id, clave, request_hash, estado FROM documents
      WHERE tenant_id = $1 AND emisor = $2 AND sucursal = $3 AND terminal = $4 AND tipo_doc = $5
        AND numero_referencia = $6`,
     [tenantId, n.emisor, n.sucursal, n.terminal, n.tipoDoc, n.numeroReferencia],

@@ -8,7 +8,8 @@
 // refusal is a 400 naming the element, the received document stays unanswered and the number free, as with a
 // 422 when the receptor's certificate is out of its validity (certificate-validity.ts). A second answer
 // while one is with Hacienda or after Hacienda accepted one is a 409; after Hacienda refused an answer, a new
-// one may be sent.
+// one may be sent. The same request again (the same number and body, for the same document) answers what the
+// first did, with the answer's state now, as a submission does: a client that lost the first answer may retry.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RecepcionRespuestaRequest, type RecepcionRespuestaResponse } from '@cr/contracts';
 import {
@@ -22,7 +23,7 @@ import {
 import { AppError, parseBody } from '@cr/service-kit';
 import { ONE_STATEMENT, withTenant } from '../db/with-tenant';
 import { hashRequestBody } from '../documents/canonical-hash';
-import { findByNumber, insertPendingDocument } from '../documents/document-repository';
+import { type UsedNumber, findByNumber, insertPendingDocument } from '../documents/document-repository';
 import {
   type DocumentJobPayload,
   SUBMIT_QUEUE,
@@ -43,12 +44,19 @@ const MENSAJE_RECEPTOR_XSD = 'MensajeReceptor_V4.4.xsd';
 /** tipo_doc of an answer: the request style ('1', '3', '4') of consecutivo types 05, 06, 07. */
 export const TIPO_DOC_OF_MENSAJE: Record<1 | 2 | 3, string> = { 1: '5', 2: '6', 3: '7' };
 
+export interface AnsweredReceived {
+  data: RecepcionRespuestaResponse['data'];
+  /** False when this was the same request again, answered from the stored answer. */
+  created: boolean;
+}
+
 export async function answerReceived(
   deps: RecepcionDeps,
   input: { tenantId: string; clave: string; body: unknown },
-): Promise<RecepcionRespuestaResponse['data']> {
+): Promise<AnsweredReceived> {
   const { tenantId, clave } = input;
   const body = parseBody(RecepcionRespuestaRequest, input.body);
+  const requestHash = hashRequestBody(input.body ?? null);
   const received = await withTenant(
     deps.db,
     tenantId,
@@ -56,13 +64,42 @@ export async function answerReceived(
     ONE_STATEMENT,
   );
   if (!received) throw new AppError('not_found', `clave: received document ${clave} not found`);
+  const material = await deps.signing.load({ tenantId, identificacion: received.receptor });
+  const mensaje = body.mensaje;
+  const number = {
+    emisor: material.identificacion,
+    sucursal: body.sucursal ?? material.sucursal,
+    terminal: body.terminal ?? 1,
+    tipoDoc: TIPO_DOC_OF_MENSAJE[mensaje],
+    numeroReferencia: body.numeroReferencia,
+  };
+  const consecutivo = new Consecutivo({
+    sucursal: number.sucursal,
+    terminal: number.terminal,
+    tipo: TIPO_MENSAJE_RECEPTOR[mensaje],
+    numero: number.numeroReferencia,
+  });
+  /** The stored answer when `used` is this very request's (same document, number and body). */
+  const replayOf = (used: UsedNumber | undefined): AnsweredReceived | undefined =>
+    used && used.request_hash === requestHash && used.clave === `${clave}-${consecutivo.value}`
+      ? { data: { clave, mensaje, consecutivo: consecutivo.value, estado: used.estado }, created: false }
+      : undefined;
+  if (received.respuesta_document_id) {
+    const used = await withTenant(
+      deps.db,
+      tenantId,
+      (tx) => findByNumber(tx, tenantId, number),
+      ONE_STATEMENT,
+    );
+    const replay = replayOf(used);
+    if (replay) return replay;
+  }
   if (received.respuesta_document_id && received.estado !== 'pendiente') {
     throw new AppError(
       'conflict',
       `clave: document ${clave} was already answered (consecutivo ${received.respuesta_consecutivo}, ${received.respuesta_estado} at Hacienda)`,
     );
   }
-  const material = await deps.signing.load({ tenantId, identificacion: received.receptor });
   const now = deps.now();
   // The receptor signs its answer: with a certificate out of its validity Hacienda would reject the message,
   // so it is refused before it is numbered and the number stays free for the answer after the renewal.
@@ -96,20 +133,6 @@ export async function answerReceived(
       details: plan.issues,
     });
   }
-  const mensaje = body.mensaje;
-  const number = {
-    emisor: material.identificacion,
-    sucursal: body.sucursal ?? material.sucursal,
-    terminal: body.terminal ?? 1,
-    tipoDoc: TIPO_DOC_OF_MENSAJE[mensaje],
-    numeroReferencia: body.numeroReferencia,
-  };
-  const consecutivo = new Consecutivo({
-    sucursal: number.sucursal,
-    terminal: number.terminal,
-    tipo: TIPO_MENSAJE_RECEPTOR[mensaje],
-    numero: number.numeroReferencia,
-  });
   let xml: string;
   try {
     xml = buildMensajeReceptor(
@@ -136,9 +159,11 @@ export async function answerReceived(
   const payload: DocumentJobPayload = { tenantId, documentId: id };
   const submitJob = { queue: SUBMIT_QUEUE, tenant: tenantId, key: `submit:${id}`, payload };
   // Everything below is one transaction: a conflict after the insert takes the document and its job back.
-  await withTenant(deps.db, tenantId, async (tx) => {
+  const replay = await withTenant(deps.db, tenantId, async (tx) => {
     const used = await findByNumber(tx, tenantId, number);
     if (used) {
+      const earlier = replayOf(used);
+      if (earlier) return earlier;
       throw new AppError(
         'conflict',
         `numeroReferencia: consecutivo ${consecutivo.value} was already used by ${used.clave}`,
@@ -159,7 +184,7 @@ export async function answerReceived(
         // The message goes to the supplier: Hacienda's body names it as emisor, us as receptor.
         receptor: { tipo: received.emisor_tipo, numero: received.emisor_numero },
         folioType: 'RECEIVER_MESSAGE',
-        requestHash: hashRequestBody(input.body ?? null),
+        requestHash,
         xml,
         totals: {
           totalFactura: plan.value.totalFactura,
@@ -171,6 +196,9 @@ export async function answerReceived(
       submitJob,
     );
     if (outcome !== 'inserted') {
+      // A concurrent twin took the number and committed; a statement of its own sees it (nothing was written).
+      const twin = replayOf(await findByNumber(tx, tenantId, number));
+      if (twin) return twin;
       throw new AppError('conflict', `numeroReferencia: consecutivo ${consecutivo.value} is already used`);
     }
     await tx.query(
@@ -183,8 +211,10 @@ export async function answerReceived(
         `clave: document ${clave} was answered at the same time by another request`,
       );
     }
+    return undefined;
   });
+  if (replay) return replay;
   deps.wakeWorker?.();
   deps.logger.info('receiver message signed', { tenantId, clave, mensaje, consecutivo: consecutivo.value });
-  return { clave, mensaje, consecutivo: consecutivo.value, estado: 'pendiente' };
+  return { data: { clave, mensaje, consecutivo: consecutivo.value, estado: 'pendiente' }, created: true };
 }

@@ -1173,7 +1173,8 @@ function recepcionRoutes(): RouteDoc[] {
       },
       ok: {
         status: 202,
-        description: 'signed and queued for Hacienda',
+        description:
+          'signed and queued for Hacienda; the same request again (same number and body, for the same document) answers the same, with the state its answer has reached and nothing signed again',
         body: json(RecepcionRespuestaResponse, {
           status: 'success',
           message: "MensajeReceptor 00100001050000000001 signed; Hacienda's answer will follow by webhook",
@@ -1189,7 +1190,7 @@ function recepcionRoutes(): RouteDoc[] {
         RECEIVED_NOT_FOUND,
         {
           code: 'conflict',
-          when: 'an answer is already with Hacienda or was accepted, or numeroReferencia is used',
+          when: 'another answer is already with Hacienda or was accepted, or numeroReferencia is used by another request',
           message: `clave: document ${ex.EXAMPLE_CLAVE} was already answered (consecutivo 00100001050000000001, aceptado at Hacienda)`,
         },
         {

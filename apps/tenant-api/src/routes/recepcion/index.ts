@@ -60,10 +60,16 @@ function descargar(deps: RecepcionDeps, which: 'xml' | 'respuesta-hacienda'): Re
 function responder(deps: RecepcionDeps): RequestHandler {
   return async (req, res) => {
     const clave = checkClave(String(req.params.clave));
-    const data = await answerReceived(deps, { tenantId: res.locals.tenantId, clave, body: req.body });
+    const { data, created } = await answerReceived(deps, {
+      tenantId: res.locals.tenantId,
+      clave,
+      body: req.body,
+    });
     const body: RecepcionRespuestaResponse = {
       status: 'success',
-      message: `MensajeReceptor ${data.consecutivo} signed; Hacienda's answer will follow by webhook`,
+      message: created
+        ? `MensajeReceptor ${data.consecutivo} signed; Hacienda's answer will follow by webhook`
+        : `MensajeReceptor ${data.consecutivo} was already signed for this same request (${data.estado}); nothing was signed again`,
       data,
     };
     res.status(202).json(body);
