@@ -68,20 +68,16 @@ export function mountLogin(app: Express, s: AuthServices): void {
       throw new AppError('bad_request', 'password: is required');
     if (password !== undefined && apiKey !== undefined)
       throw new AppError('bad_request', 'apiKey: send either password or apiKey, not both');
-    let counted = false;
-    const count = (outcome: LoginOutcome) => {
-      if (counted) return;
-      counted = true;
-      metrics.auth.logins.inc({ outcome });
-    };
-    try {
-      await attemptLogin(s, req, res, { base, password, apiKey }, count);
-    } catch (err) {
+    // Each login is counted once, with how it ended: here and nowhere else.
+    const outcome = await attemptLogin(s, req, res, { base, password, apiKey }).catch((err: unknown) => {
       // Only the throttle's 429 is throttling: a database or hash-queue failure counted as one made every
       // login of an outage look like password guessing (LoginThrottlingSurge).
-      count(err instanceof AppError && err.code === 'too_many_requests' ? 'throttled' : 'error');
+      const failed: LoginOutcome =
+        err instanceof AppError && err.code === 'too_many_requests' ? 'throttled' : 'error';
+      metrics.auth.logins.inc({ outcome: failed });
       throw err;
-    }
+    });
+    metrics.auth.logins.inc({ outcome });
   });
 }
 
@@ -90,8 +86,7 @@ async function attemptLogin(
   req: Request,
   res: Response,
   { base, password, apiKey }: LoginInput,
-  count: (outcome: LoginOutcome) => void,
-): Promise<void> {
+): Promise<'success' | 'invalid'> {
   // An IPv6 client counts by its /64: it can pick any address in it for each attempt.
   const ip = throttleAddress(req.ip ?? 'unknown');
   const { key, canExist } = throttleKeyOf(base);
@@ -134,9 +129,9 @@ async function attemptLogin(
 
   const refuse = async () => {
     await s.throttle.recordFailure(key, ip, { charged });
-    count('invalid');
     res.locals.log.info('login refused', { base: canExist ? base : key });
     sendInvalidCredentials(res);
+    return 'invalid' as const;
   };
   if (!ok || !client) return refuse();
 
@@ -162,7 +157,6 @@ async function attemptLogin(
   }
   const issued = s.tokens.issue(base, current.notBefore, grant, issuedAt);
   res.locals.log.info('login', { base, jti: issued.claims.jti, kid: issued.kid, apiKey: grant?.id });
-  count('success');
   const body: LoginResponse = {
     token: issued.token,
     expires_in: TOKEN_LIFETIME_SECONDS,
@@ -170,4 +164,5 @@ async function attemptLogin(
   };
   res.setHeader('Cache-Control', 'no-store');
   res.json(body);
+  return 'success';
 }
