@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTestCa } from '@cr/hacienda-xml/src/testing/test-certificate';
-import { SecretBox } from '@cr/service-kit';
+import { SecretBox, openPglite } from '@cr/service-kit';
 import { spawn } from 'node:child_process';
 import { type AppProcess, REPO_ROOT, haciendaDataDir, removeTree, startApp } from '@cr/testkit';
 import { issuerBody } from './support/issuer-mother';
@@ -101,6 +101,41 @@ describe('tenant-api process', () => {
     await proc.stop();
     expect(proc.child.exitCode).toBe(0);
   }, 60_000);
+
+  it('when a later release has migrated its database, then it refuses to start, names the migration, and changes nothing', async () => {
+    // What a later release leaves behind: a migration this one does not have.
+    const later = await openPglite({ dataDir: join(dir, 'data', 'db') });
+    await later.query("INSERT INTO schema_migrations (id) VALUES ('9999_from_a_later_release')");
+    await later.close();
+
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'apps/tenant-api/src/main.ts')],
+      {
+        env: { ...process.env, NODE_OPTIONS: '', TENANT_PORT: '0', ...developmentEnv(dir, forge) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'database schema is newer than this release: it holds migrations 9999_from_a_later_release',
+    );
+
+    const after = await openPglite({ dataDir: join(dir, 'data', 'db') });
+    try {
+      const issuers = await after.query<{ n: number }>('SELECT count(*)::int AS n FROM issuers');
+      expect(issuers.rows[0]!.n).toBe(1);
+      const rows = await after.query(
+        "SELECT id FROM schema_migrations WHERE id = '9999_from_a_later_release'",
+      );
+      expect(rows.rows).toHaveLength(1);
+    } finally {
+      await after.close();
+    }
+  }, 90_000);
 });
 
 describe('tenant-api process stopped as soon as it is live', () => {

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { widestLoopGap } from '@cr/testkit';
 import { PGlite } from '@electric-sql/pglite';
-import { type Db, type TestDatabase, createTestDatabase, migrate, openPglite, readMigrations } from '../src';
+import {
+  type Db,
+  SchemaNewerThanReleaseError,
+  type TestDatabase,
+  createTestDatabase,
+  migrate,
+  openPglite,
+  readMigrations,
+} from '../src';
 import { PGLITE_SETTINGS } from '../src/db/pglite';
 import { DURABLE_SETTINGS, durablePgliteOptions } from '../src/db/pglite-durable';
 
@@ -31,6 +39,15 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     writeFileSync(join(dir, 'README.md'), 'ignored');
     expect(await migrate(db, readMigrations(dir))).toEqual(['0001_items', '0002_more']);
     expect(await migrate(db, readMigrations(dir))).toEqual([]);
+    // An earlier release, which lacks 0002, is refused on this database rather than served by it.
+    const earlier = readMigrations(dir).filter((m) => m.id === '0001_items');
+    const refused = await migrate(db, earlier).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SchemaNewerThanReleaseError);
+    expect((refused as Error).message).toMatch(
+      /^database schema is newer than this release: it holds migrations 0002_more, which a later release applied/,
+    );
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM schema_migrations ORDER BY id');
+    expect(rows.map((r) => r.id)).toEqual(['0001_items', '0002_more']);
   });
 
   it('when a transaction fails, then nothing it wrote remains', async () => {

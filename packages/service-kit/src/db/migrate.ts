@@ -1,5 +1,7 @@
 // Forward-only SQL migrations (`NNNN_name.sql`), applied in order inside one transaction under an
-// advisory lock, so several replicas starting together apply each migration exactly once.
+// advisory lock, so several replicas starting together apply each migration exactly once. A database that
+// holds a migration this build does not have was migrated by a later release: it is refused, never served
+// (docs/operations/upgrade.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from './types';
@@ -16,7 +18,22 @@ export function readMigrations(dir: string): Migration[] {
     .map((f) => ({ id: f.replace(/\.sql$/, ''), sql: readFileSync(join(dir, f), 'utf8') }));
 }
 
-/** Applies what is missing; returns the ids applied now. */
+/**
+ * The database was migrated by a later release than this one. An earlier release would misread what the later
+ * one's migrations changed (a column it no longer has, a row it cannot fill), and report healthy all the same.
+ */
+export class SchemaNewerThanReleaseError extends Error {
+  constructor(readonly unknownMigrations: string[]) {
+    const shown = unknownMigrations.slice(0, 5).join(', ');
+    const more = unknownMigrations.length > 5 ? ` and ${unknownMigrations.length - 5} more` : '';
+    super(
+      `database schema is newer than this release: it holds migrations ${shown}${more}, which a later release applied and this one does not have. Run that release, or restore the backup taken before the upgrade (docs/operations/upgrade.md)`,
+    );
+    this.name = 'SchemaNewerThanReleaseError';
+  }
+}
+
+/** Applies what is missing; returns the ids applied now. Refuses a database a later release migrated. */
 export async function migrate(db: Db, migrations: Migration[], lockKey = 7_310_506): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
@@ -26,6 +43,9 @@ export async function migrate(db: Db, migrations: Migration[], lockKey = 7_310_5
     const done = new Set(
       (await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
     );
+    const known = new Set(migrations.map((m) => m.id));
+    const unknown = [...done].filter((id) => !known.has(id)).sort();
+    if (unknown.length > 0) throw new SchemaNewerThanReleaseError(unknown);
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.id)) continue;
