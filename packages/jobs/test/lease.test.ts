@@ -224,6 +224,23 @@ describe('jobs whose runs keep dying', () => {
     };
   }
 
+  /** A worker whose every run records a retry after 1 s, as a handler does for Hacienda's 429 or 503. */
+  function retryingWorker(clock: ReturnType<typeof createClock>, answer: string) {
+    return new Worker({
+      db,
+      now: clock.now,
+      workerId: 'retrying',
+      queues: {
+        q: {
+          backoff: [1_000],
+          handler: async () => {
+            throw new Error(`Hacienda answered ${answer}`);
+          },
+        },
+      },
+    });
+  }
+
   it('when each run ends with its process, then the job waits 0, 1, 3 minutes more after each lease, and stays pending', async () => {
     const clock = createClock();
     const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
@@ -248,19 +265,7 @@ describe('jobs whose runs keep dying', () => {
   it('when a job that asked for retries (429s, 503s) dies in its next run, then it is due when that lease ends, not up to an hour later', async () => {
     const clock = createClock();
     const { id } = await enqueue(db, { tenant: '', queue: 'q', payload: {} });
-    const retrying = new Worker({
-      db,
-      now: clock.now,
-      workerId: 'retrying',
-      queues: {
-        q: {
-          backoff: [1_000],
-          handler: async () => {
-            throw new Error('Hacienda answered 429');
-          },
-        },
-      },
-    });
+    const retrying = retryingWorker(clock, '429');
     for (let i = 0; i < 6; i++) {
       expect(await retrying.runOnce()).toBe(1);
       clock.advance(2_000); // past the 1-s backoff and its jitter
@@ -287,19 +292,7 @@ describe('jobs whose runs keep dying', () => {
     clock.advance(30_001);
     await dyingWorker(clock).takeAndDie(); // attempt 2 dies: a minute more after its lease
     clock.advance(30_001 + 60_000);
-    const retrying = new Worker({
-      db,
-      now: clock.now,
-      workerId: 'retrying',
-      queues: {
-        q: {
-          backoff: [1_000],
-          handler: async () => {
-            throw new Error('Hacienda answered 503');
-          },
-        },
-      },
-    });
+    const retrying = retryingWorker(clock, '503');
     expect(await retrying.runOnce()).toBe(1); // attempt 3 records a retry: the streak ends
     clock.advance(2_000);
     await dyingWorker(clock).takeAndDie(); // attempt 4 dies
