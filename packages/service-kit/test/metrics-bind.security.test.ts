@@ -2,28 +2,11 @@
 // public listener binds loopback (docs/security.md item 12), so `node dist/main.js` on a shared network
 // served /metrics to anyone reaching the machine, and the start line said `127.0.0.1` whatever was bound.
 // Refused: METRICS_HOST defaults to 127.0.0.1 (the images set 0.0.0.0), and the line names the real address.
-import { connect } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { reachable, whoReaches } from '@cr/testkit';
 import { Type } from '@sinclair/typebox';
 import { loadConfig } from '../src/config';
 import { MemoryTransport, createLogger } from '../src/logger';
 import { startTelemetry, telemetrySettingsProperties } from '../src/telemetry';
-
-function reachable(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(2000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 const settingsOf = (env: Record<string, string>) =>
   loadConfig(Type.Object(telemetrySettingsProperties(9400)), { METRICS_PORT: '0', ...env });
@@ -41,12 +24,7 @@ describe('the metrics listener binds loopback unless asked', () => {
     const { logs, port, stop } = await startMetrics({});
     try {
       expect(settingsOf({}).METRICS_HOST).toBe('127.0.0.1');
-      expect(await reachable('127.0.0.1', port)).toBe(true);
-      expect(await reachable('127.0.0.2', port)).toBe(false);
-      const external = Object.values(networkInterfaces())
-        .flat()
-        .find((a) => a && !a.internal && a.family === 'IPv4');
-      if (external) expect(await reachable(external.address, port)).toBe(false);
+      expect(await whoReaches(port)).toEqual({ loopback: true, otherLoopback: false, network: false });
       expect(logs.text).toContain(`metrics listening on 127.0.0.1:${port}`);
     } finally {
       await stop();

@@ -184,3 +184,4 @@ export {
 } from './signing-path';
 export { processesHolding, removeTree } from './remove-tree';
 export { latch, type Latch } from './latch';
+export { reachable, whoReaches } from './loopback-only';
