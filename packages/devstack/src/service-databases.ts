@@ -1,6 +1,6 @@
 // Which database each service of `pnpm start` uses. The three services keep tables of the same names
 // (`documents` in the tenant-api and in the sandbox), so one database shared by all three cannot work: the
-// second service's migrations fail with `relation "documents" already exists`. With `DATABASE_URL` set, each
+// second service refuses it, naming the first's migrations (ADR 0069). With `DATABASE_URL` set, each
 // service gets a database of its own on that server, named after it (`<db>_auth`, `<db>_tenant`,
 // `<db>_sandbox`) and created when missing; `AUTH_DATABASE_URL`, `TENANT_DATABASE_URL` and
 // `SANDBOX_DATABASE_URL` name a service's database explicitly (used as given, never created).

@@ -44,7 +44,7 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`
     const refused = await migrate(db, earlier).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SchemaNewerThanReleaseError);
     expect((refused as Error).message).toMatch(
-      /^database schema is newer than this release: it holds migrations 0002_more, which a later release applied/,
+      /^database schema is newer than this release: it holds migrations 0002_more, which this release does not have: a later release applied them/,
     );
     const { rows } = await db.query<{ id: string }>('SELECT id FROM schema_migrations ORDER BY id');
     expect(rows.map((r) => r.id)).toEqual(['0001_items', '0002_more']);

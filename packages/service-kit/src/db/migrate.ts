@@ -19,15 +19,16 @@ export function readMigrations(dir: string): Migration[] {
 }
 
 /**
- * The database was migrated by a later release than this one. An earlier release would misread what the later
- * one's migrations changed (a column it no longer has, a row it cannot fill), and report healthy all the same.
+ * The database holds migrations this build does not have: a later release migrated it (an earlier release
+ * would misread what those migrations changed, a column it no longer has, a row it cannot fill, and report
+ * healthy all the same), or it is another service's database (whose tables would collide with this one's).
  */
 export class SchemaNewerThanReleaseError extends Error {
   constructor(readonly unknownMigrations: string[]) {
     const shown = unknownMigrations.slice(0, 5).join(', ');
     const more = unknownMigrations.length > 5 ? ` and ${unknownMigrations.length - 5} more` : '';
     super(
-      `database schema is newer than this release: it holds migrations ${shown}${more}, which a later release applied and this one does not have. Run that release, or restore the backup taken before the upgrade (docs/operations/upgrade.md)`,
+      `database schema is newer than this release: it holds migrations ${shown}${more}, which this release does not have: a later release applied them, or the database is another service's. Run that release, give this service a database of its own, or restore the backup taken before the upgrade (docs/operations/upgrade.md)`,
     );
     this.name = 'SchemaNewerThanReleaseError';
   }
