@@ -9,7 +9,7 @@ import { haciendaCabysFallback } from '../src/lookups/cabys-fallback';
 import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { post } from './support/client';
 import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-sandbox';
-import { crNow, documentBody } from './support/document-mother';
+import { crNow, documentBody, exoneratedInvoice } from './support/document-mother';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp, testPublicApi } from './support/test-app';
 
@@ -376,25 +376,15 @@ describe('the pipeline check of exonerations against Hacienda', () => {
 });
 
 /** An invoice to RECEPTOR whose first line is exonerated by AL-00020402-24 (type 04), with that line's CABYS. */
-function exoneratedInvoice(numero: number, cabys: string) {
-  const body = documentBody('exoneration', numero) as unknown as {
-    receptor: { identificacion: { numero: string } };
-    detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
-  };
-  body.receptor.identificacion.numero = RECEPTOR;
-  const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
-  exoneracion.tipoDocumento = '04';
-  exoneracion.numeroDocumento = 'AL-00020402-24';
-  body.detalleServicio[0]!.codigo = cabys;
-  return body;
-}
+const invoiceWithCabys = (numero: number, codigo: string) =>
+  exoneratedInvoice(numero, { receptor: RECEPTOR, codigo, autorizacion: 'AL-00020402-24' });
 
 describe('POST /api/enviar/items refuses exonerations Hacienda does not back', () => {
   it("when a line's CABYS is outside the receptor's authorization, then 400 naming that line and nothing is stored", async () => {
     // The issuer may already be registered by the registration tests above (409 then); either way it exists.
     const registered = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
     expect([200, 409]).toContain(registered.status);
-    const body = exoneratedInvoice(7001, '2399101000100');
+    const body = invoiceWithCabys(7001, '2399101000100');
 
     const res = await post(ctx, 'acme', '/api/enviar/items', body);
 
@@ -422,7 +412,7 @@ describe('POST /api/enviar/items refuses exonerations Hacienda does not back', (
     });
     const registered = await post(ctx, 'acme', '/api/enviar/emisor', issuerBody());
     expect([200, 409]).toContain(registered.status);
-    const body = exoneratedInvoice(7020, JUGO);
+    const body = invoiceWithCabys(7020, JUGO);
     Object.assign(body.detalleServicio[0]!.impuesto[0]!.exoneracion, {
       numeroDocumento: 'AL-00060001-26',
       fechaEmision: issuedOn,
@@ -464,7 +454,7 @@ describe('POST /api/enviar/items repeated while the exoneration lookup fails', (
     const app = await startTestApp({ publicApi: testPublicApi(hacienda.url, { cacheTtlMs: 0 }) });
     try {
       expect((await post(app, 'acme', '/api/enviar/emisor', issuerBody())).status).toBe(200);
-      const body = exoneratedInvoice(7002, JUGO);
+      const body = invoiceWithCabys(7002, JUGO);
       body.detalleServicio[0]!.impuesto[0]!.exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
       const first = await post(app, 'acme', '/api/enviar/items', body);
       expect(first.status).toBe(200);
@@ -493,7 +483,7 @@ describe('POST /api/enviar/items refused with an issuer another process has chan
       await app.db.query(
         "UPDATE issuers SET nombre = 'ACME RENOVADA SOCIEDAD ANONIMA' WHERE tenant_id = 'acme' AND identificacion = '3101123456'",
       );
-      const body = exoneratedInvoice(7011, JUGO);
+      const body = invoiceWithCabys(7011, JUGO);
       body.detalleServicio[0]!.impuesto[0]!.exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';
       // The first judgment (with the held material) cannot reach Hacienda: all four tries answer 503.
       await hacienda.failPublicApi(4);
@@ -580,7 +570,7 @@ describe('the per-tenant lookup limit on submissions', () => {
       });
     }
     const submit = (tenant: string, numero: number, autorizacion: string) => {
-      const body = exoneratedInvoice(numero, JUGO);
+      const body = invoiceWithCabys(numero, JUGO);
       const exoneracion = body.detalleServicio[0]!.impuesto[0]!.exoneracion;
       exoneracion.numeroDocumento = autorizacion;
       exoneracion.fechaEmision = '2024-01-15T00:00:00-06:00';

@@ -9,7 +9,7 @@ import { haciendaCabysFallback } from '../src/lookups/cabys-fallback';
 import type { PublicApiLookups } from '../src/lookups/lookup-deps';
 import { createLookupLimiter } from '../src/lookups/tenant-lookup-limit';
 import { post } from './support/client';
-import { documentBody } from './support/document-mother';
+import { exoneratedInvoice } from './support/document-mother';
 import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -105,20 +105,13 @@ async function windowSlots(tenant: string): Promise<number> {
 }
 
 /** An invoice to RECEPTOR whose first line is exonerated (type 04) by `autorizacion`, for JUGO. */
-function exoneratedInvoice(numero: number, autorizacion: string) {
-  const body = documentBody('exoneration', numero) as unknown as {
-    receptor: { identificacion: { numero: string } };
-    detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
-  };
-  body.receptor.identificacion.numero = RECEPTOR;
-  body.detalleServicio[0]!.codigo = JUGO;
-  Object.assign(body.detalleServicio[0]!.impuesto[0]!.exoneracion, {
-    tipoDocumento: '04',
-    numeroDocumento: autorizacion,
+const invoiceExoneratedBy = (numero: number, autorizacion: string) =>
+  exoneratedInvoice(numero, {
+    receptor: RECEPTOR,
+    codigo: JUGO,
+    autorizacion,
     fechaEmision: '2024-01-15T00:00:00-06:00',
   });
-  return body;
-}
 
 /** A tenant with the issuer registered, and an authorization for RECEPTOR that no one has looked up yet. */
 async function readyToSubmit(tenant: string, autorizacion: string): Promise<void> {
@@ -185,7 +178,7 @@ describe("another tenant's lookups waiting in the shared bucket", () => {
     const acme = burst('acme4', 30);
     await pause(300);
     const submitted = await timed(
-      post(app, 'gamma4', '/api/enviar/items', exoneratedInvoice(8001, 'AL-00050001-24')),
+      post(app, 'gamma4', '/api/enviar/items', invoiceExoneratedBy(8001, 'AL-00050001-24')),
     );
     expect(submitted.result.status).toBe(200);
     expect(submitted.result.body.clave).toMatch(/^\d{50}$/);
@@ -219,7 +212,7 @@ describe('no token within HACIENDA_LOOKUP_MAX_WAIT_MS', () => {
     useClient(slow());
     expect((await lookUp('acme6', TAXPAYER)).status).toBe(200); // takes the bucket's one token
     const { result, ms } = await timed(
-      post(app, 'gamma6', '/api/enviar/items', exoneratedInvoice(8002, 'AL-00050002-24')),
+      post(app, 'gamma6', '/api/enviar/items', invoiceExoneratedBy(8002, 'AL-00050002-24')),
     );
     expect(ms).toBeLessThan(3_000);
     expect(result.status).toBe(502);

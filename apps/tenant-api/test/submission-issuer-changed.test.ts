@@ -8,7 +8,7 @@ import { HaciendaPublicApi } from '@cr/hacienda-client';
 import { latch } from '@cr/testkit';
 import type { PublicApiLookups } from '../src/lookups/lookup-deps';
 import { post } from './support/client';
-import { documentBody } from './support/document-mother';
+import { exoneratedInvoice } from './support/document-mother';
 import { type HaciendaDouble, startHaciendaDouble } from './support/hacienda-sandbox';
 import { issuerBody } from './support/issuer-mother';
 import { type TestApp, startTestApp } from './support/test-app';
@@ -57,20 +57,13 @@ afterAll(async () => {
 });
 
 /** An invoice to RECEPTOR whose first line is exonerated by AUTORIZACION, which Hacienda must confirm. */
-function exoneratedInvoice(numero: number) {
-  const body = documentBody('exoneration', numero) as unknown as {
-    receptor: { identificacion: { numero: string } };
-    detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
-  };
-  body.receptor.identificacion.numero = RECEPTOR;
-  body.detalleServicio[0]!.codigo = JUGO;
-  Object.assign(body.detalleServicio[0]!.impuesto[0]!.exoneracion, {
-    tipoDocumento: '04',
-    numeroDocumento: AUTORIZACION,
+const invoiceToConfirm = (numero: number) =>
+  exoneratedInvoice(numero, {
+    receptor: RECEPTOR,
+    codigo: JUGO,
+    autorizacion: AUTORIZACION,
     fechaEmision: '2024-01-15T00:00:00-06:00',
   });
-  return body;
-}
 
 function signerSerial(xml: string): string {
   const b64 = /<ds:X509Certificate>([^<]+)<\/ds:X509Certificate>/.exec(xml)![1]!;
@@ -87,7 +80,7 @@ it('when the issuer is updated while a document is being signed, then the docume
     reached.release();
     await answer.promise;
   };
-  const submitted = post(app, 'acme', '/api/enviar/items', exoneratedInvoice(9001)).then((r) => r);
+  const submitted = post(app, 'acme', '/api/enviar/items', invoiceToConfirm(9001)).then((r) => r);
   await reached.promise;
   // A new certificate and another branch, committed while the document waits for Hacienda's confirmation.
   const updated = await post(app, 'acme', '/api/actualizar/emisor', issuerBody({ sucursal: 2 }));
@@ -121,7 +114,7 @@ it('when the issuer is updated during each of three signings in a row, then 409 
     const updated = await post(app, 'globex', '/api/actualizar/emisor', issuerBody({ sucursal }));
     expect(updated.status).toBe(200);
   };
-  const res = await post(app, 'globex', '/api/enviar/items', exoneratedInvoice(9002));
+  const res = await post(app, 'globex', '/api/enviar/items', invoiceToConfirm(9002));
   beforeExonerationAnswer = undefined;
 
   expect(res.status).toBe(409);
@@ -134,7 +127,7 @@ it('when the issuer is updated during each of three signings in a row, then 409 
   const stored = await app.db.query("SELECT clave FROM documents WHERE tenant_id = 'globex'");
   expect(stored.rows).toEqual([]);
   // Sent again once the issuer is left alone, it goes through, numbered with the branch it now has.
-  const again = await post(app, 'globex', '/api/enviar/items', exoneratedInvoice(9002));
+  const again = await post(app, 'globex', '/api/enviar/items', invoiceToConfirm(9002));
   expect(again.status).toBe(200);
   expect(again.body.clave.slice(21, 24)).toBe('004');
 });

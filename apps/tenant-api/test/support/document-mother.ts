@@ -145,6 +145,28 @@ export function documentBody(
   }
 }
 
+/**
+ * An invoice to `receptor` whose first line (CABYS `codigo`) is exonerated by `autorizacion` (type 04, issued
+ * on `fechaEmision` when given): Hacienda is asked to confirm it before the document is signed.
+ */
+export function exoneratedInvoice(
+  numero: number,
+  exoneration: { receptor: string; codigo: string; autorizacion: string; fechaEmision?: string },
+) {
+  const body = documentBody('exoneration', numero) as unknown as {
+    receptor: { identificacion: { numero: string } };
+    detalleServicio: Array<{ codigo: string; impuesto: Array<{ exoneracion: Record<string, unknown> }> }>;
+  };
+  body.receptor.identificacion.numero = exoneration.receptor;
+  body.detalleServicio[0]!.codigo = exoneration.codigo;
+  Object.assign(body.detalleServicio[0]!.impuesto[0]!.exoneracion, {
+    tipoDocumento: '04',
+    numeroDocumento: exoneration.autorizacion,
+    ...(exoneration.fechaEmision ? { fechaEmision: exoneration.fechaEmision } : {}),
+  });
+  return body;
+}
+
 /** The five kinds with a 5-line invoice for the benchmark. */
 export function fiveLineInvoice(numeroReferencia: number): DocumentRequest {
   return documentBody('invoice', numeroReferencia, {
