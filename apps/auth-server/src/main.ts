@@ -12,6 +12,7 @@ import {
   loadOrCreateDevSecret,
   migrate,
   onShutdown,
+  databaseOptionsOf,
   openDatabase,
   parseTrustProxy,
   readMigrations,
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     dataDir: join(dataDir, 'pgdata'),
     applicationName: 'auth-server',
-    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    ...databaseOptionsOf(config),
     onStopped: exitWhenDatabaseStops(logger),
     logger,
   });

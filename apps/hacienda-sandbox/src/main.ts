@@ -8,6 +8,7 @@ import {
   listen,
   migrate,
   onShutdown,
+  databaseOptionsOf,
   openDatabase,
   readMigrations,
   startTelemetry,
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'hacienda-sandbox',
-    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    ...databaseOptionsOf(config),
     onStopped: exitWhenDatabaseStops(logger),
     logger,
   });

@@ -16,6 +16,7 @@ import {
   loadOrCreateDevSecret,
   migrate,
   onShutdown,
+  databaseOptionsOf,
   openDatabase,
   startClusterMetrics,
   startTelemetry,
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     dataDir: join(config.DATA_DIR, 'db'),
     applicationName: 'tenant-api',
-    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    ...databaseOptionsOf(config),
     onStopped: exitWhenDatabaseStops(logger),
     logger,
   });

@@ -1,3 +1,4 @@
+import { DatabaseUnavailableError } from './db/unavailable';
 import { AppError, toHttpResponse } from './errors';
 
 describe('toHttpResponse', () => {
@@ -49,5 +50,23 @@ describe('toHttpResponse', () => {
       new AppError('too_many_requests', 'slow down', { headers: { 'Retry-After': '5' } }),
     );
     expect(r.headers).toEqual({ 'Retry-After': '5' });
+  });
+
+  it('when the database was out of reach and nothing took effect, then it is a 503 with Retry-After; when a commit may have happened, a 500', () => {
+    const lost = new Error('Connection terminated unexpectedly');
+    const r = toHttpResponse(new DatabaseUnavailableError(false, lost), 'req_9');
+    expect(r).toEqual({
+      status: 503,
+      body: {
+        error: 'service_unavailable',
+        message: 'the database is unavailable; retry later',
+        requestId: 'req_9',
+      },
+      headers: { 'Retry-After': '5' },
+    });
+    const unknown = toHttpResponse(new DatabaseUnavailableError(true, lost));
+    expect(unknown.status).toBe(500);
+    expect(unknown.body).toEqual({ error: 'internal_error', message: 'internal error' });
+    expect(unknown.headers).toEqual({});
   });
 });

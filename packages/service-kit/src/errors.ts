@@ -1,6 +1,7 @@
 // The one error type of the services and its single mapping to HTTP. Below 500 the message is shown to
 // the client; at 500 and above the body says only `internal_error` and the details stay in the log.
 import type { ErrorBody, ErrorDetail } from '@cr/contracts';
+import { DatabaseUnavailableError } from './db/unavailable';
 
 export type AppErrorCode =
   | 'bad_request'
@@ -110,14 +111,31 @@ function fromParserError(err: ParserError): AppError | undefined {
   return new AppError('bad_request', 'request body could not be read');
 }
 
+/** Seconds a client is asked to wait before it sends again a request the database could not serve. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database out of reach (ADR 0068): 503 with Retry-After when nothing the request asked for can have taken
+ * effect, so a client may send it again; a write whose outcome is unknown stays a 500.
+ */
+function fromDatabaseUnavailable(err: DatabaseUnavailableError): AppError | undefined {
+  if (err.mayHaveTakenEffect) return undefined;
+  return new AppError('service_unavailable', 'the database is unavailable; retry later', {
+    cause: err,
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 /** Pure mapping of any thrown value onto the HTTP response; unknown errors hide their details. */
 export function toHttpResponse(err: unknown, requestId?: string): HttpErrorResponse {
   const appError =
     err instanceof AppError
       ? err
-      : typeof err === 'object' && err
-        ? fromParserError(err as ParserError)
-        : undefined;
+      : err instanceof DatabaseUnavailableError
+        ? fromDatabaseUnavailable(err)
+        : typeof err === 'object' && err
+          ? fromParserError(err as ParserError)
+          : undefined;
   if (!appError?.expose) {
     return {
       status: appError?.status ?? 500,

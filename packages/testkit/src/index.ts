@@ -185,3 +185,4 @@ export {
 export { processesHolding, removeTree } from './remove-tree';
 export { latch, type Latch } from './latch';
 export { reachable, whoReaches } from './loopback-only';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy';

@@ -4,6 +4,7 @@ export * from './open';
 export { openPglite } from './pglite';
 export { DataDirInUseError } from './pglite-lock';
 export { startPgliteMaintenance, type PgliteMaintenance } from './pglite-maintenance';
-export { openPostgres } from './postgres';
+export { openPostgres, POSTGRES_BOUNDS, type PostgresOptions } from './postgres';
+export { DatabaseUnavailableError } from './unavailable';
 export * from './settings';
 export { CteWrites } from './cte-writes';

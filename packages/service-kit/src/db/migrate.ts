@@ -36,24 +36,27 @@ export class SchemaNewerThanReleaseError extends Error {
 
 /** Applies what is missing; returns the ids applied now. Refuses a database a later release migrated. */
 export async function migrate(db: Db, migrations: Migration[], lockKey = 7_310_506): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
-    await tx.exec(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    const done = new Set(
-      (await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
-    );
-    const known = new Set(migrations.map((m) => m.id));
-    const unknown = [...done].filter((id) => !known.has(id)).sort();
-    if (unknown.length > 0) throw new SchemaNewerThanReleaseError(unknown);
-    const applied: string[] = [];
-    for (const m of migrations) {
-      if (done.has(m.id)) continue;
-      await tx.exec(m.sql);
-      await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
-      applied.push(m.id);
-    }
-    return applied;
-  });
+  return db.transaction(
+    async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
+      await tx.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      const done = new Set(
+        (await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
+      );
+      const known = new Set(migrations.map((m) => m.id));
+      const unknown = [...done].filter((id) => !known.has(id)).sort();
+      if (unknown.length > 0) throw new SchemaNewerThanReleaseError(unknown);
+      const applied: string[] = [];
+      for (const m of migrations) {
+        if (done.has(m.id)) continue;
+        await tx.exec(m.sql);
+        await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
+        applied.push(m.id);
+      }
+      return applied;
+    },
+    { longRunning: true },
+  );
 }

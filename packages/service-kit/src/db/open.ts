@@ -12,6 +12,10 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL: prepare parameterised statements once per connection (default true; ADR 0030). */
   preparedStatements?: boolean;
+  /** PostgreSQL: the bounds of ADR 0068 (PostgresOptions); their defaults when left out. */
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
   /** PGlite: told once if the embedded database's thread stops while open (see PgliteOptions). */
   onStopped?: (err: Error) => void;
   /** PGlite: where its maintenance (the autovacuum PGlite lacks, ADR 0041) reports. */
@@ -25,6 +29,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
       ...(options.applicationName ? { applicationName: options.applicationName } : {}),
       ...(options.poolSize ? { max: options.poolSize } : {}),
       ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.idleInTransactionTimeoutMs === undefined
+        ? {}
+        : { idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs }),
     });
     await db.query('SELECT 1');
     return db;

@@ -43,6 +43,11 @@ export interface TransactionOptions {
    * cannot undo it: for a read, or a write that is the last thing its callback does.
    */
   oneStatement?: boolean;
+  /**
+   * The transaction may take as long as it needs (migrations): on PostgreSQL it runs on a connection of its own,
+   * without the statement, idle-transaction and client bounds of ADR 0068. No effect on PGlite.
+   */
+  longRunning?: boolean;
 }
 
 export interface DbPoolStats {
