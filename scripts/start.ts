@@ -6,14 +6,15 @@
 // own (`@cr/devstack`, docs/configuration.md): their tables would collide in one.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   SERVICE_DATABASES,
   type ServiceName,
   buildAppBundles,
   bundleNodePath,
   ensureDerivedDatabases,
+  loadOrCreateDevSecret,
   serviceDatabases,
   serviceMemoryEnv,
 } from '@cr/devstack';
@@ -21,14 +22,6 @@ import { type RunningMailCatcher, startMailCatcher } from '@cr/mail-catcher';
 
 const root = join(__dirname, '..');
 const dataRoot = process.env.DATA_ROOT ?? join(root, '.data');
-
-function devSecret(file: string, make: () => string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dirname(file), { recursive: true });
-  const value = make();
-  writeFileSync(file, `${value}\n`, { mode: 0o600 });
-  return value;
-}
 
 const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
 
@@ -57,11 +50,16 @@ const sandboxCa: Record<string, string> = existsSync(join(root, 'apps', 'haciend
       RECEPCION_CA_BUNDLE: env('RECEPCION_CA_BUNDLE', sandboxCaFile),
     }
   : {};
-// Kept where the auth-server's CLI (`pnpm admin …`) looks for it when AUTH_ADMIN_TOKEN is unset.
-const adminToken = env(
-  'AUTH_ADMIN_TOKEN',
-  devSecret(join(authDataDir, 'dev-admin-token'), () => randomBytes(24).toString('base64url')),
-);
+// Kept where the auth-server's CLI (`pnpm admin …`) looks for it when AUTH_ADMIN_TOKEN is unset; written whole
+// and flushed, as the apps' own development secrets are.
+const adminToken =
+  process.env.AUTH_ADMIN_TOKEN ??
+  loadOrCreateDevSecret(
+    join(authDataDir, 'dev-admin-token'),
+    () => randomBytes(24).toString('base64url'),
+    undefined,
+    'AUTH_ADMIN_TOKEN',
+  );
 
 interface AppSpec {
   name: ServiceName;
