@@ -79,9 +79,11 @@ export async function answerReceived(
     tipo: TIPO_MENSAJE_RECEPTOR[mensaje],
     numero: number.numeroReferencia,
   });
+  /** The answer's own clave: the received document's, then the answer's consecutivo. */
+  const answerClave = `${clave}-${consecutivo.value}`;
   /** The stored answer when `used` is this very request's (same document, number and body). */
   const replayOf = (used: UsedNumber | undefined): AnsweredReceived | undefined =>
-    used && used.request_hash === requestHash && used.clave === `${clave}-${consecutivo.value}`
+    used && used.request_hash === requestHash && used.clave === answerClave
       ? { data: { clave, mensaje, consecutivo: consecutivo.value, estado: used.estado }, created: false }
       : undefined;
   if (received.respuesta_document_id) {
@@ -175,7 +177,7 @@ export async function answerReceived(
       {
         id,
         ...number,
-        clave: `${clave}-${consecutivo.value}`,
+        clave: answerClave,
         emisorTipo: String(material.tipoIdentificacion).padStart(2, '0'),
         consecutivo: consecutivo.value,
         fechaEmision: now,
