@@ -40,9 +40,10 @@ onPostgres('PostgreSQL connection bounds (ADR 0068)', () => {
     const db = openPostgres({
       connectionString: url.toString(),
       max: 2,
-      connectTimeoutMs: 500,
+      // Short enough for a test, long enough that a loaded CI machine does not trip them on a healthy path.
+      connectTimeoutMs: 1_500,
       statementTimeoutMs: 400,
-      clientMarginMs: 300,
+      clientMarginMs: 1_000,
       idleInTransactionTimeoutMs: 400,
       ...options,
     });
@@ -71,12 +72,12 @@ onPostgres('PostgreSQL connection bounds (ADR 0068)', () => {
     const read = await failureOf(db.query('SELECT 1'));
     expect(read.err).toBeInstanceOf(DatabaseUnavailableError);
     expect((read.err as DatabaseUnavailableError).mayHaveTakenEffect).toBe(false);
-    expect(read.ms).toBeLessThan(3_000);
+    expect(read.ms).toBeLessThan(5_000);
     const inTransaction = await failureOf(
       db.transaction((tx) => tx.query('INSERT INTO items (id) VALUES (1)')),
     );
     expect(inTransaction.err).toBeInstanceOf(DatabaseUnavailableError);
-    expect(inTransaction.ms).toBeLessThan(3_000);
+    expect(inTransaction.ms).toBeLessThan(5_000);
     proxy.thaw();
     // Every connection that waited on the silent server was closed, not handed out again.
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
@@ -140,7 +141,7 @@ onPostgres('PostgreSQL connection bounds (ADR 0068)', () => {
     const { err, ms } = await failureOf(db.query('INSERT INTO items (id) VALUES (6)'));
     expect(err).toBeInstanceOf(DatabaseUnavailableError);
     expect((err as DatabaseUnavailableError).mayHaveTakenEffect).toBe(false);
-    expect(ms).toBeLessThan(3_000);
+    expect(ms).toBeLessThan(5_000);
   });
 
   it('when the server is silent, then a readiness ping answers within its own bound', async () => {
