@@ -9,6 +9,7 @@ import { emisor } from './commands/emisor';
 import { cabys, contribuyente, exoneracion } from './commands/lookups';
 import { webhook } from './commands/webhook';
 import { Context, type GlobalOptions, type Io } from './context';
+import { costaRicaTime } from './costa-rica-time';
 import { EXIT, UsageError, exitCodeOf } from './exit-codes';
 import { helpText } from './help';
 import { pickLang } from './i18n';
@@ -81,9 +82,7 @@ function report(ctx: Context, err: unknown, code: number): void {
   const lines: string[] = [];
   if (err instanceof UsageError) lines.push(`cr: ${err.message}`);
   else if (err instanceof TokenExpiredError)
-    lines.push(
-      t('sessionExpired', { exp: ctx.session.exp ? new Date(ctx.session.exp * 1000).toISOString() : '?' }),
-    );
+    lines.push(t('sessionExpired', { exp: ctx.session.exp ? costaRicaTime(ctx.session.exp * 1000) : '?' }));
   else if (err instanceof AuthenticationError && err.status === undefined) lines.push(t('noSession'));
   else if (err instanceof AuthenticationError && err.error !== 'invalid_credentials')
     lines.push(t('sessionRefused'), t('error', { code: err.error, message: err.message }));

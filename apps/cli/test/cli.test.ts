@@ -437,6 +437,10 @@ describe('the whole flow', () => {
       expect(lines).toContainEqual(
         expect.stringMatching(new RegExp(` aceptado ${clave} \\(INVOICE, id msg_`)),
       );
+      // When it arrived, in Costa Rica time.
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^✓ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-06:00 aceptado /),
+      );
       expect(lines).toContainEqual(
         expect.stringContaining(
           `recepcion.deadline ${due.clave}: responder a más tardar el 2026-12-11, quedan 2 días hábiles (proveedor Pixdea SA, receptor ${stack.demo.identificacion}, id msg_plazo1)`,
@@ -689,6 +693,8 @@ describe('the whole flow', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('La sesión ya había vencido');
+    // The instant in Costa Rica time, as the API writes fechaEmision; not UTC.
+    expect(r.stdout).toMatch(/vencido \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-06:00\)/);
     expect(readFileSync(join(dir, 'config', 'session.json'), 'utf8')).not.toContain('"token"');
   });
 

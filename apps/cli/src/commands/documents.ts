@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { CrEinvoiceClient, DocumentStatus } from '@cr-einvoice/sdk';
 import { parse, positional, readJsonFile, str } from '../args';
 import type { Context } from '../context';
+import { costaRicaTime } from '../costa-rica-time';
 import { EXIT, UsageError } from '../exit-codes';
 import { Progress } from '../progress';
 
@@ -23,7 +24,7 @@ type WebhookDelivery = DocumentStatus['webhook']['entregas'][number];
 /** One webhook delivery of `consultar`: a delivery made while no endpoint was configured has no URL to show. */
 export function webhookLine(e: WebhookDelivery): string {
   const outcome = e.status ?? e.error ?? '?';
-  return `  ${e.fecha} webhook #${e.intento} → ${outcome}${e.url ? ` (${e.url})` : ''}`;
+  return `  ${costaRicaTime(e.fecha)} webhook #${e.intento} → ${outcome}${e.url ? ` (${e.url})` : ''}`;
 }
 
 function describe(ctx: Context, doc: DocumentStatus): string[] {
@@ -47,7 +48,7 @@ function describe(ctx: Context, doc: DocumentStatus): string[] {
       const last = e.intentos.at(-1);
       const reply = last && !last.ok && last.respuesta ? `: ${last.respuesta}` : '';
       lines.push(
-        `  ${e.fecha} ${e.motivo} ${e.envioId} → ${e.estado}${reply} (${e.destinatarios.join(', ')})`,
+        `  ${costaRicaTime(e.fecha)} ${e.motivo} ${e.envioId} → ${e.estado}${reply} (${e.destinatarios.join(', ')})`,
       );
     }
     lines.push(...olderNotShown(ctx, envios.length, doc.correo?.total));

@@ -3,6 +3,7 @@ import { AuthenticationError, TokenExpiredError, createClient, tokenExpiry } fro
 import { localhostFetch } from '@cr-einvoice/sdk/localhost';
 import { type OptionSpec, parse, str } from '../args';
 import type { Context } from '../context';
+import { costaRicaTime } from '../costa-rica-time';
 import { UsageError } from '../exit-codes';
 import { prompt } from '../prompt';
 import { forgetToken, readSession, writeSession } from '../session';
@@ -24,7 +25,9 @@ export async function login(ctx: Context, args: string[]): Promise<void> {
   if (ctx.tenantUrl) session.tenantUrl = ctx.tenantUrl;
   writeSession(session, ctx.env);
   const exp = new Date(token.exp * 1000).toISOString();
-  ctx.result({ base, exp, tenantUrl: session.tenantUrl ?? null }, () => [ctx.t('loggedIn', { base, exp })]);
+  ctx.result({ base, exp, tenantUrl: session.tenantUrl ?? null }, () => [
+    ctx.t('loggedIn', { base, exp: costaRicaTime(token.exp * 1000) }),
+  ]);
 }
 
 export async function logout(ctx: Context, args: string[]): Promise<void> {
@@ -57,7 +60,7 @@ function alreadyEnded(ctx: Context, err: unknown): string | undefined {
   if (err instanceof TokenExpiredError) {
     // The expiry the SDK went by: the token's own.
     const exp = tokenExpiry(ctx.session.token ?? '') ?? ctx.session.exp;
-    return ctx.t('loggedOutExpired', { exp: exp ? new Date(exp * 1000).toISOString() : '?' });
+    return ctx.t('loggedOutExpired', { exp: exp ? costaRicaTime(exp * 1000) : '?' });
   }
   if (err instanceof AuthenticationError && err.status === 401)
     return ctx.t('loggedOutRefused', { message: err.message });

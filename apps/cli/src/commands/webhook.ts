@@ -12,6 +12,7 @@ import {
 } from '@cr-einvoice/sdk';
 import { parse, positional, str } from '../args';
 import type { Context } from '../context';
+import { costaRicaTime } from '../costa-rica-time';
 import { UsageError } from '../exit-codes';
 import { fields } from './lookups';
 
@@ -94,7 +95,7 @@ async function listen(ctx: Context, args: string[]): Promise<void> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const time = new Date().toISOString();
+      const time = costaRicaTime(Date.now());
       verifyWebhook(Buffer.concat(chunks), req.headers, secrets).then(
         (event) => {
           res.writeHead(204).end();
