@@ -135,6 +135,22 @@ onPostgres('PostgreSQL connection bounds (ADR 0068)', () => {
     expect((write.err as DatabaseUnavailableError).mayHaveTakenEffect).toBe(true);
   });
 
+  it('when a transaction fails while one of its statements waits on a silent server, then its connection is closed, not pooled', async () => {
+    const db = open({ max: 1 });
+    await db.query('SELECT 1');
+    expect(db.poolStats?.()).toMatchObject({ total: 1, idle: 1 });
+    proxy.freeze();
+    const { err } = await failureOf(
+      db.transaction(async (tx) => {
+        void tx.query('SELECT 1').catch(() => undefined); // sent, and never answered while frozen
+        throw new Error('the callback gave up');
+      }),
+    );
+    expect((err as Error).message).toBe('the callback gave up');
+    // Its ROLLBACK waited behind the unanswered statement and got no answer either: the connection is gone.
+    expect(db.poolStats?.()).toMatchObject({ total: 0 });
+  });
+
   it('when no connection can be opened in time, then even a write is refused as having done nothing', async () => {
     proxy.freeze();
     const db = open();

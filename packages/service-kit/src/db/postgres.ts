@@ -189,7 +189,13 @@ async function runTransaction<T>(
     return result;
   } catch (err) {
     if (brokeTheConnection(err)) broken.error = err;
-    else await client.query('ROLLBACK').catch(ignore);
+    else {
+      // A ROLLBACK that fails or gets no answer (it waited behind a statement the server never answered) leaves
+      // the connection in no state to be handed to anyone else.
+      await client.query('ROLLBACK').catch((rollbackFailed: unknown) => {
+        broken.error ??= rollbackFailed;
+      });
+    }
     throw unavailableOr(err, committing && wrote);
   }
 }
